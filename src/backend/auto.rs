@@ -1,0 +1,117 @@
+//! `auto`: routes each call to the fastest usable backend for its workload and length.
+//!
+//! The crossover sizes live in [`thresholds`](super::thresholds), each with the measurement
+//! behind it. `auto` never routes to a software GPU driver, and a GPU failure falls back to
+//! the best CPU backend with the data untouched.
+
+use super::{Device, SortBackend, Workload};
+use crate::error::{Error, Result};
+use crate::keys::key::{KeyMap, KeyWidth};
+
+/// The `auto` backend. Get it from [`backend::auto`](super::auto).
+pub struct Auto {
+    backends: Vec<&'static dyn SortBackend>,
+}
+
+impl Auto {
+    pub(crate) fn new(backends: &[&'static dyn SortBackend]) -> Self {
+        Auto {
+            backends: backends.to_vec(),
+        }
+    }
+
+    fn named(&self, name: &str) -> Option<&'static dyn SortBackend> {
+        self.backends.iter().copied().find(|b| b.name() == name)
+    }
+
+    /// The first backend of the preference list for `workload` and `len` that is usable
+    /// here, does `workload` and passes `allowed`; else any usable CPU backend that does it.
+    fn first_preferred(
+        &self,
+        workload: Workload,
+        len: usize,
+        allowed: impl Fn(Device) -> bool,
+    ) -> Option<&'static dyn SortBackend> {
+        super::thresholds::preference(workload, len)
+            .iter()
+            .filter_map(|name| self.named(name))
+            .find(|b| b.supports(workload) && allowed(b.device()))
+            .or_else(|| {
+                self.backends
+                    .iter()
+                    .copied()
+                    .find(|b| b.supports(workload) && b.device() == Device::Cpu)
+            })
+    }
+
+    /// The backend `auto` sends a call of `workload` with `len` elements to (never a
+    /// software GPU driver).
+    pub fn pick(&self, workload: Workload, len: usize) -> Option<&'static dyn SortBackend> {
+        self.first_preferred(workload, len, |d| d != Device::Gpu { software: true })
+    }
+
+    /// The best CPU backend for `workload`, used as the fallback when a GPU fails.
+    fn best_cpu(&self, workload: Workload, len: usize) -> Option<&'static dyn SortBackend> {
+        self.first_preferred(workload, len, |d| d == Device::Cpu)
+    }
+
+    /// Runs `call` on the picked backend; a GPU error falls back to the best CPU backend
+    /// (GPU backends leave the data untouched when they fail).
+    fn route(
+        &self,
+        workload: Workload,
+        len: usize,
+        mut call: impl FnMut(&'static dyn SortBackend) -> Result<()>,
+    ) -> Result<()> {
+        let Some(backend) = self.pick(workload, len) else {
+            return Err(self.unsupported(workload));
+        };
+        match call(backend) {
+            Err(Error::Gpu(_)) | Err(Error::TooLarge { .. }) if backend.device() != Device::Cpu => {
+                match self.best_cpu(workload, len) {
+                    Some(cpu) => call(cpu),
+                    None => Err(self.unsupported(workload)),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+impl SortBackend for Auto {
+    fn name(&self) -> &'static str {
+        "auto"
+    }
+
+    fn supports(&self, workload: Workload) -> bool {
+        self.backends.iter().any(|b| b.supports(workload))
+    }
+
+    fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
+        self.route(Workload::Nibbles, words.len(), |b| b.sort_nibbles(words))
+    }
+
+    fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        self.route(Workload::Keys(KeyWidth::W32), keys.len(), |b| {
+            b.sort_keys32(keys, map)
+        })
+    }
+
+    fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        self.route(Workload::Keys(KeyWidth::W64), keys.len(), |b| {
+            b.sort_keys64(keys, map)
+        })
+    }
+
+    fn sort_pairs32(&self, keys: &mut [u32], values: &mut [u32], map: KeyMap) -> Result<()> {
+        self.route(Workload::Pairs(KeyWidth::W32), keys.len(), |b| {
+            b.sort_pairs32(keys, values, map)
+        })
+    }
+
+    fn sort_pairs64(&self, keys: &mut [u64], values: &mut [u32], map: KeyMap) -> Result<()> {
+        self.route(Workload::Pairs(KeyWidth::W64), keys.len(), |b| {
+            b.sort_pairs64(keys, values, map)
+        })
+    }
+}

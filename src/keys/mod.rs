@@ -1,0 +1,4 @@
+//! Key sort: `u32`, `i32`, `f32`, `u64`, `i64`, `f64` keys and key/value pairs, through the
+//! order-preserving maps of [`key`].
+
+pub mod key;
