@@ -3,3 +3,4 @@
 
 pub mod key;
 pub mod radix;
+pub(crate) mod scratch;
