@@ -89,12 +89,18 @@ macro_rules! int_peers {
             fn peers() -> Vec<Sorter<Self>> {
                 let threads = rayon::current_num_threads();
                 vec![
-                    ("std-unstable".into(), Box::new(|v: &mut Vec<$t>| v.sort_unstable())),
+                    (
+                        "std-unstable".into(),
+                        Box::new(|v: &mut Vec<$t>| v.sort_unstable()),
+                    ),
                     (
                         "rayon-par-unstable".into(),
                         Box::new(|v: &mut Vec<$t>| v.par_sort_unstable()),
                     ),
-                    ("radsort".into(), Box::new(|v: &mut Vec<$t>| radsort::sort(v))),
+                    (
+                        "radsort".into(),
+                        Box::new(|v: &mut Vec<$t>| radsort::sort(v)),
+                    ),
                     (
                         "voracious".into(),
                         Box::new(|v: &mut Vec<$t>| v.voracious_sort()),
@@ -127,7 +133,10 @@ impl Peers for f32 {
                 "rayon-par-unstable".into(),
                 Box::new(|v: &mut Vec<f32>| v.par_sort_unstable_by(f32::total_cmp)),
             ),
-            ("radsort".into(), Box::new(|v: &mut Vec<f32>| radsort::sort(v))),
+            (
+                "radsort".into(),
+                Box::new(|v: &mut Vec<f32>| radsort::sort(v)),
+            ),
             (
                 "voracious".into(),
                 Box::new(|v: &mut Vec<f32>| v.voracious_sort()),
@@ -149,9 +158,8 @@ fn sorters<K: Peers>() -> Vec<Sorter<K>> {
         .into_iter()
         .filter(|b| b.supports(Workload::Keys(K::WIDTH)))
         .map(|b| {
-            let s: Box<dyn Fn(&mut Vec<K>)> = Box::new(move |v: &mut Vec<K>| {
-                b.sort(v).expect("backend sorts what it supports")
-            });
+            let s: Box<dyn Fn(&mut Vec<K>)> =
+                Box::new(move |v: &mut Vec<K>| b.sort(v).expect("backend sorts what it supports"));
             (b.name().to_string(), s)
         })
         .collect();

@@ -59,18 +59,23 @@ const BUCKETS: usize = 1 << DIGIT_BITS;
 /// by LSD, at 64 keys 2.3 µs by LSD; `u64` at 49 keys 5.3 µs by LSD.
 pub const INSERTION_MAX_LEN: usize = 64;
 
-/// Inputs from this length on take an MSD pass in front of the LSD passes.
+/// Inputs from this length on take an MSD pass in front of the LSD passes even on one
+/// thread (with more threads, [`PARALLEL_MIN_LEN`] decides).
 ///
-/// Below it the whole input and its scratch sit in the 1 MiB private L2 of the test machine
-/// (AMD EPYC, Zen 4) and plain LSD is as fast; above it LSD scatters miss the cache on every
-/// pass. Measured (`cargo bench --bench keys`, u32 random, one thread): at 2^16 the two
-/// shapes are within noise, at 2^18 the MSD+LSD shape is faster.
-pub const MSD_MIN_LEN: usize = 1 << 16;
+/// Below it the input and its scratch fit in the 32 MiB L3 of the test machine (AMD EPYC,
+/// Zen 4, 1 MiB L2 per core) and plain LSD passes are cheaper than an MSD pass plus 256
+/// bucket sorts. Measured single-threaded (`RAYON_NUM_THREADS=1`, u32 random, CPU time of
+/// the sorting threads, loaded machine): 2^16: LSD 0.26 ms, MSD+LSD 0.47 ms; 2^22: LSD
+/// 20 ms, MSD+LSD 32 ms; 2^24: LSD 252 ms, MSD+LSD 142 ms.
+pub const MSD_MIN_LEN: usize = 1 << 23;
 
-/// Inputs from this length on count and scatter on all rayon threads.
+/// Inputs from this length on take the MSD route on all rayon threads: the survey and the
+/// MSD scatter split the input into one chunk per thread, and the buckets are sorted in
+/// parallel.
 ///
-/// On the 2-core test machine rayon's fork/join costs a few microseconds per phase; from
-/// 2^17 u32 keys the second core pays for it (`cargo bench --bench keys`, u32 random).
+/// Below it one thread's LSD passes run in cache and rayon's fork/join (a few microseconds
+/// per phase) and the 256 bucket sorts do not pay off: at 2^16 u32 keys single-threaded LSD
+/// takes 0.26 ms against 0.47 ms for the MSD shape on one thread.
 pub const PARALLEL_MIN_LEN: usize = 1 << 17;
 
 /// An unsigned key as a sequence of 8-bit digits, least significant first.
@@ -155,12 +160,12 @@ codec!(Float, Float);
 
 /// Sorts 32-bit keys ascending by `map.encode32(key)`.
 pub fn sort32(keys: &mut [u32], map: KeyMap) {
-    sort_with_map(keys, &mut unit_values(keys.len()), map);
+    sort_with_map(keys, &mut unit_values(keys.len()), map, Route::BySize);
 }
 
 /// Sorts 64-bit keys ascending by `map.encode64(key)`.
 pub fn sort64(keys: &mut [u64], map: KeyMap) {
-    sort_with_map(keys, &mut unit_values(keys.len()), map);
+    sort_with_map(keys, &mut unit_values(keys.len()), map, Route::BySize);
 }
 
 /// Sorts 32-bit keys and moves `values[i]` with `keys[i]`; stable.
@@ -169,7 +174,7 @@ pub fn sort64(keys: &mut [u64], map: KeyMap) {
 /// If the slices differ in length (the public API checks this first).
 pub fn sort_pairs32(keys: &mut [u32], values: &mut [u32], map: KeyMap) {
     assert_eq!(keys.len(), values.len(), "one value per key");
-    sort_with_map(keys, values, map);
+    sort_with_map(keys, values, map, Route::BySize);
 }
 
 /// Sorts 64-bit keys and moves `values[i]` with `keys[i]`; stable.
@@ -178,7 +183,17 @@ pub fn sort_pairs32(keys: &mut [u32], values: &mut [u32], map: KeyMap) {
 /// If the slices differ in length (the public API checks this first).
 pub fn sort_pairs64(keys: &mut [u64], values: &mut [u32], map: KeyMap) {
     assert_eq!(keys.len(), values.len(), "one value per key");
-    sort_with_map(keys, values, map);
+    sort_with_map(keys, values, map, Route::BySize);
+}
+
+/// Which shape a sort takes at the top.
+#[derive(Clone, Copy)]
+enum Route {
+    /// LSD or MSD+LSD by [`use_msd`].
+    BySize,
+    /// MSD+LSD whatever the size (tests exercise it on small inputs and one thread).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Msd,
 }
 
 /// Values for a keys-only sort: zero-sized, so every value move compiles to nothing and one
@@ -187,7 +202,7 @@ fn unit_values(n: usize) -> Vec<()> {
     vec![(); n]
 }
 
-fn sort_with_map<K, V>(keys: &mut [K], values: &mut [V], map: KeyMap)
+fn sort_with_map<K, V>(keys: &mut [K], values: &mut [V], map: KeyMap, route: Route)
 where
     K: RadixKey,
     V: Copy + Send + Sync,
@@ -196,9 +211,9 @@ where
     Float: Codec<K>,
 {
     match map {
-        KeyMap::Unsigned => sort_kv::<K, V, Unsigned>(keys, values),
-        KeyMap::Signed => sort_kv::<K, V, Signed>(keys, values),
-        KeyMap::Float => sort_kv::<K, V, Float>(keys, values),
+        KeyMap::Unsigned => sort_kv::<K, V, Unsigned>(keys, values, route),
+        KeyMap::Signed => sort_kv::<K, V, Signed>(keys, values, route),
+        KeyMap::Float => sort_kv::<K, V, Float>(keys, values, route),
     }
 }
 
@@ -240,7 +255,7 @@ impl<K, V> Buf<K, V> {
     }
 }
 
-fn sort_kv<K, V, C>(keys: &mut [K], values: &mut [V])
+fn sort_kv<K, V, C>(keys: &mut [K], values: &mut [V], route: Route)
 where
     K: RadixKey,
     V: Copy + Send + Sync,
@@ -270,7 +285,11 @@ where
     // SAFETY: `data` holds `n` initialised elements, `scratch` has room for `n`; both are
     // exclusively ours for the duration of the call and do not overlap.
     unsafe {
-        if n >= MSD_MIN_LEN {
+        let msd = match route {
+            Route::BySize => use_msd(n),
+            Route::Msd => true,
+        };
+        if msd {
             msd_lsd::<K, V, C>(data, scratch, n, K::DIGITS, false, false);
         } else {
             lsd::<K, V, C>(data, scratch, data, n, K::DIGITS, false, false);
@@ -653,15 +672,11 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
         unsafe {
             match (first, last) {
                 (true, true) => scatter::<K, V, C, true, true>(cur, target, len, d, &mut offsets),
-                (true, false) => {
-                    scatter::<K, V, C, true, false>(cur, target, len, d, &mut offsets)
-                }
+                (true, false) => scatter::<K, V, C, true, false>(cur, target, len, d, &mut offsets),
                 (false, true) if stream && target.k == out.k => {
                     scatter_wc::<K, V, C, false, true, true>(cur, target, len, d, &mut offsets)
                 }
-                (false, true) => {
-                    scatter::<K, V, C, false, true>(cur, target, len, d, &mut offsets)
-                }
+                (false, true) => scatter::<K, V, C, false, true>(cur, target, len, d, &mut offsets),
                 (false, false) => {
                     scatter::<K, V, C, false, false>(cur, target, len, d, &mut offsets)
                 }
@@ -770,14 +785,9 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     } else {
         chunks.iter().map(survey_chunk).collect()
     };
-    let varying = surveys
-        .iter()
-        .fold(K::ZERO, |acc, s| acc | s.or)
+    let varying = surveys.iter().fold(K::ZERO, |acc, s| acc | s.or)
         ^ surveys.iter().fold(K::ONES, |acc, s| acc & s.and);
-    let Some(top) = (0..digits)
-        .rev()
-        .find(|&d| varying.digit(d) != 0)
-    else {
+    let Some(top) = (0..digits).rev().find(|&d| varying.digit(d) != 0) else {
         // Every key is equal: already sorted; only the encoding (if any) must be undone and
         // the data moved to where it is expected.
         let out = if result_in_dst { dst } else { src };
@@ -835,9 +845,13 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
             let s = src.add(a);
             match (encoded, stream) {
                 (true, true) => scatter_wc::<K, V, C, false, false, true>(s, dst, b - a, top, offs),
-                (true, false) => scatter_wc::<K, V, C, false, false, false>(s, dst, b - a, top, offs),
+                (true, false) => {
+                    scatter_wc::<K, V, C, false, false, false>(s, dst, b - a, top, offs)
+                }
                 (false, true) => scatter_wc::<K, V, C, true, false, true>(s, dst, b - a, top, offs),
-                (false, false) => scatter_wc::<K, V, C, true, false, false>(s, dst, b - a, top, offs),
+                (false, false) => {
+                    scatter_wc::<K, V, C, true, false, false>(s, dst, b - a, top, offs)
+                }
             }
         }
     };
@@ -853,37 +867,51 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
             .for_each(scatter_chunk);
     }
     // Every bucket now sits encoded in `dst`; sort each on the digits below `top`.
-    let sort_bucket = |b: usize| {
+    // The buckets' passes ping-pong between their place in `dst` and a buffer of the largest
+    // bucket's size, one per task, that stays in cache; only the last pass writes to `out`.
+    let largest = (0..BUCKETS)
+        .map(|b| bucket_start[b + 1] - bucket_start[b])
+        .filter(|&n| !use_msd(n))
+        .max()
+        .unwrap_or(0);
+    let new_tmp = || (Scratch::<K>::new(largest), Scratch::<V>::new(largest));
+    let sort_bucket = |tmp: &mut (Scratch<K>, Scratch<V>), b: usize| {
         let (a, e) = (bucket_start[b], bucket_start[b + 1]);
         let n = e - a;
         if n == 0 {
             return;
         }
         // SAFETY: `dst[a..e]` holds this bucket's initialised elements and `src[a..e]` is free
-        // room; no other bucket touches these ranges; `tmp` is this bucket's own.
+        // room; no other bucket touches these ranges; `tmp` belongs to this task alone and
+        // has room for `n` elements unless the bucket takes the MSD route.
         unsafe {
             let (s, d) = (dst.add(a), src.add(a));
-            if n >= MSD_MIN_LEN && top > 1 {
+            if use_msd(n) && top > 1 {
                 msd_lsd::<K, V, C>(s, d, n, top, true, !result_in_dst);
             } else {
-                // The bucket's passes ping-pong between its place in `dst` and a small
-                // buffer that stays in cache; only the last pass writes to `out`.
                 let out = if result_in_dst { s } else { d };
-                let mut tk = Scratch::<K>::new(n);
-                let mut tv = Scratch::<V>::new(n);
-                let tmp = Buf {
-                    k: tk.as_mut_ptr(),
-                    v: tv.as_mut_ptr(),
+                let t = Buf {
+                    k: tmp.0.as_mut_ptr(),
+                    v: tmp.1.as_mut_ptr(),
                 };
-                lsd::<K, V, C>(s, tmp, out, n, top, true, stream);
+                lsd::<K, V, C>(s, t, out, n, top, true, stream);
             }
         }
     };
     if parallel {
-        (0..BUCKETS).into_par_iter().for_each(sort_bucket);
+        (0..BUCKETS)
+            .into_par_iter()
+            .for_each_init(new_tmp, sort_bucket);
     } else {
-        (0..BUCKETS).for_each(sort_bucket);
+        let mut tmp = new_tmp();
+        (0..BUCKETS).for_each(|b| sort_bucket(&mut tmp, b));
     }
+}
+
+/// Whether `len` elements take the MSD route ([`msd_lsd`]) rather than plain LSD: when
+/// they are too large for the cache, or when the MSD pass lets more than one thread work.
+fn use_msd(len: usize) -> bool {
+    len >= MSD_MIN_LEN || (len >= PARALLEL_MIN_LEN && rayon::current_num_threads() > 1)
 }
 
 #[cfg(test)]
@@ -957,8 +985,11 @@ mod tests {
                 let mut a: Vec<u32> = v.iter().map(|&x| x as u32 ^ (x >> 32) as u32).collect();
                 let mut want = a.clone();
                 want.sort_unstable();
+                let mut b = a.clone();
                 sort32(&mut a, KeyMap::Unsigned);
                 assert_eq!(a, want, "{name} n={n}");
+                sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
+                assert_eq!(b, want, "msd {name} n={n}");
             }
         }
     }
@@ -970,8 +1001,11 @@ mod tests {
                 let mut a = v.clone();
                 let mut want = a.clone();
                 want.sort_unstable();
+                let mut b = a.clone();
                 sort64(&mut a, KeyMap::Unsigned);
                 assert_eq!(a, want, "{name} n={n}");
+                sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
+                assert_eq!(b, want, "msd {name} n={n}");
             }
         }
     }
@@ -1045,6 +1079,9 @@ mod tests {
             let got: Vec<u32> = a.clone();
             let want: Vec<u32> = want.iter().map(|f| f.to_bits()).collect();
             assert_eq!(got, want, "f32 n={n}");
+            let mut c: Vec<u32> = a.iter().rev().copied().collect();
+            sort_with_map(&mut c, &mut unit_values(n), KeyMap::Float, Route::Msd);
+            assert_eq!(c, want, "msd f32 n={n}");
 
             let mut b: Vec<u64> = (0..n)
                 .map(|i| {
@@ -1072,21 +1109,26 @@ mod tests {
                 let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
                 want.sort_by_key(|p| p.0);
 
-                let mut k64 = keys.clone();
-                let mut v: Vec<u32> = (0..n as u32).collect();
-                sort_pairs64(&mut k64, &mut v, KeyMap::Unsigned);
-                let got: Vec<(u64, u32)> = k64.into_iter().zip(v).collect();
-                assert_eq!(got, want, "u64 pairs n={n} mod={modulus}");
+                for route in [Route::BySize, Route::Msd] {
+                    let mut k64 = keys.clone();
+                    let mut v: Vec<u32> = (0..n as u32).collect();
+                    sort_with_map(&mut k64, &mut v, KeyMap::Unsigned, route);
+                    let got: Vec<(u64, u32)> = k64.into_iter().zip(v).collect();
+                    assert_eq!(got, want, "u64 pairs n={n} mod={modulus}");
+                }
 
                 // Signed 32-bit keys with negative values, still stable.
                 let mut k32: Vec<u32> = keys.iter().map(|&k| (k as i32 - 100) as u32).collect();
                 let mut want32: Vec<(i32, u32)> =
                     k32.iter().map(|&k| k as i32).zip(0..n as u32).collect();
                 want32.sort_by_key(|p| p.0);
-                let mut v: Vec<u32> = (0..n as u32).collect();
-                sort_pairs32(&mut k32, &mut v, KeyMap::Signed);
-                let got: Vec<(i32, u32)> = k32.into_iter().map(|k| k as i32).zip(v).collect();
-                assert_eq!(got, want32, "i32 pairs n={n} mod={modulus}");
+                for route in [Route::BySize, Route::Msd] {
+                    let mut k = k32.clone();
+                    let mut v: Vec<u32> = (0..n as u32).collect();
+                    sort_with_map(&mut k, &mut v, KeyMap::Signed, route);
+                    let got: Vec<(i32, u32)> = k.into_iter().map(|k| k as i32).zip(v).collect();
+                    assert_eq!(got, want32, "i32 pairs n={n} mod={modulus}");
+                }
             }
         }
     }
@@ -1113,7 +1155,7 @@ mod tests {
 
     #[test]
     fn skewed_buckets_recurse() {
-        // 90% of the keys share their top byte: one MSD bucket far above MSD_MIN_LEN.
+        // 90% of the keys share their top byte: one MSD bucket that takes the MSD route again.
         let n = 1 << 19;
         let mut s = 77u64;
         let mut a: Vec<u32> = (0..n)
@@ -1128,7 +1170,7 @@ mod tests {
             .collect();
         let mut want = a.clone();
         want.sort_unstable();
-        sort32(&mut a, KeyMap::Unsigned);
+        sort_with_map(&mut a, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
         assert_eq!(a, want);
     }
 }

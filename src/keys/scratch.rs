@@ -62,10 +62,16 @@ fn take_block(bytes: usize) -> Block {
 /// frees whatever is not kept.
 fn give_block(block: Block) {
     let mut keep = Some(block);
-    if keep.as_ref().is_some_and(|b| b.layout.size() <= KEEP_MAX_BYTES) {
+    if keep
+        .as_ref()
+        .is_some_and(|b| b.layout.size() <= KEEP_MAX_BYTES)
+    {
         if let Ok(mut slot) = CACHE.lock() {
             let new_size = keep.as_ref().map_or(0, |b| b.layout.size());
-            if !slot.as_ref().is_some_and(|old| old.layout.size() >= new_size) {
+            if !slot
+                .as_ref()
+                .is_some_and(|old| old.layout.size() >= new_size)
+            {
                 keep = slot.replace(keep.take().expect("block present"));
             }
         }
