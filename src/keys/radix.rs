@@ -1118,7 +1118,7 @@ mod tests {
                 }
 
                 // Signed 32-bit keys with negative values, still stable.
-                let mut k32: Vec<u32> = keys.iter().map(|&k| (k as i32 - 100) as u32).collect();
+                let k32: Vec<u32> = keys.iter().map(|&k| (k as i32 - 100) as u32).collect();
                 let mut want32: Vec<(i32, u32)> =
                     k32.iter().map(|&k| k as i32).zip(0..n as u32).collect();
                 want32.sort_by_key(|p| p.0);
