@@ -7,7 +7,8 @@
 //! nibbles taken by values `0..=v`: position `k` then adds up to the number of values whose
 //! run starts at or below it, which is its value. Each byte of `counts` holds two counters,
 //! so one lookup adds two runs; the table is indexed by that byte and by how many nibbles
-//! the lower values took (`offset`), which a second table advances.
+//! the lower values took (`offset`). Jerome advanced `offset` with a second table, a chain
+//! of dependent steps; here all eight offsets come at once from one multiplication.
 
 /// A nibble of value 1 in every position.
 const ONES: u64 = 0x1111_1111_1111_1111;
@@ -19,14 +20,15 @@ const MAX_OFFSET: usize = 16;
 /// and one in counter `b >> 4` (two in the same counter when they are equal).
 static PAIR_COUNTS: [u64; 256] = pair_counts();
 
-/// `RUNS[offset * 256 + b]` adds the runs of the two values counted in byte `b` of `counts`
-/// when `offset` nibbles are taken by lower values: a run of ones above `offset + low` and
-/// one above `offset + low + high` (runs that would start at nibble 16 are empty).
-static RUNS: [u64; (MAX_OFFSET + 1) * 256] = runs();
+/// `RUNS[offset][b]` adds the runs of the two values counted in byte `b` of `counts` when
+/// `offset` nibbles are taken by lower values: a run of ones above `offset + low` and one
+/// above `offset + low + high` (runs that would start at nibble 16 are empty).
+static RUNS: [[u64; 256]; MAX_OFFSET + 1] = runs();
 
-/// `ADVANCE[b]` is how far the two counters in byte `b` move `offset`, premultiplied by 256
-/// to step between the rows of [`RUNS`].
-static ADVANCE: [u16; 256] = advance();
+/// `ROWS[offset]` is `RUNS[offset]` for every `u8` offset (offsets past 16 cannot occur and
+/// get the last row). Indexing by a `u8` through this table needs no bounds check and no
+/// masking, which saves an instruction per lookup on the hot path.
+static ROWS: [&[u64; 256]; 256] = rows();
 
 const fn pair_counts() -> [u64; 256] {
     let mut table = [0; 256];
@@ -47,15 +49,15 @@ const fn run_from(start: usize) -> u64 {
     }
 }
 
-const fn runs() -> [u64; (MAX_OFFSET + 1) * 256] {
-    let mut table = [0; (MAX_OFFSET + 1) * 256];
+const fn runs() -> [[u64; 256]; MAX_OFFSET + 1] {
+    let mut table = [[0; 256]; MAX_OFFSET + 1];
     let mut offset = 0;
     while offset <= MAX_OFFSET {
         let mut b = 0;
         while b < 256 {
             let low = b & 15;
             let high = b >> 4;
-            table[offset * 256 + b] = run_from(offset + low) + run_from(offset + low + high);
+            table[offset][b] = run_from(offset + low) + run_from(offset + low + high);
             b += 1;
         }
         offset += 1;
@@ -63,20 +65,12 @@ const fn runs() -> [u64; (MAX_OFFSET + 1) * 256] {
     table
 }
 
-const fn advance() -> [u16; 256] {
-    let mut table = [0; 256];
-    let mut b = 0;
-    while b < 256 {
-        let taken = (b & 15) + (b >> 4);
-        // Offsets beyond 16 only arise from bytes that cannot follow each other in a real
-        // `counts` word; clamp so every index stays inside RUNS regardless.
-        let taken = if taken > MAX_OFFSET {
-            MAX_OFFSET
-        } else {
-            taken
-        };
-        table[b] = (taken * 256) as u16;
-        b += 1;
+const fn rows() -> [&'static [u64; 256]; 256] {
+    let mut table = [&RUNS[MAX_OFFSET]; 256];
+    let mut offset = 0;
+    while offset <= MAX_OFFSET {
+        table[offset] = &RUNS[offset];
+        offset += 1;
     }
     table
 }
@@ -89,19 +83,20 @@ pub fn sort_word(word: u64) -> u64 {
     if word.rotate_left(4) == word {
         return word;
     }
-    let byte = |x: u64, i: usize| ((x >> (8 * i)) & 0xff) as usize;
+    let byte = |x: u64, i: usize| (x >> (8 * i)) as u8 as usize;
     let mut counts = 0u64;
     for i in 0..8 {
         counts += PAIR_COUNTS[byte(word, i)];
     }
+    // Byte i of `below` counts the nibbles smaller than 2i: the byte sums of the counter
+    // pairs, prefix-summed by one multiplication (every partial sum is at most 16, so no
+    // byte carries into the next).
+    const LOW_NIBBLES: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+    let pair_sums = (counts & LOW_NIBBLES) + ((counts >> 4) & LOW_NIBBLES);
+    let below = pair_sums.wrapping_mul(0x0101_0101_0101_0101) << 8;
     let mut sorted = 0u64;
-    let mut row = 0usize;
     for i in 0..8 {
-        let b = byte(counts, i);
-        // `row` is at most 16 * 256 because the counters of a real word sum to 16 and
-        // ADVANCE is clamped, so the index is in bounds; `min` lets the compiler see it.
-        sorted += RUNS[row.min(MAX_OFFSET * 256) + b];
-        row += ADVANCE[b] as usize;
+        sorted += ROWS[byte(below, i)][byte(counts, i)];
     }
     sorted
 }
