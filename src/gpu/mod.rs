@@ -6,3 +6,5 @@ use crate::backend::SortBackend;
 pub(crate) fn backends() -> Vec<&'static dyn SortBackend> {
     Vec::new()
 }
+
+pub mod radix_plan;
