@@ -1,10 +1,23 @@
 //! The GPU wing: Vulkan compute through vulkano.
+//!
+//! - [`context`]: the one shared Vulkan context (device choice, queue, allocators, limits,
+//!   buffer pool, pipelines from committed SPIR-V).
+//! - [`plan`]: pure dispatch math (grids, the bitonic schedule), tested without a GPU.
+//! - [`copy`]: a plain copy kernel, the bandwidth yardstick for benchmarks.
+
+pub mod context;
+pub mod copy;
+pub mod plan;
 
 use crate::backend::SortBackend;
 
 /// The GPU backends usable here (none without a Vulkan loader and device).
 pub(crate) fn backends() -> Vec<&'static dyn SortBackend> {
-    Vec::new()
+    #[allow(unused_mut)]
+    let mut list: Vec<&'static dyn SortBackend> = Vec::new();
+    // vulkan-bitonic goes here (branch `gpu`).
+    // vulkan-radix goes here (branch `gpu-radix`): push it after vulkan-bitonic.
+    list
 }
 
 pub mod radix_plan;
