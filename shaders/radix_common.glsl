@@ -95,10 +95,13 @@ uint decode_key(uint k, uint map) {
 
 // Every radix pipeline shares one layout: bindings 0..3 keys/values in and out, 4 state,
 // 5 indirect dispatch sizes.
-// Push constants: the pass, the key map, the look-back slot stride in words, spare.
+// Push constants: the pass, the key map, the look-back slot stride in words, keys per tile,
+// and the capacity of the bound buffers in keys (a count read from the GPU is clamped to it,
+// so no count can make a shader reach past its buffers).
 layout(push_constant) uniform Params {
     uint pass_index;
     uint map;
     uint slot_words;
     uint tile_keys;
+    uint capacity;
 } params;

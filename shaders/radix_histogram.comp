@@ -21,7 +21,7 @@ void main() {
     const uint wg = gl_WorkGroupSize.x;
     for (uint i = tid; i < PASSES * RADIX; i += wg) s_hist[i] = 0u;
     barrier();
-    const uint n = st[ST_COUNT];
+    const uint n = min(st[ST_COUNT], params.capacity);
     const uint stride = gl_NumWorkGroups.x * wg;
     for (uint i = gl_WorkGroupID.x * wg + tid; i < n; i += stride) {
         KEY key = encode_key(src_keys[i], params.map);

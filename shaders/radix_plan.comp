@@ -1,4 +1,6 @@
 #version 450
+// variants: radix_plan_32:-DKEY64=0 radix_plan_64:-DKEY64=1
+//
 // One workgroup of 256 invocations between the histogram and the passes. Decides on the GPU,
 // without a round trip to the host, which passes to run: a pass whose digit is the same for
 // all n keys (one bucket holds n) would only copy, so it gets zero workgroups. The passes
@@ -25,7 +27,7 @@ shared uint s_sg_sum[MAX_SUBGROUPS];
 
 void main() {
     const uint d = gl_LocalInvocationIndex;
-    const uint n = st[ST_COUNT];
+    const uint n = min(st[ST_COUNT], params.capacity);
     if (d < PASSES) s_trivial[d] = 0u;
     barrier();
     for (uint p = 0u; p < PASSES; p++) {

@@ -103,7 +103,7 @@ void main() {
     const bool encode = (flags & 1u) != 0u;
     const bool decode = (flags & 2u) != 0u;
     const uint slot = (flags >> 2) & 1u;
-    const uint n = st[ST_COUNT];
+    const uint n = min(st[ST_COUNT], params.capacity);
     const uint shift = params.pass_index * 8u;
 
     if (tid == 0u) s_tile = atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u);

@@ -8,6 +8,8 @@
 pub mod context;
 pub mod copy;
 pub mod plan;
+pub mod radix;
+pub mod radix_plan;
 
 use crate::backend::SortBackend;
 
@@ -17,7 +19,8 @@ pub(crate) fn backends() -> Vec<&'static dyn SortBackend> {
     let mut list: Vec<&'static dyn SortBackend> = Vec::new();
     // vulkan-bitonic goes here (branch `gpu`).
     // vulkan-radix goes here (branch `gpu-radix`): push it after vulkan-bitonic.
+    if let Some(radix) = radix::VulkanRadix::get() {
+        list.push(radix);
+    }
     list
 }
-
-pub mod radix_plan;

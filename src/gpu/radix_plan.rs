@@ -185,7 +185,11 @@ pub fn choose_shape(
         }
         let last = i + 1 == workgroups.len();
         // Keys per invocation shrink only once the workgroup cannot.
-        let lowest = if keys_per_invocation.is_none() && last { 1 } else { start };
+        let lowest = if keys_per_invocation.is_none() && last {
+            1
+        } else {
+            start
+        };
         for kpi in (lowest..=start).rev() {
             let shape = TileShape {
                 workgroup: wg,
@@ -296,7 +300,8 @@ mod tests {
     };
 
     fn variants() -> [Variant; 4] {
-        [false, true].map(|p| [false, true].map(|w| Variant { wide: w, pairs: p }))
+        [false, true]
+            .map(|p| [false, true].map(|w| Variant { wide: w, pairs: p }))
             .concat()
             .try_into()
             .unwrap()
@@ -306,9 +311,30 @@ mod tests {
     fn variants_have_distinct_indices_and_passes() {
         let idx: Vec<usize> = variants().iter().map(|v| v.index()).collect();
         assert_eq!(idx, vec![0, 1, 2, 3]);
-        assert_eq!(Variant { wide: false, pairs: true }.passes(), 4);
-        assert_eq!(Variant { wide: true, pairs: false }.passes(), 8);
-        assert_eq!(Variant { wide: true, pairs: true }.suffix(), "p64");
+        assert_eq!(
+            Variant {
+                wide: false,
+                pairs: true
+            }
+            .passes(),
+            4
+        );
+        assert_eq!(
+            Variant {
+                wide: true,
+                pairs: false
+            }
+            .passes(),
+            8
+        );
+        assert_eq!(
+            Variant {
+                wide: true,
+                pairs: true
+            }
+            .suffix(),
+            "p64"
+        );
     }
 
     #[test]
@@ -323,51 +349,101 @@ mod tests {
             }
         }
         // NVIDIA keeps the preferred Onesweep tile.
-        let s = choose_shape(Variant { wide: false, pairs: false }, &NVIDIA, None, None).unwrap();
+        let s = choose_shape(
+            Variant {
+                wide: false,
+                pairs: false,
+            },
+            &NVIDIA,
+            None,
+            None,
+        )
+        .unwrap();
         assert_eq!((s.workgroup, s.tile_keys()), (256, 3840));
         // Lavapipe's 8-lane subgroups need 32 counters per 256 invocations: 32 KiB alone,
         // so the workgroup halves.
-        let s = choose_shape(Variant { wide: false, pairs: false }, &LAVAPIPE, None, None).unwrap();
+        let s = choose_shape(
+            Variant {
+                wide: false,
+                pairs: false,
+            },
+            &LAVAPIPE,
+            None,
+            None,
+        )
+        .unwrap();
         assert_eq!(s.workgroup, 128);
     }
 
     #[test]
     fn forced_shapes_that_do_not_fit_are_refused() {
-        let v = Variant { wide: true, pairs: false };
+        let v = Variant {
+            wide: true,
+            pairs: false,
+        };
         assert!(choose_shape(v, &NVIDIA, Some(64), Some(256)).is_none());
-        assert!(choose_shape(v, &NVIDIA, Some(4), Some(80)).is_none(), "not a subgroup multiple");
+        assert!(
+            choose_shape(v, &NVIDIA, Some(4), Some(80)).is_none(),
+            "not a subgroup multiple"
+        );
         let s = choose_shape(v, &NVIDIA, Some(4), Some(256)).unwrap();
         assert_eq!(s.tile_keys(), 1024);
     }
 
     #[test]
     fn tiles_and_scratch() {
-        let shape = TileShape { workgroup: 256, keys_per_invocation: 15, max_subgroups: 8 };
+        let shape = TileShape {
+            workgroup: 256,
+            keys_per_invocation: 15,
+            max_subgroups: 8,
+        };
         assert_eq!(shape.tiles(0), 0);
         assert_eq!(shape.tiles(1), 1);
         assert_eq!(shape.tiles(3840), 1);
         assert_eq!(shape.tiles(3841), 2);
-        let v = Variant { wide: false, pairs: true };
+        let v = Variant {
+            wide: false,
+            pairs: true,
+        };
         let s = scratch_sizes(v, shape, 3841);
         assert_eq!(s.keys_bytes, 3841 * 4);
         assert_eq!(s.values_bytes, 3841 * 4);
         assert_eq!(s.state_bytes, (4224 + 2 * 2 * 256) * 4);
-        assert_eq!(s.total(), s.keys_bytes + s.values_bytes + s.state_bytes + 51 * 4);
-        let empty = scratch_sizes(Variant { wide: true, pairs: false }, shape, 0);
+        assert_eq!(
+            s.total(),
+            s.keys_bytes + s.values_bytes + s.state_bytes + 51 * 4
+        );
+        let empty = scratch_sizes(
+            Variant {
+                wide: true,
+                pairs: false,
+            },
+            shape,
+            0,
+        );
         assert!(empty.keys_bytes > 0 && empty.state_bytes > 0 && empty.values_bytes == 0);
     }
 
     #[test]
     fn max_len_respects_each_limit() {
-        let v32 = Variant { wide: false, pairs: false };
+        let v32 = Variant {
+            wide: false,
+            pairs: false,
+        };
         let shape = choose_shape(v32, &NVIDIA, None, None).unwrap();
         assert_eq!(max_len(v32, shape, &NVIDIA), (1 << 30) - 1);
-        let v64 = Variant { wide: true, pairs: false };
+        let v64 = Variant {
+            wide: true,
+            pairs: false,
+        };
         let shape64 = choose_shape(v64, &NVIDIA, None, None).unwrap();
         assert_eq!(max_len(v64, shape64, &NVIDIA), u64::from(u32::MAX) / 8);
         let lp = choose_shape(v32, &LAVAPIPE, None, None).unwrap();
         assert_eq!(max_len(v32, lp, &LAVAPIPE), (128 << 20) / 4);
-        let tight = DeviceLimits { max_groups_x: 10, ..NVIDIA };
+        let tight = DeviceLimits {
+            max_groups_x: 10,
+            ..NVIDIA
+        };
         assert_eq!(max_len(v32, shape, &tight), 10 * 3840);
     }
 
@@ -376,7 +452,10 @@ mod tests {
         assert_eq!(histogram_groups(0, 65535), 1);
         assert_eq!(histogram_groups(8192, 65535), 1);
         assert_eq!(histogram_groups(8193, 65535), 2);
-        assert_eq!(histogram_groups(1 << 30, 65535), 65535.min((1 << 30) / 8192));
+        assert_eq!(
+            histogram_groups(1 << 30, 65535),
+            65535.min((1 << 30) / 8192)
+        );
         assert_eq!(histogram_groups(1 << 40, u32::MAX), 65535);
     }
 
@@ -389,7 +468,11 @@ mod tests {
                 .lines()
                 .find(|l| l.starts_with(&format!("#define {name} ")))
                 .unwrap_or_else(|| panic!("no #define {name}"));
-            let value = line.split_whitespace().nth(2).unwrap().trim_end_matches('u');
+            let value = line
+                .split_whitespace()
+                .nth(2)
+                .unwrap()
+                .trim_end_matches('u');
             value.parse().unwrap()
         };
         assert_eq!(define("ST_COUNT"), state::COUNT);
