@@ -160,7 +160,8 @@ impl Profile {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "profile".to_string());
         let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
-        let written = std::fs::write(&tmp, self.to_text()).and_then(|()| std::fs::rename(&tmp, path));
+        let written =
+            std::fs::write(&tmp, self.to_text()).and_then(|()| std::fs::rename(&tmp, path));
         if written.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
@@ -259,8 +260,10 @@ pub fn state() -> &'static State {
                 State::Corrupt(path, why)
             }
             Ok(profile) => {
-                let mut now: Vec<&str> =
-                    super::registry::concrete().iter().map(|b| b.name()).collect();
+                let mut now: Vec<&str> = super::registry::concrete()
+                    .iter()
+                    .map(|b| b.name())
+                    .collect();
                 let mut then: Vec<&str> = profile.backends.iter().map(String::as_str).collect();
                 now.sort_unstable();
                 then.sort_unstable();
@@ -339,10 +342,22 @@ mod tests {
             ("garbage\n", "line 1"),
             ("sortnet-profile 2\nbackends a\n", "line 1"),
             ("sortnet-profile 1\n", "no `backends`"),
-            ("sortnet-profile 1\nnibbles 0 scalar\nbackends scalar\n", "line 2"),
-            ("sortnet-profile 1\nbackends scalar\nnibbles x scalar\n", "line 3"),
-            ("sortnet-profile 1\nbackends scalar\nnibbles 0 avx2\n", "line 3"),
-            ("sortnet-profile 1\nbackends scalar\nwords 0 scalar\n", "unknown workload"),
+            (
+                "sortnet-profile 1\nnibbles 0 scalar\nbackends scalar\n",
+                "line 2",
+            ),
+            (
+                "sortnet-profile 1\nbackends scalar\nnibbles x scalar\n",
+                "line 3",
+            ),
+            (
+                "sortnet-profile 1\nbackends scalar\nnibbles 0 avx2\n",
+                "line 3",
+            ),
+            (
+                "sortnet-profile 1\nbackends scalar\nwords 0 scalar\n",
+                "unknown workload",
+            ),
             ("sortnet-profile 1\nbackends scalar\nnibbles 0\n", "line 3"),
             (
                 "sortnet-profile 1\nbackends scalar\nnibbles 9 scalar\nnibbles 9 scalar\n",

@@ -19,8 +19,17 @@ fn cpu_features() -> String {
             };
         }
         let list = features!(
-            "sse2", "sse4.1", "avx", "avx2", "bmi2", "popcnt", "avx512f", "avx512bw", "avx512vl",
-            "avx512vbmi", "avx512vbmi2"
+            "sse2",
+            "sse4.1",
+            "avx",
+            "avx2",
+            "bmi2",
+            "popcnt",
+            "avx512f",
+            "avx512bw",
+            "avx512vl",
+            "avx512vbmi",
+            "avx512vbmi2"
         );
         list.iter()
             .map(|(name, on)| format!("{}{name}", if *on { '+' } else { '-' }))

@@ -137,7 +137,9 @@ pub fn run(args: &Args) -> Outcome {
         .filter(|(_, cells)| cells.iter().any(|c| c.is_err()))
         .count();
     if failures > 0 {
-        return Err(fail!("{failures} backend(s) failed; see the notes under the tables"));
+        return Err(fail!(
+            "{failures} backend(s) failed; see the notes under the tables"
+        ));
     }
     Ok(())
 }
@@ -184,8 +186,8 @@ pub fn render(table: &Table, stat: Stat) -> String {
     for (r, (name, cells)) in table.rows.iter().enumerate() {
         let _ = write!(out, "{name:<16}");
         for (s, &size) in table.sizes.iter().enumerate() {
-            let picked = backend::auto_pick(table.kind.workload(), size)
-                .is_some_and(|b| b.name() == *name);
+            let picked =
+                backend::auto_pick(table.kind.workload(), size).is_some_and(|b| b.name() == *name);
             let cell = match (
                 table.throughput(r, s, stat),
                 base_row.and_then(|b| table.throughput(b, s, stat)),
@@ -199,7 +201,11 @@ pub fn render(table: &Table, stat: Stat) -> String {
                     "failed".to_string()
                 }
             };
-            let _ = write!(out, "{:>20}", format!("{cell}{}", if picked { "*" } else { " " }));
+            let _ = write!(
+                out,
+                "{:>20}",
+                format!("{cell}{}", if picked { "*" } else { " " })
+            );
         }
         out.push('\n');
     }

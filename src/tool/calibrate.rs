@@ -102,7 +102,9 @@ pub fn run(args: &Args) -> Outcome {
             }
             1 => {
                 println!("{wname}: only {} does it", who[0].name());
-                result.entries.push((workload, 0, who[0].name().to_string()));
+                result
+                    .entries
+                    .push((workload, 0, who[0].name().to_string()));
                 continue;
             }
             _ => {}
@@ -159,7 +161,10 @@ pub fn run(args: &Args) -> Outcome {
     result
         .save(&path)
         .map_err(|e| fail!("{}: cannot save the profile: {e}", path.display()))?;
-    println!("profile saved to {}; `auto` follows it from now on", path.display());
+    println!(
+        "profile saved to {}; `auto` follows it from now on",
+        path.display()
+    );
     Ok(())
 }
 

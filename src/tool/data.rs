@@ -312,9 +312,9 @@ fn measure_nibbles(src: &[u64], who: Contestant, policy: Policy) -> Result<Sampl
             for b in bufs.iter_mut() {
                 match who {
                     Contestant::Backend(be) => be.sort_nibbles(b).map_err(|e| e.to_string())?,
-                    Contestant::Reference => {
-                        b.iter_mut().for_each(|w| *w = sortnet::nibble::reference(*w))
-                    }
+                    Contestant::Reference => b
+                        .iter_mut()
+                        .for_each(|w| *w = sortnet::nibble::reference(*w)),
                     Contestant::Std | Contestant::Rayon => {
                         return Err("std and rayon do not sort nibbles".into())
                     }
@@ -380,7 +380,10 @@ fn measure_keys<K: ToolKey>(src: &[K], who: Contestant, policy: Policy) -> Resul
             if sorted && fingerprint(out) == fingerprint(src) {
                 Ok(())
             } else {
-                Err(format!("{} returned keys that are not the input sorted", who.name()))
+                Err(format!(
+                    "{} returned keys that are not the input sorted",
+                    who.name()
+                ))
             }
         },
     )
@@ -457,7 +460,10 @@ fn measure_pairs<K: ToolKey>(
             });
             let sorted = out_k.windows(2).all(|w| w[0].key_cmp(&w[1]).is_le());
             (paired && sorted).then_some(()).ok_or_else(|| {
-                format!("{} returned pairs that are not the input sorted", who.name())
+                format!(
+                    "{} returned pairs that are not the input sorted",
+                    who.name()
+                )
             })
         },
     )

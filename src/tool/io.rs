@@ -98,7 +98,9 @@ pub fn read_binary_keys<K: ToolKey>(path: &Path) -> Outcome<Vec<K>> {
     // A file that grew while we read it would be silently cut: refuse instead.
     let mut probe = [0u8; 1];
     if file.read(&mut probe).map_err(cannot)? != 0 {
-        return Err(fail!("{name}: the file grew while it was read; nothing was written"));
+        return Err(fail!(
+            "{name}: the file grew while it was read; nothing was written"
+        ));
     }
     le_to_native(&mut keys);
     Ok(keys)
@@ -224,7 +226,12 @@ mod tests {
         let lines: Vec<_> = numbered_lines(b"1\r\n2\n\n3\n").collect();
         assert_eq!(
             lines,
-            [(1, &b"1"[..]), (2, &b"2"[..]), (3, &b""[..]), (4, &b"3"[..])]
+            [
+                (1, &b"1"[..]),
+                (2, &b"2"[..]),
+                (3, &b""[..]),
+                (4, &b"3"[..])
+            ]
         );
         assert_eq!(numbered_lines(b"").count(), 0);
         assert_eq!(numbered_lines(b"7").collect::<Vec<_>>(), [(1, &b"7"[..])]);
@@ -239,7 +246,11 @@ mod tests {
         f.writer().write_all(b"abc").unwrap();
         drop(f);
         assert!(!dest.exists());
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "temp file removed");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "temp file removed"
+        );
         let mut f = AtomicFile::create(&dest).unwrap();
         f.writer().write_all(b"abc").unwrap();
         f.commit().unwrap();

@@ -14,7 +14,8 @@ const PANEL_HEIGHT: u32 = 420;
 
 pub fn write_svg(path: &Path, tables: &[Table], stat: Stat) -> Outcome {
     let mut svg = String::new();
-    draw(&mut svg, tables, stat).map_err(|e| fail!("{}: cannot draw the chart: {e}", path.display()))?;
+    draw(&mut svg, tables, stat)
+        .map_err(|e| fail!("{}: cannot draw the chart: {e}", path.display()))?;
     let failed = |e: std::io::Error| fail!("{}: cannot write: {e}", path.display());
     let mut file = AtomicFile::create(path).map_err(failed)?;
     file.writer().write_all(svg.as_bytes()).map_err(failed)?;

@@ -104,7 +104,11 @@ fn sort_file<K: ToolKey>(args: &SortArgs) -> Outcome {
     };
     let t1 = Instant::now();
     sorter.sort(&mut keys).map_err(|e| {
-        fail!("{name}: sorting {} {} keys failed: {e}", keys.len(), K::NAME)
+        fail!(
+            "{name}: sorting {} {} keys failed: {e}",
+            keys.len(),
+            K::NAME
+        )
     })?;
     let t2 = Instant::now();
     io::write_output(output_target(&args.output), |out| match args.format {
@@ -140,7 +144,10 @@ fn parse_hex_word(text: &str) -> Result<u64, String> {
         return Err(format!("{} has no hex digits", quote(text)));
     }
     if let Some(c) = digits.chars().find(|c| !c.is_ascii_hexdigit()) {
-        return Err(format!("{} is not a hex word ({c:?} is not a hex digit)", quote(text)));
+        return Err(format!(
+            "{} is not a hex word ({c:?} is not a hex digit)",
+            quote(text)
+        ));
     }
     if digits.len() > 16 {
         return Err(format!("{} has more than 16 hex digits", quote(text)));
@@ -186,7 +193,10 @@ mod tests {
 
     #[test]
     fn text_keys_refuse_bad_lines_with_their_number() {
-        assert_eq!(parse_text_keys::<i32>("f", b"3\n-1\n 2 \n").unwrap(), [3, -1, 2]);
+        assert_eq!(
+            parse_text_keys::<i32>("f", b"3\n-1\n 2 \n").unwrap(),
+            [3, -1, 2]
+        );
         let err = parse_text_keys::<u32>("in.txt", b"1\n2\nx3\n").unwrap_err();
         assert!(err.0.starts_with("in.txt:3: `x3` is not a u32"), "{err}");
         let err = parse_text_keys::<u32>("in.txt", b"1\n\n2\n").unwrap_err();
