@@ -265,7 +265,7 @@ fn nibbles_refuses_a_bad_word_and_writes_nothing() {
 
 #[test]
 fn backends_lists_every_backend_and_the_picks() {
-    let out = run(&mut sortnet().arg("backends"));
+    let out = run(sortnet().arg("backends"));
     assert_ok(&out);
     let text = stdout(&out);
     for b in sortnet::backend::available() {

@@ -172,8 +172,8 @@ impl Profile {
     pub fn fastest(&self, workload: Workload, len: usize) -> Option<&str> {
         self.entries
             .iter()
-            .filter(|(w, from, _)| *w == workload && *from <= len)
-            .last()
+            .rev()
+            .find(|(w, from, _)| *w == workload && *from <= len)
             .map(|(_, _, backend)| backend.as_str())
     }
 }

@@ -396,6 +396,9 @@ struct PairBufs<K> {
     zipped: Vec<(K, u32)>,
 }
 
+/// Keys zipped with their values, as the peers sort pairs.
+type Zipped<K> = [(K, u32)];
+
 fn sort_pairs_with<K: ToolKey>(
     who: Contestant,
     keys: &mut [K],
@@ -403,7 +406,7 @@ fn sort_pairs_with<K: ToolKey>(
     zipped: &mut Vec<(K, u32)>,
 ) -> Result<(), String> {
     // The peers get the same two slices a backend gets: zip, sort by key, unzip (timed).
-    let mut peer = |sort: &dyn Fn(&mut [(K, u32)])| {
+    let mut peer = |sort: &dyn Fn(&mut Zipped<K>)| {
         zipped.clear();
         zipped.extend(keys.iter().copied().zip(values.iter().copied()));
         sort(zipped);
