@@ -37,8 +37,8 @@ pub struct Args {
     /// Element counts, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_SIZES)]
     sizes: Vec<usize>,
-    /// Only these backends and peers (`std`, `rayon`, `reference`), comma-separated; the
-    /// ratio base (std, or the nibble reference) is always timed.
+    /// Only these backends and peers (`std`, `rayon`, `reference`), comma-separated; ratios
+    /// are printed when the base (std, or the nibble reference) is among them.
     #[arg(long, value_delimiter = ',')]
     backends: Vec<String>,
     /// Also write an SVG chart of throughput against size to this file.
@@ -75,8 +75,8 @@ pub fn run(args: &Args) -> Outcome {
     if args.sizes.contains(&0) {
         return Err(fail!("--sizes: every size must be at least 1"));
     }
-    if !(args.seconds > 0.0 && args.seconds < 3600.0) {
-        return Err(fail!("--seconds must be between 0 and 3600"));
+    if !(args.seconds >= 0.0 && args.seconds < 3600.0) {
+        return Err(fail!("--seconds must be at least 0 and under 3600"));
     }
     let kinds: Vec<Kind> = if args.workload.is_empty() {
         Kind::ALL.to_vec()
@@ -167,15 +167,18 @@ pub fn render(table: &Table, stat: Stat) -> String {
         .iter()
         .position(|(name, _)| *name == table.kind.peers()[0].name());
     let mut out = String::new();
+    let ratio = match base_row {
+        Some(_) => format!(" (ratio to {})", table.kind.peers()[0].name()),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "\n{}: M elements/s ({} of the runs), (ratio to {}), * = auto's pick",
+        "\n{}: M elements/s, {} of the runs{ratio}; * = auto's pick",
         table.kind.title(),
         match stat {
             Stat::Median => "median",
             Stat::Best => "best",
         },
-        table.kind.peers()[0].name()
     );
     let _ = write!(out, "{:<16}", "backend");
     for size in &table.sizes {

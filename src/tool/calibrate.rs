@@ -53,8 +53,8 @@ pub fn run(args: &Args) -> Outcome {
     if args.max_size < 16 {
         return Err(fail!("--max-size must be at least 16"));
     }
-    if !(args.seconds > 0.0 && args.seconds < 3600.0) {
-        return Err(fail!("--seconds must be between 0 and 3600"));
+    if !(args.seconds >= 0.0 && args.seconds < 3600.0) {
+        return Err(fail!("--seconds must be at least 0 and under 3600"));
     }
     let ladder: Vec<usize> = std::iter::successors(Some(16usize), |s| s.checked_mul(4))
         .take_while(|&s| s <= args.max_size)

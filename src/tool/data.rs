@@ -184,9 +184,9 @@ impl Contestant {
     }
 }
 
-/// The contestants for `kind`: the backends that do it (named ones only when `names` is
-/// not empty; software GPU drivers only when named), then the peers (the ratio base always,
-/// the others when named or when `names` is empty). `Err` names an unknown backend.
+/// The contestants for `kind`: the backends that do it, then the peers; when `names` is
+/// not empty, only those named (software GPU drivers only then). `Err` names an unknown
+/// backend.
 pub fn contestants(kind: Kind, names: &[String]) -> Result<Vec<Contestant>, String> {
     let usable = backend::available();
     let peers = ["std", "rayon", "reference"];
@@ -212,8 +212,8 @@ pub fn contestants(kind: Kind, names: &[String]) -> Result<Vec<Contestant>, Stri
         })
         .map(Contestant::Backend)
         .collect();
-    for (i, peer) in kind.peers().iter().enumerate() {
-        if i == 0 || names.is_empty() || named(peer.name()) {
+    for peer in kind.peers() {
+        if names.is_empty() || named(peer.name()) {
             list.push(*peer);
         }
     }
