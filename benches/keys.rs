@@ -10,7 +10,8 @@
 //! cargo bench --bench keys -- 'keys-u64-few/(auto|rdst)/'
 //! ```
 //!
-//! `SORTNET_BENCH_SIZES=10,16` picks the log2 sizes (default `10,16,20,24`).
+//! `SORTNET_BENCH_SIZES=10,16` picks the log2 sizes (default `10,16,20,24`). The
+//! `keys-small-<type>` groups time slices of 16 to 4096 keys, where `auto`'s crossovers lie.
 
 use std::time::Duration;
 
@@ -74,8 +75,11 @@ fn sizes() -> Vec<u32> {
         .unwrap_or_else(|| vec![10, 16, 20, 24])
 }
 
+/// A sort of a `Vec<K>`.
+type SortFn<K> = Box<dyn Fn(&mut Vec<K>)>;
+
 /// One sorter of `K`s under a name.
-type Sorter<K> = (String, Box<dyn Fn(&mut Vec<K>)>);
+type Sorter<K> = (String, SortFn<K>);
 
 /// The peers for each key type (each sorts in the same order as sortnet: `total_cmp` for
 /// floats; no NaN is generated, so the radix crates' float orders agree).
@@ -158,7 +162,7 @@ fn sorters<K: Peers>() -> Vec<Sorter<K>> {
         .into_iter()
         .filter(|b| b.supports(Workload::Keys(K::WIDTH)))
         .map(|b| {
-            let s: Box<dyn Fn(&mut Vec<K>)> =
+            let s: SortFn<K> =
                 Box::new(move |v: &mut Vec<K>| b.sort(v).expect("backend sorts what it supports"));
             (b.name().to_string(), s)
         })
@@ -208,10 +212,43 @@ fn group<K: Peers>(c: &mut Criterion) {
     }
 }
 
+/// Small slices, where `auto` hands over from the SIMD networks to radix
+/// (`thresholds::KEYS32_RADIX_MIN_LEN` and `KEYS64_RADIX_MIN_LEN`) and radix from insertion
+/// sort to LSD (`radix::INSERTION_MAX_LEN`): `keys-small-<type>`, random keys.
+fn small<K: Peers>(c: &mut Criterion) {
+    let mut g = c.benchmark_group(format!("keys-small-{}", K::NAME));
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_millis(600));
+    let sorters: Vec<Sorter<K>> = sorters::<K>()
+        .into_iter()
+        .filter(|(name, _)| !name.contains("voracious-mt") && !name.contains("rayon"))
+        .collect();
+    for n in [16, 48, 64, 256, 1000, 1500, 2048, 3072, 4096] {
+        let data = input::<K>("random", n);
+        g.throughput(Throughput::Elements(n as u64));
+        for (name, sort) in &sorters {
+            g.bench_with_input(BenchmarkId::new(name, n), &data, |b, data| {
+                b.iter_batched(
+                    || data.clone(),
+                    |mut v| {
+                        sort(&mut v);
+                        v
+                    },
+                    BatchSize::SmallInput,
+                )
+            });
+        }
+    }
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
     group::<u32>(c);
     group::<u64>(c);
     group::<f32>(c);
+    small::<u32>(c);
+    small::<u64>(c);
 }
 
 criterion_group!(keys, benches);
