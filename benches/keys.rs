@@ -18,7 +18,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use rayon::slice::ParallelSliceMut;
 use rdst::RadixSort as _;
-use sortnet::{backend, Key, Workload};
+use sortnet::{backend, Device, Key, Workload};
 use voracious_radix_sort::RadixSort as _;
 
 /// xorshift64*: fast, deterministic, good enough for benchmark inputs.
@@ -157,10 +157,30 @@ impl Peers for f32 {
     }
 }
 
+/// Not a sorter: copies the slice into a buffer that was written before (no page faults),
+/// the bandwidth reference for "fraction of a plain copy" in BENCHMARKS-keys.md.
+fn copy_baseline<K: Peers>() -> Sorter<K> {
+    let buffer = std::cell::RefCell::new(Vec::<K>::new());
+    (
+        "copy-baseline".into(),
+        Box::new(move |v: &mut Vec<K>| {
+            let mut b = buffer.borrow_mut();
+            if b.len() != v.len() {
+                *b = v.clone();
+            }
+            b.copy_from_slice(v);
+            std::hint::black_box(&mut *b);
+        }),
+    )
+}
+
 fn sorters<K: Peers>() -> Vec<Sorter<K>> {
     let mut list: Vec<Sorter<K>> = backend::available()
         .into_iter()
         .filter(|b| b.supports(Workload::Keys(K::WIDTH)))
+        // Software GPU drivers (lavapipe) emulate the GPU on these same CPU cores: not a
+        // figure anyone would use; real-GPU figures are measured on real GPUs.
+        .filter(|b| b.device() != Device::Gpu { software: true })
         .map(|b| {
             let s: SortFn<K> =
                 Box::new(move |v: &mut Vec<K>| b.sort(v).expect("backend sorts what it supports"));
@@ -174,7 +194,8 @@ fn sorters<K: Peers>() -> Vec<Sorter<K>> {
 fn group<K: Peers>(c: &mut Criterion) {
     for dist in ["random", "few"] {
         let mut g = c.benchmark_group(format!("keys-{}-{dist}", K::NAME));
-        let sorters = sorters::<K>();
+        let mut sorters = sorters::<K>();
+        sorters.push(copy_baseline::<K>());
         for log2 in sizes() {
             let n = 1usize << log2;
             let data = input::<K>(dist, n);
