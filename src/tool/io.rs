@@ -69,12 +69,14 @@ fn ragged<K: ToolKey>(name: &str, len: u64) -> super::Failure {
     )
 }
 
-/// Reads raw little-endian keys. A file is read straight into the key vector (one
-/// allocation, no conversion pass on little-endian machines); stdin is read whole first.
+/// Reads raw little-endian keys. A regular file is read straight into the key vector (one
+/// allocation, no conversion pass on little-endian machines); stdin, pipes and other
+/// streams are read whole first.
 pub fn read_binary_keys<K: ToolKey>(path: &Path) -> Outcome<Vec<K>> {
     let name = display_name(path);
     let width = std::mem::size_of::<K>();
-    if path.as_os_str() == "-" {
+    let regular = path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if !regular {
         let bytes = read_all(path)?;
         if bytes.len() % width != 0 {
             return Err(ragged::<K>(&name, bytes.len() as u64));
