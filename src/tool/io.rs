@@ -78,7 +78,7 @@ pub fn read_binary_keys<K: ToolKey>(path: &Path) -> Outcome<Vec<K>> {
     let regular = path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file());
     if !regular {
         let bytes = read_all(path)?;
-        if bytes.len() % width != 0 {
+        if !bytes.len().is_multiple_of(width) {
             return Err(ragged::<K>(&name, bytes.len() as u64));
         }
         let mut keys = vec![K::default(); bytes.len() / width];
@@ -89,7 +89,7 @@ pub fn read_binary_keys<K: ToolKey>(path: &Path) -> Outcome<Vec<K>> {
     let cannot = |e: io::Error| fail!("{name}: cannot read: {e}");
     let mut file = File::open(path).map_err(cannot)?;
     let len = file.metadata().map_err(cannot)?.len();
-    if len % width as u64 != 0 {
+    if !len.is_multiple_of(width as u64) {
         return Err(ragged::<K>(&name, len));
     }
     let count = usize::try_from(len / width as u64)
