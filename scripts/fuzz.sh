@@ -21,9 +21,10 @@ features=()
 extra=()
 if [ -n "${FUZZ_FEATURES:-}" ]; then
     features=(--features "$FUZZ_FEATURES")
-    # Vulkan drivers keep allocations for the life of the process; LeakSanitizer would
-    # report them as findings.
+    # Vulkan drivers (lavapipe) keep allocations for the life of the process; LeakSanitizer
+    # would report them as findings, both per input and at exit.
     extra=(-detect_leaks=0)
+    export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 fi
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
