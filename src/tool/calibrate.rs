@@ -53,6 +53,22 @@ fn boundary(below: usize, above: usize) -> usize {
     ((below as f64 * above as f64).sqrt().round() as usize).clamp(below + 1, above)
 }
 
+/// The profile entries for one workload from the winner at each ladder size: one entry per
+/// change of winner, the first from length 0.
+fn crossovers<'a>(winners: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
+    let mut entries: Vec<(usize, &str)> = Vec::new();
+    for (i, &(size, name)) in winners.iter().enumerate() {
+        match entries.last() {
+            None => entries.push((0, name)),
+            Some(&(_, current)) if current != name => {
+                entries.push((boundary(winners[i - 1].0, size), name))
+            }
+            _ => {}
+        }
+    }
+    entries
+}
+
 pub fn run(args: &Args) -> Outcome {
     if args.max_size < 16 {
         return Err(fail!("--max-size must be at least 16"));
@@ -155,19 +171,8 @@ pub fn run(args: &Args) -> Outcome {
                 winners.push((size, name));
             }
         }
-        // One entry per change of winner, starting at 0.
-        let mut last: Option<(usize, &str)> = None;
-        for (size, name) in winners {
-            match last {
-                None => result.entries.push((workload, 0, name.to_string())),
-                Some((prev_size, prev)) if prev != name => {
-                    result
-                        .entries
-                        .push((workload, boundary(prev_size, size), name.to_string()));
-                }
-                _ => {}
-            }
-            last = Some((size, name));
+        for (from, name) in crossovers(&winners) {
+            result.entries.push((workload, from, name.to_string()));
         }
     }
     bar.finish_and_clear();
@@ -192,7 +197,17 @@ pub fn run(args: &Args) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::boundary;
+    use super::{boundary, crossovers};
+
+    #[test]
+    fn crossovers_keep_one_entry_per_change_of_winner() {
+        assert_eq!(crossovers(&[]), []);
+        assert_eq!(crossovers(&[(16, "a"), (64, "a")]), [(0, "a")]);
+        assert_eq!(
+            crossovers(&[(16, "a"), (64, "b"), (256, "b"), (1024, "a")]),
+            [(0, "a"), (32, "b"), (512, "a")]
+        );
+    }
 
     #[test]
     fn boundaries_sit_between_the_ladder_sizes() {
