@@ -74,37 +74,69 @@ fn nibbles(c: &mut Criterion) {
     group.finish();
 }
 
-/// Best-of-`runs` ns per word for each backend on the contest's 1024-word buffer; each run
-/// times `reps` back-to-back sorts so the clock's resolution does not matter.
+/// Short batches, where a partial SIMD block and `auto`'s routing weigh most: the evidence
+/// for the nibble arm of `thresholds::preference`.
+fn nibbles_small(c: &mut Criterion) {
+    let mut group = c.benchmark_group("nibbles-small");
+    group.sample_size(30);
+    group.warm_up_time(Duration::from_millis(200));
+    group.measurement_time(Duration::from_millis(400));
+    for n in [1usize, 2, 3, 8, 31, 32, 33, 64, 65, 100, 200] {
+        group.throughput(Throughput::Elements(n as u64));
+        let mut words = random_words(n);
+        for b in backend::available() {
+            if !b.supports(sortnet::Workload::Nibbles) {
+                continue;
+            }
+            group.bench_with_input(BenchmarkId::new(b.name(), n), &n, |bench, _| {
+                bench.iter(|| b.sort_nibbles(std::hint::black_box(&mut words)).unwrap())
+            });
+        }
+    }
+    group.finish();
+}
+
+/// The contest's way of timing: best of many runs, per backend, at each length of
+/// `NIBBLES_CONTEST_LENGTHS` (default: the contest's 1024 words). Each run sorts the buffer
+/// back to back enough times to last about a microsecond, so the clock's resolution does
+/// not matter, and the minimum filters out the other processes sharing the CPU, which
+/// criterion's mean does not.
 fn contest() {
-    const WORDS: usize = 1024;
     let runs: usize = std::env::var("NIBBLES_CONTEST_RUNS")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(2000);
-    let reps = 8;
-    let mut words = random_words(WORDS);
-    for b in backend::available() {
-        if !b.supports(sortnet::Workload::Nibbles) {
-            continue;
-        }
-        let mut best = f64::INFINITY;
-        for _ in 0..runs {
-            let start = std::time::Instant::now();
-            for _ in 0..reps {
-                b.sort_nibbles(std::hint::black_box(&mut words)).unwrap();
+    let lengths: Vec<usize> = std::env::var("NIBBLES_CONTEST_LENGTHS")
+        .unwrap_or_else(|_| "1024".into())
+        .split(',')
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    for len in lengths {
+        let mut words = random_words(len);
+        let reps = (1024 / len.max(1)).clamp(1, 64);
+        for b in backend::available() {
+            if !b.supports(sortnet::Workload::Nibbles) {
+                continue;
             }
-            let ns = start.elapsed().as_nanos() as f64 / (reps * WORDS) as f64;
-            best = best.min(ns);
+            let mut best = f64::INFINITY;
+            for _ in 0..runs {
+                let start = std::time::Instant::now();
+                for _ in 0..reps {
+                    b.sort_nibbles(std::hint::black_box(&mut words)).unwrap();
+                }
+                best = best.min(start.elapsed().as_nanos() as f64 / reps as f64);
+            }
+            println!(
+                "contest len {len:>6} {:>10}: {:>10.1} ns/call {:>8.3} ns/word (best of {runs} x {reps})",
+                b.name(),
+                best,
+                best / len.max(1) as f64
+            );
         }
-        println!(
-            "contest {:>10}: {best:.3} ns/word (best of {runs} x {reps} sorts)",
-            b.name()
-        );
     }
 }
 
-criterion_group!(benches, nibbles);
+criterion_group!(benches, nibbles, nibbles_small);
 
 fn main() {
     if std::env::var_os("NIBBLES_CONTEST").is_some() {

@@ -14,6 +14,20 @@ pub(crate) const NIBBLE_SIMD_PARALLEL_MIN_WORDS: usize = 1 << 16;
 /// Provisional until measured.
 pub(crate) const NIBBLE_LUT_PARALLEL_MIN_WORDS: usize = 1 << 14;
 
+/// Longest tail (words after the last whole SIMD block) that the SIMD nibble kernels sort
+/// with the lookup-table sort instead of one more, overlapping, block. Measured (contest
+/// timing, AMD EPYC Zen 4, 1 thread, BENCHMARKS-nibble.md): one avx2 block of 32 words
+/// costs 19-23 ns, `lut` about 6 ns per call plus 6.5 ns per word, so three words by `lut`
+/// already cost as much as the block.
+pub(crate) const NIBBLE_TAIL_LUT_MAX_WORDS: usize = 2;
+
+/// Longest whole slice, shorter than one SIMD block, that the SIMD nibble kernels sort with
+/// the lookup-table sort instead of one block in a stack buffer. The buffer costs more than
+/// an overlapping block (the block's vector loads wait for the word-sized copies to reach
+/// the cache): measured 34-37 ns for 3 to 8 words with avx2, against `lut` 24 ns for 3
+/// words and about 37 ns for 5.
+pub(crate) const NIBBLE_SHORT_LUT_MAX_WORDS: usize = 4;
+
 /// Words per parallel task of the nibble backends: a multiple of every SIMD block (64
 /// words), 128 KiB of data.
 pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 14;
@@ -22,6 +36,10 @@ pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 14;
 pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
     let _ = len;
     match workload {
+        // The same order at every length (auto resolves it once, see `Auto::nibbles_cpu`): each
+        // SIMD kernel sorts its own short tails (a word or two by `lut`, up to 32 words of
+        // an avx512 call by one AVX2 block), so a wider kernel is never slower than a
+        // narrower one; the figures are in BENCHMARKS-nibble.md.
         Workload::Nibbles => vec!["avx512", "avx2", "portable", "lut", "scalar"],
         Workload::Keys(KeyWidth::W32) | Workload::Keys(KeyWidth::W64) => {
             vec!["radix", "avx512", "avx2", "portable"]
