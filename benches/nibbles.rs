@@ -111,6 +111,19 @@ fn contest() {
         .split(',')
         .filter_map(|l| l.trim().parse().ok())
         .collect();
+    // What splitting a call over the pool costs before any sorting: the floor under which
+    // the parallel thresholds in `thresholds.rs` must stay.
+    let threads = rayon::current_num_threads();
+    let mut empty = vec![0u64; 64 * threads];
+    let mut best = f64::INFINITY;
+    for _ in 0..runs {
+        let start = std::time::Instant::now();
+        empty.par_chunks_mut(64).for_each(|c| {
+            std::hint::black_box(c);
+        });
+        best = best.min(start.elapsed().as_nanos() as f64);
+    }
+    println!("contest rayon fork-join over {threads} threads: {best:.0} ns (best of {runs})");
     for len in lengths {
         let mut words = random_words(len);
         let reps = (1024 / len.max(1)).clamp(1, 64);
