@@ -139,14 +139,40 @@ fn contest() {
                 }
                 best = best.min(start.elapsed().as_nanos() as f64 / reps as f64);
             }
-            println!(
-                "contest len {len:>6} {:>10}: {:>10.1} ns/call {:>8.3} ns/word (best of {runs} x {reps})",
-                b.name(),
-                best,
-                best / len.max(1) as f64
-            );
+            report(len, b.name(), best, runs, reps);
+        }
+        if len >= 1 << 20 {
+            // The bandwidth peers: the same buffer copied, by one thread and by the pool.
+            let source = random_words(len);
+            let mut target = vec![0u64; len];
+            let mut time = |copy: &mut dyn FnMut(&mut [u64], &[u64])| {
+                let mut best = f64::INFINITY;
+                for _ in 0..runs {
+                    let start = std::time::Instant::now();
+                    copy(&mut target, std::hint::black_box(&source));
+                    best = best.min(start.elapsed().as_nanos() as f64);
+                }
+                best
+            };
+            let single = time(&mut |t, s| t.copy_from_slice(s));
+            report(len, "copy", single, runs, 1);
+            let parallel = time(&mut |t, s| {
+                t.par_chunks_mut(1 << 14)
+                    .zip(s.par_chunks(1 << 14))
+                    .for_each(|(t, s)| t.copy_from_slice(s))
+            });
+            report(len, "copy-par", parallel, runs, 1);
         }
     }
+}
+
+fn report(len: usize, name: &str, best_ns: f64, runs: usize, reps: usize) {
+    // Bytes read plus bytes written: the in-place sort and the copy move the same amount.
+    let gb_per_s = (16 * len) as f64 / best_ns;
+    println!(
+        "contest len {len:>8} {name:>10}: {best_ns:>12.1} ns/call {:>8.3} ns/word {gb_per_s:>7.2} GB/s (best of {runs} x {reps})",
+        best_ns / len.max(1) as f64
+    );
 }
 
 criterion_group!(benches, nibbles, nibbles_small);
