@@ -1,0 +1,112 @@
+#version 450
+// variants: bitonic_local_u32: bitonic_local_u32_pairs:-DPAIRS bitonic_local_u64:-DKEY64 bitonic_local_u64_pairs:-DKEY64,-DPAIRS
+//
+// The write-up's two shared-memory kernels, on one tile of TILE = WG * E elements per
+// workgroup (E elements per thread):
+// - local_bms (no FLAG_DISPERSE): the whole bitonic network for merge heights 2..params.h,
+//   flip then disperse cascade, sorting each tile ascending;
+// - local_disperse (FLAG_DISPERSE): the disperse cascade from height TILE down to 2, the
+//   tail of every merge whose upper steps ran in global memory.
+// Flip pairs (q + t, q + h - 1 - t), disperse pairs (q + t, q + t + h/2), q the block start;
+// every comparator puts the smaller key at the lower index, so indices at or past n can be
+// virtual maximal keys: they are never stored and no real key moves there.
+
+#include "bitonic_common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint E = 8;        // elements per thread (even)
+layout(constant_id = 2) const uint TILE = 2048;  // WG * E, a power of two
+
+shared KEY sh_keys[TILE];
+#ifdef PAIRS
+shared uint sh_values[TILE];
+#endif
+
+void cmpxchg(uint a, uint b) {
+    KEY x = sh_keys[a];
+    KEY y = sh_keys[b];
+    if (key_less(y, x)) {
+        sh_keys[a] = y;
+        sh_keys[b] = x;
+#ifdef PAIRS
+        uint v = sh_values[a];
+        sh_values[a] = sh_values[b];
+        sh_values[b] = v;
+#endif
+    }
+}
+
+void flip(uint h) {
+    uint half_h = h >> 1;
+    for (uint p = 0u; p < E / 2u; ++p) {
+        uint j = p * gl_WorkGroupSize.x + gl_LocalInvocationID.x;  // pair index in the tile
+        uint q = (j / half_h) * h;
+        uint t = j % half_h;
+        cmpxchg(q + t, q + h - 1u - t);
+    }
+}
+
+void disperse(uint h) {
+    uint half_h = h >> 1;
+    for (uint p = 0u; p < E / 2u; ++p) {
+        uint j = p * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        uint a = (j / half_h) * h + j % half_h;
+        cmpxchg(a, a + half_h);
+    }
+}
+
+void main() {
+    uint group = flat_group();
+    if (group >= params.groups) {
+        return;  // the whole workgroup leaves together: barriers stay in uniform flow
+    }
+    uint base = group * TILE;
+    bool encode = (params.flags & FLAG_ENCODE) != 0u;
+    for (uint e = 0u; e < E; ++e) {
+        uint li = e * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        uint gi = base + li;
+        KEY k = KEY_MAX;
+#ifdef PAIRS
+        uint v = 0u;
+#endif
+        if (gi < params.n) {
+            k = keys[gi];
+            if (encode) k = encode_key(k);
+#ifdef PAIRS
+            v = values[gi];
+#endif
+        }
+        sh_keys[li] = k;
+#ifdef PAIRS
+        sh_values[li] = v;
+#endif
+    }
+    if ((params.flags & FLAG_DISPERSE) != 0u) {
+        for (uint hh = TILE; hh > 1u; hh >>= 1) {
+            barrier();
+            disperse(hh);
+        }
+    } else {
+        for (uint h = 2u; h <= params.h; h <<= 1) {
+            barrier();
+            flip(h);
+            for (uint hh = h >> 1; hh > 1u; hh >>= 1) {
+                barrier();
+                disperse(hh);
+            }
+        }
+    }
+    barrier();
+    bool decode = (params.flags & FLAG_DECODE) != 0u;
+    for (uint e = 0u; e < E; ++e) {
+        uint li = e * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        uint gi = base + li;
+        if (gi < params.n) {
+            KEY k = sh_keys[li];
+            keys[gi] = decode ? decode_key(k) : k;
+#ifdef PAIRS
+            values[gi] = sh_values[li];
+#endif
+        }
+    }
+}

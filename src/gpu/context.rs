@@ -1,0 +1,585 @@
+//! The one Vulkan context every GPU backend shares: device choice, queue, allocators, limits,
+//! a pool of reusable buffers, and the helpers that turn committed SPIR-V into compute
+//! pipelines.
+//!
+//! [`context()`] creates it lazily, once per process, and hands out the same
+//! `Arc<GpuContext>` to every thread (`GpuContext` is `Send + Sync`; vulkano's queue and
+//! allocators lock internally). It returns `None`, never panics, when there is no Vulkan
+//! loader (`libvulkan.so.1` missing), no device with a compute queue, or device creation
+//! fails; `SORTNET_NO_GPU=1` is handled by the registry before this is reached.
+//!
+//! Device choice: a discrete GPU, else an integrated one, else a virtual one, else a CPU
+//! (software) driver such as lavapipe. Backends on a software driver report
+//! `Device::Gpu { software: true }` and `auto` never picks them.
+//!
+//! Memory cap: `SORTNET_GPU_MEMORY_CAP=<bytes>` (suffixes `k`, `m`, `g` accepted, powers of
+//! 1024) limits the device memory the crate allocates through [`GpuContext::buffer`]; an
+//! allocation over the cap fails with [`Error::Gpu`] before touching Vulkan, so failure paths
+//! can be tested on any device. The variable is read once, when the context is created.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::command_buffer::allocator::StandardCommandBufferAllocator;
+use vulkano::command_buffer::{
+    AutoCommandBufferBuilder, CommandBufferUsage, PrimaryAutoCommandBuffer,
+};
+use vulkano::descriptor_set::allocator::StandardDescriptorSetAllocator;
+use vulkano::device::physical::{PhysicalDevice, PhysicalDeviceType};
+use vulkano::device::{
+    Device, DeviceCreateInfo, DeviceFeatures, Queue, QueueCreateInfo, QueueFlags,
+};
+use vulkano::instance::{Instance, InstanceCreateFlags, InstanceCreateInfo};
+use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter, StandardMemoryAllocator};
+use vulkano::memory::MemoryHeapFlags;
+use vulkano::pipeline::compute::ComputePipelineCreateInfo;
+use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
+use vulkano::pipeline::{ComputePipeline, PipelineLayout, PipelineShaderStageCreateInfo};
+use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo, SpecializationConstant};
+use vulkano::sync::GpuFuture;
+use vulkano::{DeviceSize, VulkanLibrary};
+
+use crate::error::{Error, Result};
+
+/// The shared context, created on first use; `None` when no Vulkan device is usable here.
+pub fn context() -> Option<Arc<GpuContext>> {
+    static CONTEXT: OnceLock<Option<Arc<GpuContext>>> = OnceLock::new();
+    CONTEXT
+        .get_or_init(|| GpuContext::new().map(Arc::new).ok())
+        .clone()
+}
+
+/// Maps any vulkano error to [`Error::Gpu`], saying what was being done.
+pub(crate) fn gpu_err<E: std::fmt::Display>(what: &'static str) -> impl FnOnce(E) -> Error {
+    move |e| Error::Gpu(format!("{what}: {e}"))
+}
+
+/// The device limits the GPU code sizes its work from (never assumed, always read).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Lanes per subgroup (lavapipe 8, NVIDIA 32, AMD 64); `None` on Vulkan 1.0 drivers.
+    pub subgroup_size: Option<u32>,
+    /// `maxComputeSharedMemorySize` in bytes.
+    pub max_shared_memory: u32,
+    /// `maxComputeWorkGroupInvocations`.
+    pub max_workgroup_invocations: u32,
+    /// `maxComputeWorkGroupSize[0]`.
+    pub max_workgroup_size_x: u32,
+    /// `maxComputeWorkGroupCount[0]` and `[1]`.
+    pub max_workgroup_count: [u32; 2],
+    /// `maxStorageBufferRange`: the largest storage buffer a shader may bind, in bytes.
+    pub max_storage_buffer_range: u64,
+    /// The largest single allocation (`maxMemoryAllocationSize`, Vulkan 1.1), in bytes.
+    pub max_allocation: u64,
+    /// Nanoseconds per timestamp tick; `None` if the compute queue has no timestamps.
+    pub timestamp_period_ns: Option<f64>,
+    /// The device supports 64-bit integers in shaders (`shaderInt64`, enabled if present).
+    pub shader_int64: bool,
+    /// Sizes of the device-local memory heaps, in bytes.
+    pub device_local_heaps: Vec<u64>,
+    /// Sizes of the other (host) memory heaps, in bytes.
+    pub host_heaps: Vec<u64>,
+}
+
+impl Limits {
+    /// The largest storage buffer the crate binds: `maxStorageBufferRange`, the allocation
+    /// limit and the memory cap, whichever is least.
+    pub fn max_buffer_bytes(&self, cap: Option<u64>) -> u64 {
+        let mut max = self.max_storage_buffer_range.min(self.max_allocation);
+        if let Some(cap) = cap {
+            max = max.min(cap);
+        }
+        max
+    }
+}
+
+/// Which memory a pooled buffer lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Memory {
+    /// Device-local storage buffer, also a transfer source and destination.
+    Device,
+    /// Host-visible, host-cached staging buffer for uploads and downloads.
+    Staging,
+}
+
+/// Free pooled buffers by memory kind and size class (a power of two, in bytes).
+type FreeBuffers = HashMap<(Memory, u64), Vec<Subbuffer<[u8]>>>;
+
+/// The shared Vulkan state. Get it from [`context()`].
+pub struct GpuContext {
+    device: Arc<Device>,
+    queue: Arc<Queue>,
+    memory: Arc<StandardMemoryAllocator>,
+    command_buffers: Arc<StandardCommandBufferAllocator>,
+    descriptor_sets: Arc<StandardDescriptorSetAllocator>,
+    limits: Limits,
+    software: bool,
+    name: String,
+    driver: String,
+    memory_cap: Option<u64>,
+    /// Bytes held in buffers made through [`buffer`](Self::buffer) (pooled ones included).
+    allocated: AtomicU64,
+    pool: Mutex<FreeBuffers>,
+}
+
+impl std::fmt::Debug for GpuContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuContext")
+            .field("name", &self.name)
+            .field("driver", &self.driver)
+            .field("software", &self.software)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Rank for device choice: discrete first, CPU (software) drivers last.
+fn device_rank(kind: PhysicalDeviceType) -> u32 {
+    match kind {
+        PhysicalDeviceType::DiscreteGpu => 0,
+        PhysicalDeviceType::IntegratedGpu => 1,
+        PhysicalDeviceType::VirtualGpu => 2,
+        PhysicalDeviceType::Cpu => 3,
+        _ => 4,
+    }
+}
+
+/// Parses `SORTNET_GPU_MEMORY_CAP`: bytes, optionally with a `k`, `m` or `g` suffix.
+fn parse_cap(text: &str) -> Option<u64> {
+    let text = text.trim().to_ascii_lowercase();
+    let (digits, scale) = match text.chars().last()? {
+        'k' => (&text[..text.len() - 1], 1u64 << 10),
+        'm' => (&text[..text.len() - 1], 1 << 20),
+        'g' => (&text[..text.len() - 1], 1 << 30),
+        _ => (&text[..], 1),
+    };
+    digits.trim().parse::<u64>().ok()?.checked_mul(scale)
+}
+
+impl GpuContext {
+    fn new() -> Result<Self> {
+        // A missing loader is an Err here, not a panic.
+        let library = VulkanLibrary::new().map_err(gpu_err("no Vulkan loader"))?;
+        let instance = Instance::new(
+            library,
+            InstanceCreateInfo {
+                flags: InstanceCreateFlags::ENUMERATE_PORTABILITY,
+                ..Default::default()
+            },
+        )
+        .map_err(gpu_err("creating the Vulkan instance"))?;
+        let (physical, family) = instance
+            .enumerate_physical_devices()
+            .map_err(gpu_err("listing Vulkan devices"))?
+            .filter(|p| p.api_version() >= vulkano::Version::V1_1)
+            .filter_map(|p| {
+                let family = p
+                    .queue_family_properties()
+                    .iter()
+                    .position(|q| q.queue_flags.intersects(QueueFlags::COMPUTE))?;
+                Some((p, family as u32))
+            })
+            .min_by_key(|(p, _)| device_rank(p.properties().device_type))
+            .ok_or_else(|| Error::Gpu("no Vulkan 1.1 device with a compute queue".into()))?;
+        let shader_int64 = physical.supported_features().shader_int64;
+        let (device, mut queues) = Device::new(
+            physical.clone(),
+            DeviceCreateInfo {
+                queue_create_infos: vec![QueueCreateInfo {
+                    queue_family_index: family,
+                    ..Default::default()
+                }],
+                enabled_features: DeviceFeatures {
+                    shader_int64,
+                    ..DeviceFeatures::empty()
+                },
+                ..Default::default()
+            },
+        )
+        .map_err(gpu_err("creating the Vulkan device"))?;
+        let queue = queues
+            .next()
+            .ok_or_else(|| Error::Gpu("the device gave no queue".into()))?;
+        let limits = read_limits(&physical, family, shader_int64);
+        let props = physical.properties();
+        let memory_cap = std::env::var("SORTNET_GPU_MEMORY_CAP")
+            .ok()
+            .and_then(|v| parse_cap(&v));
+        Ok(GpuContext {
+            memory: Arc::new(StandardMemoryAllocator::new_default(device.clone())),
+            command_buffers: Arc::new(StandardCommandBufferAllocator::new(
+                device.clone(),
+                Default::default(),
+            )),
+            descriptor_sets: Arc::new(StandardDescriptorSetAllocator::new(
+                device.clone(),
+                Default::default(),
+            )),
+            software: props.device_type == PhysicalDeviceType::Cpu,
+            name: props.device_name.clone(),
+            driver: match (&props.driver_name, &props.driver_info) {
+                (Some(n), Some(i)) => format!("{n} {i}"),
+                (Some(n), None) => n.clone(),
+                _ => format!("driver {:#x}", props.driver_version),
+            },
+            device,
+            queue,
+            limits,
+            memory_cap,
+            allocated: AtomicU64::new(0),
+            pool: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The logical device.
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+
+    /// The compute queue all sorts are submitted to.
+    pub fn queue(&self) -> &Arc<Queue> {
+        &self.queue
+    }
+
+    /// The memory allocator.
+    pub fn memory_allocator(&self) -> &Arc<StandardMemoryAllocator> {
+        &self.memory
+    }
+
+    /// The command buffer allocator.
+    pub fn command_buffer_allocator(&self) -> &Arc<StandardCommandBufferAllocator> {
+        &self.command_buffers
+    }
+
+    /// The descriptor set allocator.
+    pub fn descriptor_set_allocator(&self) -> &Arc<StandardDescriptorSetAllocator> {
+        &self.descriptor_sets
+    }
+
+    /// The device limits.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Whether the driver runs on the CPU (lavapipe, SwiftShader): `auto` never picks it.
+    pub fn is_software(&self) -> bool {
+        self.software
+    }
+
+    /// The device's name, e.g. `NVIDIA H100 80GB HBM3` or `llvmpipe (LLVM 15.0.6, 256 bits)`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The memory cap from `SORTNET_GPU_MEMORY_CAP`, if set.
+    pub fn memory_cap(&self) -> Option<u64> {
+        self.memory_cap
+    }
+
+    /// The largest buffer, in bytes, the crate will bind for one sort.
+    pub fn max_buffer_bytes(&self) -> u64 {
+        self.limits.max_buffer_bytes(self.memory_cap)
+    }
+
+    /// One line for `sortnet backends`: name, driver, subgroup size, memory.
+    pub fn status(&self) -> String {
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        format!(
+            "{} ({}{}), subgroup {}, {:.1} GiB device memory, max buffer {:.2} GiB",
+            self.name,
+            self.driver,
+            if self.software { ", software" } else { "" },
+            self.limits
+                .subgroup_size
+                .map_or_else(|| "unknown".to_string(), |s| s.to_string()),
+            gib(self.limits.device_local_heaps.iter().sum()),
+            gib(self.max_buffer_bytes()),
+        )
+    }
+
+    /// Builds a compute pipeline from committed SPIR-V (`include_bytes!` of a file in
+    /// `shaders/spv/`) with `(constant_id, value)` specialization constants.
+    pub fn compute_pipeline(
+        &self,
+        spirv: &[u8],
+        specialization: &[(u32, u32)],
+    ) -> Result<Arc<ComputePipeline>> {
+        if spirv.len() % 4 != 0 {
+            return Err(Error::Gpu("SPIR-V length is not a multiple of 4".into()));
+        }
+        let words: Vec<u32> = spirv
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        // SAFETY: the words are SPIR-V produced by glslc from the crate's own shaders
+        // (shaders/spv, checked against their sources by tests/gpu_shaders.rs); vulkano
+        // parses and validates the module's structure before creating it.
+        let module =
+            unsafe { ShaderModule::new(self.device.clone(), ShaderModuleCreateInfo::new(&words)) }
+                .map_err(gpu_err("loading a shader module"))?;
+        let entry = module
+            .specialize(
+                specialization
+                    .iter()
+                    .map(|&(id, value)| (id, SpecializationConstant::U32(value)))
+                    .collect(),
+            )
+            .map_err(gpu_err("specializing a shader"))?
+            .entry_point("main")
+            .ok_or_else(|| Error::Gpu("shader has no `main` entry point".into()))?;
+        let stage = PipelineShaderStageCreateInfo::new(entry);
+        let layout = PipelineLayout::new(
+            self.device.clone(),
+            PipelineDescriptorSetLayoutCreateInfo::from_stages([&stage])
+                .into_pipeline_layout_create_info(self.device.clone())
+                .map_err(gpu_err("deriving a pipeline layout"))?,
+        )
+        .map_err(gpu_err("creating a pipeline layout"))?;
+        ComputePipeline::new(
+            self.device.clone(),
+            None,
+            ComputePipelineCreateInfo::stage_layout(stage, layout),
+        )
+        .map_err(gpu_err("creating a compute pipeline"))
+    }
+
+    /// A buffer of at least `bytes` bytes in `memory`, from the pool when one of its size
+    /// class (the next power of two) is free, else newly allocated. Dropping the returned
+    /// [`Pooled`] gives it back to the pool. Fails with [`Error::Gpu`] over the memory cap.
+    pub fn buffer(self: &Arc<Self>, memory: Memory, bytes: u64) -> Result<Pooled> {
+        let class = bytes.max(256).next_power_of_two();
+        let reused = self
+            .pool
+            .lock()
+            .map_err(|_| Error::Gpu("buffer pool lock poisoned".into()))?
+            .get_mut(&(memory, class))
+            .and_then(Vec::pop);
+        let buffer = match reused {
+            Some(b) => b,
+            None => self.allocate(memory, class)?,
+        };
+        Ok(Pooled {
+            context: self.clone(),
+            memory,
+            class,
+            buffer: Some(buffer),
+        })
+    }
+
+    fn allocate(&self, memory: Memory, bytes: u64) -> Result<Subbuffer<[u8]>> {
+        let total = self.allocated.fetch_add(bytes, Ordering::SeqCst) + bytes;
+        if let Some(cap) = self.memory_cap {
+            if total > cap {
+                self.allocated.fetch_sub(bytes, Ordering::SeqCst);
+                return Err(Error::Gpu(format!(
+                    "allocating {bytes} bytes would exceed SORTNET_GPU_MEMORY_CAP={cap}"
+                )));
+            }
+        }
+        let (usage, filter) = match memory {
+            Memory::Device => (
+                BufferUsage::STORAGE_BUFFER | BufferUsage::TRANSFER_SRC | BufferUsage::TRANSFER_DST,
+                MemoryTypeFilter::PREFER_DEVICE,
+            ),
+            Memory::Staging => (
+                BufferUsage::TRANSFER_SRC | BufferUsage::TRANSFER_DST,
+                MemoryTypeFilter::PREFER_HOST | MemoryTypeFilter::HOST_RANDOM_ACCESS,
+            ),
+        };
+        Buffer::new_slice::<u8>(
+            self.memory.clone(),
+            BufferCreateInfo {
+                usage,
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: filter,
+                ..Default::default()
+            },
+            bytes as DeviceSize,
+        )
+        .map_err(|e| {
+            self.allocated.fetch_sub(bytes, Ordering::SeqCst);
+            Error::Gpu(format!("allocating a {bytes}-byte buffer: {e}"))
+        })
+    }
+
+    /// A pooled staging buffer holding a copy of `data` (at least one element's room), ready
+    /// to be copied to the device with `CopyBufferInfo::buffers(staging.slice(len), ..)`.
+    pub fn stage_in<T: BufferContents + Copy>(self: &Arc<Self>, data: &[T]) -> Result<Pooled> {
+        let size = std::mem::size_of::<T>() as u64;
+        let staging = self.buffer(Memory::Staging, (data.len() as u64).max(1) * size)?;
+        if !data.is_empty() {
+            staging
+                .slice::<T>(data.len() as u64)
+                .write()
+                .map_err(gpu_err("mapping a staging buffer"))?
+                .copy_from_slice(data);
+        }
+        Ok(staging)
+    }
+
+    /// Copies the first `out.len()` elements of a staging buffer (after the GPU wrote it and
+    /// the work was waited for) into `out`.
+    pub fn stage_out<T: BufferContents + Copy>(staging: &Pooled, out: &mut [T]) -> Result<()> {
+        if !out.is_empty() {
+            out.copy_from_slice(
+                &staging
+                    .slice::<T>(out.len() as u64)
+                    .read()
+                    .map_err(gpu_err("mapping a staging buffer"))?,
+            );
+        }
+        Ok(())
+    }
+
+    /// Drops every pooled buffer that is not in use (frees their memory).
+    pub fn trim_pool(&self) {
+        if let Ok(mut pool) = self.pool.lock() {
+            for ((_, class), buffers) in pool.drain() {
+                self.allocated
+                    .fetch_sub(class * buffers.len() as u64, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// A one-time-submit primary command buffer builder on the compute queue's family.
+    pub fn command_builder(&self) -> Result<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>> {
+        AutoCommandBufferBuilder::primary(
+            self.command_buffers.clone(),
+            self.queue.queue_family_index(),
+            CommandBufferUsage::OneTimeSubmit,
+        )
+        .map_err(gpu_err("creating a command buffer"))
+    }
+
+    /// Builds `builder`, submits it on the shared queue and waits for it to finish.
+    pub fn submit_and_wait(
+        &self,
+        builder: AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    ) -> Result<()> {
+        let commands = builder.build().map_err(gpu_err("building commands"))?;
+        vulkano::sync::now(self.device.clone())
+            .then_execute(self.queue.clone(), commands)
+            .map_err(gpu_err("submitting commands"))?
+            .then_signal_fence_and_flush()
+            .map_err(gpu_err("flushing commands"))?
+            .wait(None)
+            .map_err(gpu_err("waiting for the GPU"))
+    }
+}
+
+/// How many pooled buffers of one size class are kept for reuse; more are freed on return.
+const POOL_KEEP_PER_CLASS: usize = 4;
+
+/// A buffer borrowed from the context's pool; returns there when dropped.
+pub struct Pooled {
+    context: Arc<GpuContext>,
+    memory: Memory,
+    class: u64,
+    buffer: Option<Subbuffer<[u8]>>,
+}
+
+impl Pooled {
+    /// The whole buffer (its size class, at least the bytes asked for).
+    pub fn bytes(&self) -> Subbuffer<[u8]> {
+        self.buffer.clone().expect("present until drop")
+    }
+
+    /// The first `len` elements (at least one) of the buffer viewed as `T`.
+    ///
+    /// `len` times the size of `T` must fit the buffer (the caller asked for at least that
+    /// many bytes).
+    pub fn slice<T: BufferContents>(&self, len: u64) -> Subbuffer<[T]> {
+        let bytes = len.max(1) * std::mem::size_of::<T>() as u64;
+        self.bytes().slice(0..bytes).reinterpret::<[T]>()
+    }
+}
+
+impl Pooled {
+    /// Takes the buffer out of the pool for good (it is freed when its last clone drops),
+    /// for buffers that must outlive this call, such as those bound in a caller's command
+    /// buffer.
+    pub fn detach(mut self) -> Subbuffer<[u8]> {
+        self.context
+            .allocated
+            .fetch_sub(self.class, Ordering::SeqCst);
+        self.buffer.take().expect("present until drop")
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        let Some(buffer) = self.buffer.take() else {
+            return;
+        };
+        if let Ok(mut pool) = self.context.pool.lock() {
+            let list = pool.entry((self.memory, self.class)).or_default();
+            if list.len() < POOL_KEEP_PER_CLASS {
+                list.push(buffer);
+                return;
+            }
+        }
+        self.context
+            .allocated
+            .fetch_sub(self.class, Ordering::SeqCst);
+    }
+}
+
+fn read_limits(physical: &Arc<PhysicalDevice>, family: u32, shader_int64: bool) -> Limits {
+    let p = physical.properties();
+    let timestamps = physical.queue_family_properties()[family as usize].timestamp_valid_bits;
+    let mut device_local_heaps = Vec::new();
+    let mut host_heaps = Vec::new();
+    for heap in &physical.memory_properties().memory_heaps {
+        if heap.flags.intersects(MemoryHeapFlags::DEVICE_LOCAL) {
+            device_local_heaps.push(heap.size);
+        } else {
+            host_heaps.push(heap.size);
+        }
+    }
+    Limits {
+        subgroup_size: p.subgroup_size,
+        max_shared_memory: p.max_compute_shared_memory_size,
+        max_workgroup_invocations: p.max_compute_work_group_invocations,
+        max_workgroup_size_x: p.max_compute_work_group_size[0],
+        max_workgroup_count: [
+            p.max_compute_work_group_count[0],
+            p.max_compute_work_group_count[1],
+        ],
+        max_storage_buffer_range: p.max_storage_buffer_range as u64,
+        max_allocation: p.max_memory_allocation_size.unwrap_or(u64::MAX),
+        timestamp_period_ns: timestamps
+            .filter(|&bits| bits > 0)
+            .map(|_| p.timestamp_period as f64),
+        shader_int64,
+        device_local_heaps,
+        host_heaps,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_cap_parses_suffixes() {
+        assert_eq!(parse_cap("4096"), Some(4096));
+        assert_eq!(parse_cap("64k"), Some(64 << 10));
+        assert_eq!(parse_cap("3M"), Some(3 << 20));
+        assert_eq!(parse_cap(" 2g "), Some(2 << 30));
+        assert_eq!(parse_cap("lots"), None);
+        assert_eq!(parse_cap(""), None);
+    }
+
+    #[test]
+    fn discrete_gpus_rank_before_software_drivers() {
+        assert!(
+            device_rank(PhysicalDeviceType::DiscreteGpu)
+                < device_rank(PhysicalDeviceType::IntegratedGpu)
+        );
+        assert!(device_rank(PhysicalDeviceType::VirtualGpu) < device_rank(PhysicalDeviceType::Cpu));
+    }
+}
