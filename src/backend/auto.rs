@@ -11,9 +11,10 @@ use crate::keys::key::{KeyMap, KeyWidth};
 /// The `auto` backend. Get it from [`backend::auto`](super::auto).
 pub struct Auto {
     backends: Vec<&'static dyn SortBackend>,
-    /// The nibble backend when it is a CPU one, resolved once: the nibble preference does
-    /// not depend on the length, and resolving it per call cost more than sorting a short
-    /// batch (4 ns of the 13 ns a one-word call takes).
+    /// The nibble backend when it is a CPU one and the same at every length, resolved
+    /// once: the built-in nibble preference does not depend on the length, and resolving it
+    /// per call cost more than sorting a short batch (4 ns of the 13 ns a one-word call
+    /// takes). `None` when a calibration profile picks different nibble backends by length.
     nibbles_cpu: Option<&'static dyn SortBackend>,
 }
 
@@ -23,9 +24,24 @@ impl Auto {
             backends: backends.to_vec(),
             nibbles_cpu: None,
         };
-        auto.nibbles_cpu = auto
-            .pick(Workload::Nibbles, 0)
-            .filter(|b| b.device() == Device::Cpu);
+        let profile_varies = match super::profile::state() {
+            super::profile::State::Loaded(_, profile) => {
+                let mut picks = profile
+                    .entries
+                    .iter()
+                    .filter(|(w, _, _)| *w == Workload::Nibbles)
+                    .map(|(_, _, backend)| backend);
+                picks
+                    .next()
+                    .is_some_and(|first| picks.any(|other| other != first))
+            }
+            _ => false,
+        };
+        if !profile_varies {
+            auto.nibbles_cpu = auto
+                .pick(Workload::Nibbles, 0)
+                .filter(|b| b.device() == Device::Cpu);
+        }
         auto
     }
 
