@@ -36,22 +36,24 @@ void cmpxchg(uint a, uint b) {
     }
 }
 
+// Heights are powers of two: block starts and offsets are masks and shifts, not divisions
+// (integer division by a run-time value costs tens of instructions on GPUs).
 void flip(uint h) {
-    uint half_h = h >> 1;
+    uint low = (h >> 1) - 1u;  // offset within the lower half of a block
     for (uint p = 0u; p < E / 2u; ++p) {
         uint j = p * gl_WorkGroupSize.x + gl_LocalInvocationID.x;  // pair index in the tile
-        uint q = (j / half_h) * h;
-        uint t = j % half_h;
+        uint q = (j & ~low) << 1;  // block start
+        uint t = j & low;
         cmpxchg(q + t, q + h - 1u - t);
     }
 }
 
 void disperse(uint h) {
-    uint half_h = h >> 1;
+    uint low = (h >> 1) - 1u;
     for (uint p = 0u; p < E / 2u; ++p) {
         uint j = p * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-        uint a = (j / half_h) * h + j % half_h;
-        cmpxchg(a, a + half_h);
+        uint a = j + (j & ~low);  // ((j / half) * h) + j % half
+        cmpxchg(a, a + low + 1u);
     }
 }
 

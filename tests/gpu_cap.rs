@@ -43,7 +43,9 @@ fn allocation_over_the_cap_is_an_error_and_the_data_is_untouched() {
     ));
     assert!(keys == original && vals == vals_before);
 
-    let words_before: Vec<u64> = (0..300_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    let words_before: Vec<u64> = (0..300_000u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
     let mut words = words_before.clone();
     if b.supports(sortnet::Workload::Nibbles) {
         assert!(matches!(b.sort_nibbles(&mut words), Err(Error::Gpu(_))));
