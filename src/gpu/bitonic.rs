@@ -58,7 +58,7 @@ use crate::keys::key::KeyMap;
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
 /// At most this many elements per thread in the local (shared-memory) kernels.
-const MAX_PER_THREAD: u32 = 32;
+const MAX_PER_THREAD: u32 = 8;
 /// Global steps fused into one dispatch: each thread holds `2^FUSE` keys in registers.
 const FUSE: u32 = 4;
 /// The most elements one GPU sort takes: indices are 32-bit in the shaders and the padded

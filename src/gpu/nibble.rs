@@ -19,6 +19,8 @@ use super::plan;
 use crate::error::{Error, Result};
 
 const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
+/// The variant whose histogram uses a 256-entry byte table (kept for benchmarks).
+const SPIRV_BYTE_TABLE: &[u8] = include_bytes!("../../shaders/spv/nibble_bytetable.spv");
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
@@ -30,10 +32,12 @@ pub fn supported(ctx: &GpuContext) -> bool {
     ctx.limits().shader_int64
 }
 
-/// The pipeline and its workgroup size, built once.
-fn pipeline(ctx: &GpuContext) -> Result<(Arc<ComputePipeline>, u32)> {
-    static PIPELINE: OnceLock<(Arc<ComputePipeline>, u32)> = OnceLock::new();
-    if let Some(p) = PIPELINE.get() {
+/// The pipeline and its workgroup size, built once per variant.
+fn pipeline(ctx: &GpuContext, byte_table: bool) -> Result<(Arc<ComputePipeline>, u32)> {
+    static PIPELINES: [OnceLock<(Arc<ComputePipeline>, u32)>; 2] =
+        [OnceLock::new(), OnceLock::new()];
+    let cell = &PIPELINES[byte_table as usize];
+    if let Some(p) = cell.get() {
         return Ok(p.clone());
     }
     if !supported(ctx) {
@@ -46,8 +50,9 @@ fn pipeline(ctx: &GpuContext) -> Result<(Arc<ComputePipeline>, u32)> {
     let size = WORKGROUP
         .min(l.max_workgroup_invocations)
         .min(l.max_workgroup_size_x);
-    let p = ctx.compute_pipeline(SPIRV, &[(0, size), (1, LOADS_PER_THREAD)])?;
-    Ok(PIPELINE.get_or_init(|| (p, size)).clone())
+    let spirv = if byte_table { SPIRV_BYTE_TABLE } else { SPIRV };
+    let p = ctx.compute_pipeline(spirv, &[(0, size), (1, LOADS_PER_THREAD)])?;
+    Ok(cell.get_or_init(|| (p, size)).clone())
 }
 
 /// Records the nibble sort of every word of `words` (a caller-owned storage buffer) into
@@ -57,6 +62,18 @@ pub fn record(
     ctx: &Arc<GpuContext>,
     builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     words: Subbuffer<[u64]>,
+) -> Result<()> {
+    record_variant(ctx, builder, words, false)
+}
+
+/// [`record`] with the histogram variant chosen: `byte_table` uses the 256-entry byte table
+/// (for benchmarks comparing the two).
+#[doc(hidden)]
+pub fn record_variant(
+    ctx: &Arc<GpuContext>,
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    words: Subbuffer<[u64]>,
+    byte_table: bool,
 ) -> Result<()> {
     let n = words.len();
     if n == 0 {
@@ -80,7 +97,15 @@ pub fn record(
             .detach()
             .reinterpret::<[[u32; 4]]>()
     };
-    record_views(ctx, builder, pairs, (even / 2) as u32, tail, n % 2 == 1)
+    record_views(
+        ctx,
+        builder,
+        pairs,
+        (even / 2) as u32,
+        tail,
+        n % 2 == 1,
+        byte_table,
+    )
 }
 
 fn record_views(
@@ -90,8 +115,9 @@ fn record_views(
     pair_count: u32,
     tail: Subbuffer<[u32]>,
     has_tail: bool,
+    byte_table: bool,
 ) -> Result<()> {
-    let (pipeline, size) = pipeline(ctx)?;
+    let (pipeline, size) = pipeline(ctx, byte_table)?;
     let layout = pipeline.layout().clone();
     let set = DescriptorSet::new(
         ctx.descriptor_set_allocator().clone(),
@@ -126,7 +152,7 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
     if words.is_empty() {
         return Ok(());
     }
-    pipeline(ctx)?;
+    pipeline(ctx, false)?;
     // Chunks of an even number of words that one storage buffer holds.
     let max_words = ((ctx.limits().max_storage_buffer_range / 8) & !1).max(2) as usize;
     if words.len() <= max_words {
@@ -161,6 +187,7 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
         device.slice::<[u32; 4]>(padded / 2),
         (padded / 2) as u32,
         tail.slice::<u32>(2),
+        false,
         false,
     )?;
     builder
