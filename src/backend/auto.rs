@@ -1,7 +1,7 @@
 //! `auto`: routes each call to the fastest usable backend for its workload and length.
 //!
 //! The crossover sizes live in [`thresholds`](super::thresholds), each with the measurement
-//! behind it. `auto` never routes to a software GPU driver, and a GPU failure falls back to
+//! behind it; a calibration [`profile`](super::profile) measured on this machine goes first. `auto` never routes to a software GPU driver, and a GPU failure falls back to
 //! the best CPU backend with the data untouched.
 
 use super::{Device, SortBackend, Workload};
@@ -32,8 +32,10 @@ impl Auto {
         len: usize,
         allowed: impl Fn(Device) -> bool,
     ) -> Option<&'static dyn SortBackend> {
-        super::thresholds::preference(workload, len)
-            .iter()
+        // A calibration profile measured on this machine goes before the built-in list.
+        super::profile::measured_fastest(workload, len)
+            .into_iter()
+            .chain(super::thresholds::preference(workload, len))
             .filter_map(|name| self.named(name))
             .find(|b| b.supports(workload) && allowed(b.device()))
             .or_else(|| {

@@ -57,6 +57,14 @@ pub fn auto() -> &'static dyn SortBackend {
     forced.unwrap_or_else(|| the_auto())
 }
 
+/// The backend `auto` sends a call of `workload` with `len` elements to, for tools and
+/// benchmarks that report the pick (`sortnet backends`, `sortnet bench`). It follows the
+/// calibration profile and the built-in thresholds like `auto` does, but not
+/// `SORTNET_BACKEND`; `None` when no usable backend does `workload`.
+pub fn auto_pick(workload: super::Workload, len: usize) -> Option<&'static dyn SortBackend> {
+    the_auto().pick(workload, len)
+}
+
 /// Whether an environment switch such as `SORTNET_NO_GPU` is set to something other than
 /// empty or `0`.
 pub(crate) fn env_flag(name: &str) -> bool {

@@ -6,6 +6,18 @@
 use super::Workload;
 use crate::keys::key::KeyWidth;
 
+/// Words from which the SIMD nibble backends (portable, avx2, avx512) split a slice over
+/// rayon's pool. Provisional until measured.
+pub(crate) const NIBBLE_SIMD_PARALLEL_MIN_WORDS: usize = 1 << 16;
+
+/// Words from which the `lut` nibble backend splits a slice over rayon's pool.
+/// Provisional until measured.
+pub(crate) const NIBBLE_LUT_PARALLEL_MIN_WORDS: usize = 1 << 14;
+
+/// Words per parallel task of the nibble backends: a multiple of every SIMD block (64
+/// words), 128 KiB of data.
+pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 14;
+
 /// Backends `auto` tries for `workload` at `len` elements, best first.
 pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
     let _ = len;

@@ -10,6 +10,8 @@ pub mod context;
 pub mod copy;
 pub mod nibble;
 pub mod plan;
+pub mod radix;
+pub mod radix_plan;
 
 use crate::backend::SortBackend;
 
@@ -21,5 +23,8 @@ pub(crate) fn backends() -> Vec<&'static dyn SortBackend> {
         list.push(b);
     }
     // vulkan-radix goes here (branch `gpu-radix`): push it after vulkan-bitonic.
+    if let Some(radix) = radix::VulkanRadix::get() {
+        list.push(radix);
+    }
     list
 }

@@ -2,3 +2,4 @@
 //! order-preserving maps of [`key`].
 
 pub mod key;
+pub mod radix;

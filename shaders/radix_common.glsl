@@ -1,0 +1,107 @@
+// Shared by the radix_*.comp shaders: the layout of the state buffer (mirrored by
+// src/gpu/radix_plan.rs, whose unit test reads this file so the two cannot drift apart), the
+// key type of the variant being compiled, and the order-preserving key maps (the GPU twin of
+// src/keys/key.rs).
+//
+// Variants are chosen with -DKEY64=0|1 and -DPAIRS=0|1 (see the `// variants:` lines).
+
+#ifndef KEY64
+#define KEY64 0
+#endif
+#ifndef PAIRS
+#define PAIRS 0
+#endif
+
+// ---- state buffer layout, in u32 words -------------------------------------------------
+#define ST_COUNT 0u          // number of keys to sort (written by the host or copied from the caller's count buffer)
+#define ST_TILE_COUNTER 16u  // [8]   next tile id of each pass (Onesweep hands tiles out in launch order)
+#define ST_FLAGS 32u         // [8]   per pass: bit 0 encode on read, bit 1 decode on write, bit 2 look-back slot
+#define ST_BUCKET 128u       // [8][256] first output index of each digit of each pass
+#define ST_HIST 2176u        // [8][256] digit counts of each pass (the upfront histogram)
+#define ST_STATUS 4224u      // [2][tiles][256] look-back words: 2-bit flag, 30-bit count
+
+// ---- indirect buffer (binding 5, written by the plan only: vulkano would see a conflict if a
+// dispatch read its own size from a buffer range that the same dispatch may write) ----------
+#define IND_PASS 0u   // [8][2][3] dispatch sizes of each pass, direction A->B then B->A
+#define IND_COPY 48u  // [3] dispatch size of the final B->A copy (zero when the pass count is even)
+#define IND_WORDS 51u
+
+#define FLAG_AGGREGATE (1u << 30)
+#define FLAG_PREFIX (2u << 30)
+#define VALUE_MASK ((1u << 30) - 1u)
+
+#define RADIX 256u
+#define MAP_UNSIGNED 0u
+#define MAP_SIGNED 1u
+#define MAP_FLOAT 2u
+
+#if KEY64
+#define KEY uvec2
+#define KEY_WORDS 2u
+#define PASSES 8u
+#define KEY_ZERO uvec2(0u)
+
+uint digit_of(uvec2 k, uint shift) {
+    return shift < 32u ? (k.x >> shift) & 255u : (k.y >> (shift - 32u)) & 255u;
+}
+
+uvec2 encode_key(uvec2 k, uint map) {
+    if (map == MAP_SIGNED) {
+        k.y ^= 0x80000000u;
+    } else if (map == MAP_FLOAT) {
+        uint neg = uint(int(k.y) >> 31);
+        k ^= uvec2(neg, neg | 0x80000000u);
+    }
+    return k;
+}
+
+uvec2 decode_key(uvec2 k, uint map) {
+    if (map == MAP_SIGNED) {
+        k.y ^= 0x80000000u;
+    } else if (map == MAP_FLOAT) {
+        uint neg = uint(~(int(k.y) >> 31));
+        k ^= uvec2(neg, neg | 0x80000000u);
+    }
+    return k;
+}
+#else
+#define KEY uint
+#define KEY_WORDS 1u
+#define PASSES 4u
+#define KEY_ZERO 0u
+
+uint digit_of(uint k, uint shift) {
+    return (k >> shift) & 255u;
+}
+
+uint encode_key(uint k, uint map) {
+    if (map == MAP_SIGNED) {
+        k ^= 0x80000000u;
+    } else if (map == MAP_FLOAT) {
+        k ^= uint(int(k) >> 31) | 0x80000000u;
+    }
+    return k;
+}
+
+uint decode_key(uint k, uint map) {
+    if (map == MAP_SIGNED) {
+        k ^= 0x80000000u;
+    } else if (map == MAP_FLOAT) {
+        k ^= uint(~(int(k) >> 31)) | 0x80000000u;
+    }
+    return k;
+}
+#endif
+
+// Every radix pipeline shares one layout: bindings 0..3 keys/values in and out, 4 state,
+// 5 indirect dispatch sizes.
+// Push constants: the pass, the key map, the look-back slot stride in words, keys per tile,
+// and the capacity of the bound buffers in keys (a count read from the GPU is clamped to it,
+// so no count can make a shader reach past its buffers).
+layout(push_constant) uniform Params {
+    uint pass_index;
+    uint map;
+    uint slot_words;
+    uint tile_keys;
+    uint capacity;
+} params;

@@ -1,0 +1,285 @@
+#version 450
+// variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1
+//
+// One radix pass over one 8-bit digit, Onesweep style (Adinets & Merrill, 2022): each
+// workgroup takes the next tile id from a counter, ranks its keys inside the tile, publishes
+// its per-digit counts, finds the keys of earlier tiles with the same digit by decoupled
+// look-back, and writes its keys (and values) to their places.
+//
+// Vulkan promises no forward progress between workgroups, so the look-back never waits
+// unboundedly: a digit that sees no word from tile j after SPIN_LIMIT reads gives up, and the
+// whole workgroup counts tile j's keys itself (they are in the source buffer, which nobody
+// writes during the pass). The result is the same either way; only the time differs.
+//
+// Stability: a subgroup owns a contiguous run of the tile and takes its keys in index
+// order (round k, lane l -> index k*S + l); ranks count equal digits in earlier rounds
+// (per-subgroup counters), earlier lanes (ballot match) and earlier subgroups (prefix over
+// the subgroup counters), so equal digits keep their input order. Nothing assumes a
+// subgroup size: the match uses all four words of a ballot and every count loops over
+// gl_NumSubgroups.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
+
+#include "radix_common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint KPT = 8;            // keys per invocation
+layout(constant_id = 2) const uint MAX_SUBGROUPS = 8;  // WG / the smallest subgroup size
+layout(constant_id = 3) const uint SPIN_LIMIT = 8192;  // reads of a missing look-back word before the fallback
+
+const uint WG = gl_WorkGroupSize.x;
+const uint TILE = WG * KPT;
+const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
+const uint TILE_WORDS = TILE * KEY_WORDS;
+const uint SMEM_WORDS = HIST_WORDS > TILE_WORDS ? HIST_WORDS : TILE_WORDS;
+
+layout(std430, binding = 0) readonly buffer SrcKeys { KEY src_keys[]; };
+layout(std430, binding = 1) writeonly buffer DstKeys { KEY dst_keys[]; };
+#if PAIRS
+layout(std430, binding = 2) readonly buffer SrcVals { uint src_vals[]; };
+layout(std430, binding = 3) writeonly buffer DstVals { uint dst_vals[]; };
+#endif
+layout(std430, binding = 4) coherent volatile buffer State { uint st[]; };
+
+// Per-subgroup digit counters during ranking, then the tile's keys (and values) in their
+// sorted order inside the tile.
+shared uint s_mem[SMEM_WORDS];
+shared uint s_count[RADIX];     // keys of this tile per digit
+shared uint s_excl[RADIX];      // first tile-local index of each digit
+shared uint s_out[RADIX];       // output index of tile-local index 0 of each digit
+shared uint s_lb_sum[RADIX];    // look-back: keys with this digit in earlier tiles found so far
+shared uint s_lb_next[RADIX];   // look-back: tiles below this one are still to be read (0 = done)
+shared uint s_fallback[RADIX];  // digit counts of a tile recounted by the fallback
+shared uint s_sg_sum[MAX_SUBGROUPS];
+shared uint s_tile;
+shared uint s_pending;
+shared uint s_stalled;
+
+uint status_index(uint slot, uint tile, uint digit) {
+    return ST_STATUS + slot * params.slot_words + tile * RADIX + digit;
+}
+
+// s_excl = exclusive prefix sum of s_count, for any workgroup and subgroup size. Called in
+// uniform control flow; ends with a barrier.
+void scan_counts() {
+    const uint per = (RADIX + WG - 1u) / WG;
+    uint first = gl_LocalInvocationIndex * per;
+    uint sum = 0u;
+    for (uint j = 0u; j < per; j++) {
+        uint d = first + j;
+        if (d < RADIX) sum += s_count[d];
+    }
+    uint before = subgroupExclusiveAdd(sum);
+    uint total = subgroupAdd(sum);
+    if (subgroupElect()) s_sg_sum[gl_SubgroupID] = total;
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+        uint run = 0u;
+        for (uint s = 0u; s < gl_NumSubgroups; s++) {
+            uint t = s_sg_sum[s];
+            s_sg_sum[s] = run;
+            run += t;
+        }
+    }
+    barrier();
+    uint run = s_sg_sum[gl_SubgroupID] + before;
+    for (uint j = 0u; j < per; j++) {
+        uint d = first + j;
+        if (d < RADIX) {
+            s_excl[d] = run;
+            run += s_count[d];
+        }
+    }
+    barrier();
+}
+
+void main() {
+    const uint tid = gl_LocalInvocationIndex;
+    const uint flags = st[ST_FLAGS + params.pass_index];
+    const bool encode = (flags & 1u) != 0u;
+    const bool decode = (flags & 2u) != 0u;
+    const uint slot = (flags >> 2) & 1u;
+    const uint n = min(st[ST_COUNT], params.capacity);
+    const uint shift = params.pass_index * 8u;
+
+    if (tid == 0u) s_tile = atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u);
+    for (uint i = tid; i < HIST_WORDS; i += WG) s_mem[i] = 0u;
+    barrier();
+    const uint tile = s_tile;
+    const uint base = tile * TILE;
+    const uint tile_n = min(TILE, n - base);
+
+    const uint sg = gl_SubgroupID;
+    const uint lane = gl_SubgroupInvocationID;
+    const uint sg_first = sg * gl_SubgroupSize * KPT;
+
+    KEY keys[KPT];
+    uint rank[KPT];
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = sg_first + k * gl_SubgroupSize + lane;
+        keys[k] = KEY_ZERO;
+        if (idx < tile_n) {
+            keys[k] = src_keys[base + idx];
+            if (encode) keys[k] = encode_key(keys[k], params.map);
+        }
+    }
+
+    // Rank within the subgroup: peers = lanes of this round with the same digit.
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = sg_first + k * gl_SubgroupSize + lane;
+        bool valid = idx < tile_n;
+        uint d = digit_of(keys[k], shift);
+        uvec4 peers = subgroupBallot(valid);
+        [[unroll]] for (uint b = 0u; b < 8u; b++) {
+            bool bit = ((d >> b) & 1u) != 0u;
+            uvec4 m = subgroupBallot(bit);
+            peers &= bit ? m : ~m;
+        }
+        uint below = subgroupBallotExclusiveBitCount(peers);
+        uint leader = valid ? subgroupBallotFindLSB(peers) : lane;
+        uint before = 0u;
+        if (valid && lane == leader) {
+            before = atomicAdd(s_mem[sg * RADIX + d], subgroupBallotBitCount(peers));
+        }
+        rank[k] = subgroupShuffle(before, leader) + below;
+    }
+    barrier();
+
+    // Per digit: the tile's count, and each subgroup's counter turned into its exclusive
+    // prefix over the subgroups before it. Publish the count at once for later tiles.
+    const uint other_slot = slot ^ 1u;
+    for (uint d = tid; d < RADIX; d += WG) {
+        uint sum = 0u;
+        for (uint s = 0u; s < gl_NumSubgroups; s++) {
+            uint t = s_mem[s * RADIX + d];
+            s_mem[s * RADIX + d] = sum;
+            sum += t;
+        }
+        s_count[d] = sum;
+        atomicExchange(st[status_index(slot, tile, d)],
+                       (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
+        // The other slot served the previous pass and serves the next one: clear it now.
+        st[status_index(other_slot, tile, d)] = 0u;
+        s_lb_sum[d] = 0u;
+        s_lb_next[d] = tile;
+    }
+    barrier();
+    scan_counts();
+
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = sg_first + k * gl_SubgroupSize + lane;
+        if (idx < tile_n) {
+            uint d = digit_of(keys[k], shift);
+            rank[k] += s_excl[d] + s_mem[sg * RADIX + d];
+        }
+    }
+    barrier();
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = sg_first + k * gl_SubgroupSize + lane;
+        if (idx < tile_n) {
+#if KEY64
+            s_mem[rank[k]] = keys[k].x;
+            s_mem[TILE + rank[k]] = keys[k].y;
+#else
+            s_mem[rank[k]] = keys[k];
+#endif
+        }
+    }
+
+    // Decoupled look-back with a bounded spin and the recount fallback.
+    for (;;) {
+        if (tid == 0u) {
+            s_pending = 0u;
+            s_stalled = 0u;
+        }
+        barrier();
+        for (uint d = tid; d < RADIX; d += WG) {
+            uint next = s_lb_next[d];
+            uint sum = s_lb_sum[d];
+            uint spins = 0u;
+            while (next > 0u && spins < SPIN_LIMIT) {
+                uint word = st[status_index(slot, next - 1u, d)];
+                uint flag = word & ~VALUE_MASK;
+                if (flag == 0u) {
+                    spins++;
+                    continue;
+                }
+                sum += word & VALUE_MASK;
+                next = flag == FLAG_PREFIX ? 0u : next - 1u;
+                spins = 0u;
+            }
+            s_lb_next[d] = next;
+            s_lb_sum[d] = sum;
+            if (next > 0u) {
+                atomicAdd(s_pending, 1u);
+                atomicMax(s_stalled, next);
+            }
+        }
+        barrier();
+        if (s_pending == 0u) break;
+        // Recount the highest tile some digit is stuck on.
+        const uint stuck = s_stalled - 1u;
+        for (uint d = tid; d < RADIX; d += WG) s_fallback[d] = 0u;
+        barrier();
+        const uint stuck_base = stuck * TILE;
+        const uint stuck_n = min(TILE, n - stuck_base);
+        for (uint i = tid; i < stuck_n; i += WG) {
+            KEY key = src_keys[stuck_base + i];
+            if (encode) key = encode_key(key, params.map);
+            atomicAdd(s_fallback[digit_of(key, shift)], 1u);
+        }
+        barrier();
+        for (uint d = tid; d < RADIX; d += WG) {
+            if (s_lb_next[d] == stuck + 1u) {
+                s_lb_sum[d] += s_fallback[d];
+                s_lb_next[d] = stuck;
+            }
+        }
+        barrier();
+    }
+
+    for (uint d = tid; d < RADIX; d += WG) {
+        uint earlier = s_lb_sum[d];
+        if (tile != 0u) {
+            atomicExchange(st[status_index(slot, tile, d)], FLAG_PREFIX | (earlier + s_count[d]));
+        }
+        s_out[d] = st[ST_BUCKET + params.pass_index * RADIX + d] + earlier - s_excl[d];
+    }
+    barrier();
+
+#if PAIRS
+    uint out_index[KPT];
+#endif
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint i = k * WG + tid;
+        if (i < tile_n) {
+#if KEY64
+            KEY key = uvec2(s_mem[i], s_mem[TILE + i]);
+#else
+            KEY key = s_mem[i];
+#endif
+            uint out_i = s_out[digit_of(key, shift)] + i;
+            if (decode) key = decode_key(key, params.map);
+            dst_keys[out_i] = key;
+#if PAIRS
+            out_index[k] = out_i;
+#endif
+        }
+    }
+#if PAIRS
+    barrier();
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = sg_first + k * gl_SubgroupSize + lane;
+        if (idx < tile_n) s_mem[rank[k]] = src_vals[base + idx];
+    }
+    barrier();
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint i = k * WG + tid;
+        if (i < tile_n) dst_vals[out_index[k]] = s_mem[i];
+    }
+#endif
+}

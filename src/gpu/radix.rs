@@ -1,0 +1,700 @@
+//! `vulkan-radix`: LSD radix sort with 8-bit digits on a Vulkan device, in the Onesweep shape
+//! (one upfront histogram of every digit, then one pass per digit whose scan is chained
+//! across tiles by decoupled look-back).
+//!
+//! Per sort, all recorded into one command buffer:
+//!
+//! 1. clear the state buffer and set the key count (from the host, or copied from a GPU
+//!    buffer of the caller's);
+//! 2. `radix_histogram`: counts the digits of every pass at once;
+//! 3. `radix_plan` (one workgroup): bucket offsets, and which passes run: a pass whose digit
+//!    is the same for every key gets zero workgroups. The decision is made on the GPU, so no
+//!    read-back stalls the queue and the count may come from a GPU buffer; every pass is an
+//!    indirect dispatch, two per pass (A->B and B->A) of which the plan sizes the one in the
+//!    right direction;
+//! 4. `radix_scatter` per pass: rank, look-back, scatter; the first pass that runs applies
+//!    the key map on read, the last undoes it on write;
+//! 5. `radix_copy`: brings the result back to the caller's buffer when an odd number of
+//!    passes ran.
+//!
+//! The look-back spins a bounded number of times and then recounts the missing tile from
+//! the keys (Vulkan promises no forward progress between workgroups); see
+//! `shaders/radix_scatter.comp`. The sort is stable, so pairs keep equal keys' values in
+//! input order.
+//!
+//! Data already on the GPU: [`RadixSorter::record`] records the sort into the caller's
+//! command buffer for caller-owned buffers, with scratch from [`RadixSorter::new_scratch`]
+//! (its size from [`RadixSorter::scratch_bytes`]).
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::command_buffer::{
+    AutoCommandBufferBuilder, CopyBufferInfo, DispatchIndirectCommand, PrimaryAutoCommandBuffer,
+};
+use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
+use vulkano::device::physical::SubgroupFeatures;
+use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
+use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
+use vulkano::shader::ShaderStages;
+
+use super::context::{context, gpu_err, GpuContext, Memory, Pooled};
+use super::radix_plan::{self as plan, DeviceLimits, TileShape, Variant};
+use crate::backend::{Device, SortBackend, Workload};
+use crate::error::{Error, Result};
+use crate::keys::key::{KeyMap, KeyWidth};
+
+const NAME: &str = "vulkan-radix";
+
+/// SPIR-V of one variant's pipelines.
+struct Spirv {
+    histogram: &'static [u8],
+    plan: &'static [u8],
+    scatter: &'static [u8],
+    copy: &'static [u8],
+}
+
+fn spirv(variant: Variant) -> Spirv {
+    macro_rules! spv {
+        ($name:literal) => {
+            include_bytes!(concat!("../../shaders/spv/", $name, ".spv")).as_slice()
+        };
+    }
+    let (histogram, plan) = if variant.wide {
+        (spv!("radix_histogram_k64"), spv!("radix_plan_64"))
+    } else {
+        (spv!("radix_histogram_k32"), spv!("radix_plan_32"))
+    };
+    let (scatter, copy) = match variant.suffix() {
+        "k32" => (spv!("radix_scatter_k32"), spv!("radix_copy_k32")),
+        "k64" => (spv!("radix_scatter_k64"), spv!("radix_copy_k64")),
+        "p32" => (spv!("radix_scatter_p32"), spv!("radix_copy_p32")),
+        _ => (spv!("radix_scatter_p64"), spv!("radix_copy_p64")),
+    };
+    Spirv {
+        histogram,
+        plan,
+        scatter,
+        copy,
+    }
+}
+
+/// The pipelines of one variant, built on first use.
+struct Pipelines {
+    shape: TileShape,
+    histogram: Arc<ComputePipeline>,
+    plan: Arc<ComputePipeline>,
+    scatter: Arc<ComputePipeline>,
+    copy: Arc<ComputePipeline>,
+}
+
+/// The element count of a recorded sort.
+#[derive(Debug, Clone)]
+pub enum Count {
+    /// Known when recording.
+    Known(u32),
+    /// Read by the GPU from this buffer when the sort runs (clamped to the buffers'
+    /// capacity), e.g. written by an earlier compute pass of the caller's.
+    Buffer(Subbuffer<u32>),
+}
+
+/// What to sort: caller-owned device buffers (storage + transfer usage).
+#[derive(Debug, Clone)]
+pub struct SortJob {
+    /// The keys as 32-bit words: one per key for 32-bit keys, two (low word first) for 64-bit
+    /// keys. Sorted in place.
+    pub keys: Subbuffer<[u32]>,
+    /// Values that follow their keys, as many as there are keys; `None` to sort keys alone.
+    pub values: Option<Subbuffer<[u32]>>,
+    /// Key width.
+    pub width: KeyWidth,
+    /// How the key bits map to unsigned order (`KeyMap::Float` for `f32`/`f64`, ...).
+    pub map: KeyMap,
+    /// How many keys, from the start of the buffers, to sort.
+    pub count: Count,
+}
+
+impl SortJob {
+    fn variant(&self) -> Variant {
+        Variant {
+            wide: self.width == KeyWidth::W64,
+            pairs: self.values.is_some(),
+        }
+    }
+
+    /// Keys the buffers hold.
+    fn capacity(&self) -> u64 {
+        let keys = self.keys.len() / u64::from(self.variant().key_words());
+        match &self.values {
+            Some(v) => keys.min(v.len()),
+            None => keys,
+        }
+    }
+}
+
+/// Scratch memory for sorts of up to `capacity` keys of one variant. Reusable across sorts
+/// that do not run at the same time.
+pub struct RadixScratch {
+    variant: Variant,
+    capacity: u64,
+    keys: Subbuffer<[u32]>,
+    values: Option<Subbuffer<[u32]>>,
+    state: Subbuffer<[u32]>,
+    indirect: Subbuffer<[DispatchIndirectCommand]>,
+}
+
+impl RadixScratch {
+    /// The most keys this scratch serves.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+}
+
+/// The radix sorter on the shared context.
+pub struct RadixSorter {
+    ctx: Arc<GpuContext>,
+    limits: DeviceLimits,
+    pipelines: [Mutex<Option<Arc<Pipelines>>>; 4],
+}
+
+impl std::fmt::Debug for RadixSorter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RadixSorter")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The device limits the tile shape is chosen from, or `None` when the device lacks the
+/// subgroup operations the shaders use in compute shaders.
+fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
+    let props = ctx.device().physical_device().properties();
+    let needed = SubgroupFeatures::BASIC
+        | SubgroupFeatures::BALLOT
+        | SubgroupFeatures::ARITHMETIC
+        | SubgroupFeatures::SHUFFLE;
+    if !props.subgroup_supported_operations?.contains(needed)
+        || !props
+            .subgroup_supported_stages?
+            .contains(ShaderStages::COMPUTE)
+    {
+        return None;
+    }
+    let size = props.subgroup_size?;
+    let l = ctx.limits();
+    Some(DeviceLimits {
+        min_subgroup: props.min_subgroup_size.unwrap_or(size).min(size),
+        max_subgroup: props.max_subgroup_size.unwrap_or(size).max(size),
+        shared_bytes: l.max_shared_memory,
+        max_invocations: l.max_workgroup_invocations.min(l.max_workgroup_size_x),
+        max_groups_x: l.max_workgroup_count[0],
+        max_storage_range: l.max_buffer_bytes(None),
+    })
+}
+
+/// Knobs for benchmarks and tests, read when a variant's pipelines are built:
+/// `SORTNET_RADIX_KPI_<k32|k64|p32|p64>` and `SORTNET_RADIX_WG` override keys per invocation
+/// and invocations per workgroup; `SORTNET_RADIX_SPIN_LIMIT=0` makes every look-back take
+/// the recount fallback (tests/gpu_radix_fallback.rs).
+fn env_u32(name: &str) -> Option<u32> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
+impl RadixSorter {
+    /// The sorter on the shared context; `None` without a usable Vulkan device.
+    pub fn get() -> Option<&'static RadixSorter> {
+        static SORTER: OnceLock<Option<RadixSorter>> = OnceLock::new();
+        SORTER
+            .get_or_init(|| {
+                let ctx = context()?;
+                let limits = device_limits(&ctx)?;
+                Some(RadixSorter {
+                    ctx,
+                    limits,
+                    pipelines: Default::default(),
+                })
+            })
+            .as_ref()
+    }
+
+    /// The context it runs on.
+    pub fn context(&self) -> &Arc<GpuContext> {
+        &self.ctx
+    }
+
+    fn pipelines(&self, variant: Variant) -> Result<Arc<Pipelines>> {
+        let mut slot = self.pipelines[variant.index()]
+            .lock()
+            .map_err(|_| Error::Gpu("radix pipeline lock poisoned".into()))?;
+        if let Some(p) = slot.as_ref() {
+            return Ok(p.clone());
+        }
+        let kpi = env_u32(&format!("SORTNET_RADIX_KPI_{}", variant.suffix()));
+        let shape = plan::choose_shape(variant, &self.limits, kpi, env_u32("SORTNET_RADIX_WG"))
+            .ok_or_else(|| {
+                Error::Gpu(format!(
+                    "no radix tile fits this device's {} bytes of shared memory",
+                    self.limits.shared_bytes
+                ))
+            })?;
+        let code = spirv(variant);
+        let stream_wg = plan::STREAM_WORKGROUP.min(self.limits.max_invocations);
+        let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
+        let built = Arc::new(Pipelines {
+            shape,
+            histogram: self
+                .ctx
+                .compute_pipeline(code.histogram, &[(0, stream_wg)])?,
+            plan: self
+                .ctx
+                .compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
+            scatter: self.ctx.compute_pipeline(
+                code.scatter,
+                &[
+                    (0, shape.workgroup),
+                    (1, shape.keys_per_invocation),
+                    (2, shape.max_subgroups),
+                    (
+                        3,
+                        env_u32("SORTNET_RADIX_SPIN_LIMIT").unwrap_or(plan::SPIN_LIMIT),
+                    ),
+                ],
+            )?,
+            copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
+        });
+        *slot = Some(built.clone());
+        Ok(built)
+    }
+
+    fn variant(width: KeyWidth, pairs: bool) -> Variant {
+        Variant {
+            wide: width == KeyWidth::W64,
+            pairs,
+        }
+    }
+
+    /// The tile shape used for this key width (with or without values).
+    pub fn tile_shape(&self, width: KeyWidth, pairs: bool) -> Result<TileShape> {
+        Ok(self.pipelines(Self::variant(width, pairs))?.shape)
+    }
+
+    /// The most keys one sort takes on this device.
+    pub fn max_len(&self, width: KeyWidth, pairs: bool) -> Result<u64> {
+        let variant = Self::variant(width, pairs);
+        let shape = self.pipelines(variant)?.shape;
+        Ok(plan::max_len(variant, shape, &self.limits))
+    }
+
+    /// Bytes of scratch device memory a sort of up to `capacity` keys needs.
+    pub fn scratch_bytes(&self, width: KeyWidth, pairs: bool, capacity: u64) -> Result<u64> {
+        let variant = Self::variant(width, pairs);
+        let shape = self.pipelines(variant)?.shape;
+        Ok(plan::scratch_sizes(variant, shape, capacity).total())
+    }
+
+    /// Allocates scratch for sorts of up to `capacity` keys (device-local memory).
+    pub fn new_scratch(&self, width: KeyWidth, pairs: bool, capacity: u64) -> Result<RadixScratch> {
+        let variant = Self::variant(width, pairs);
+        let shape = self.pipelines(variant)?.shape;
+        self.check_len(variant, shape, capacity)?;
+        let sizes = plan::scratch_sizes(variant, shape, capacity);
+        let alloc = |bytes: u64| -> Result<Subbuffer<[u32]>> {
+            Buffer::new_slice::<u32>(
+                self.ctx.memory_allocator().clone(),
+                BufferCreateInfo {
+                    usage: BufferUsage::STORAGE_BUFFER
+                        | BufferUsage::TRANSFER_DST
+                        | BufferUsage::TRANSFER_SRC,
+                    ..Default::default()
+                },
+                AllocationCreateInfo {
+                    memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
+                    ..Default::default()
+                },
+                bytes / 4,
+            )
+            .map_err(gpu_err("allocating radix scratch"))
+        };
+        Ok(RadixScratch {
+            variant,
+            capacity,
+            keys: alloc(sizes.keys_bytes)?,
+            values: if variant.pairs {
+                Some(alloc(sizes.values_bytes)?)
+            } else {
+                None
+            },
+            state: alloc(sizes.state_bytes)?,
+            indirect: self.indirect_buffer()?,
+        })
+    }
+
+    fn indirect_buffer(&self) -> Result<Subbuffer<[DispatchIndirectCommand]>> {
+        Buffer::new_slice::<DispatchIndirectCommand>(
+            self.ctx.memory_allocator().clone(),
+            BufferCreateInfo {
+                usage: BufferUsage::STORAGE_BUFFER | BufferUsage::INDIRECT_BUFFER,
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
+                ..Default::default()
+            },
+            u64::from(plan::indirect::WORDS / 3),
+        )
+        .map_err(gpu_err("allocating the radix dispatch buffer"))
+    }
+
+    fn check_len(&self, variant: Variant, shape: TileShape, len: u64) -> Result<()> {
+        let max = plan::max_len(variant, shape, &self.limits);
+        if len > max {
+            return Err(Error::TooLarge {
+                backend: NAME,
+                len: len as usize,
+                max: max as usize,
+            });
+        }
+        Ok(())
+    }
+
+    /// Records the sort of `job` into `builder` (the caller submits it). `scratch` must be
+    /// for the same key width and values-or-not, with a capacity of at least the job's
+    /// buffers, and must not be in use by another sort running at the same time.
+    pub fn record(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+    ) -> Result<()> {
+        let variant = job.variant();
+        if scratch.variant != variant {
+            return Err(Error::Gpu(format!(
+                "radix scratch made for {:?} used for {:?}",
+                scratch.variant, variant
+            )));
+        }
+        let capacity = job.capacity();
+        if let Count::Known(n) = job.count {
+            if u64::from(n) > capacity {
+                return Err(Error::Gpu(format!(
+                    "sorting {n} keys in buffers that hold {capacity}"
+                )));
+            }
+        }
+        if capacity > scratch.capacity {
+            return Err(Error::Gpu(format!(
+                "radix scratch holds {} keys, the buffers {capacity}",
+                scratch.capacity
+            )));
+        }
+        let p = self.pipelines(variant)?;
+        self.check_len(variant, p.shape, capacity)?;
+        let kw = u64::from(variant.key_words());
+        let slot_words = plan::slot_words(p.shape, capacity);
+        let state_words = plan::state_words(p.shape, capacity);
+        let state = scratch.state.clone().slice(0..state_words);
+        let b_keys = scratch.keys.clone().slice(0..(capacity * kw).max(1));
+        let b_values = scratch
+            .values
+            .as_ref()
+            .map(|v| v.clone().slice(0..capacity.max(1)));
+        let a_keys = job.keys.clone().slice(0..(capacity * kw).max(1));
+        let a_values = job
+            .values
+            .as_ref()
+            .map(|v| v.clone().slice(0..capacity.max(1)));
+        let map_code = match job.map {
+            KeyMap::Unsigned => 0u32,
+            KeyMap::Signed => 1,
+            KeyMap::Float => 2,
+        };
+        let params = |pass: u32| -> [u32; 5] {
+            [
+                pass,
+                map_code,
+                slot_words as u32,
+                p.shape.tile_keys(),
+                capacity as u32,
+            ]
+        };
+
+        // 1. Clear the state, set the count.
+        builder
+            .fill_buffer(state.clone(), 0)
+            .map_err(gpu_err("clearing radix state"))?;
+        match &job.count {
+            Count::Known(n) => builder
+                .update_buffer(state.clone().index(plan::state::COUNT.into()), Box::new(*n))
+                .map_err(gpu_err("setting the key count"))?,
+            Count::Buffer(buf) => builder
+                .copy_buffer(CopyBufferInfo::buffers(
+                    buf.clone(),
+                    state.clone().index(plan::state::COUNT.into()),
+                ))
+                .map_err(gpu_err("copying the key count"))?,
+        };
+
+        let set = |pipeline: &Arc<ComputePipeline>,
+                   writes: Vec<WriteDescriptorSet>|
+         -> Result<Arc<DescriptorSet>> {
+            DescriptorSet::new(
+                self.ctx.descriptor_set_allocator().clone(),
+                pipeline.layout().set_layouts()[0].clone(),
+                writes,
+                [],
+            )
+            .map_err(gpu_err("creating a radix descriptor set"))
+        };
+        let bind = |builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+                    pipeline: &Arc<ComputePipeline>,
+                    set: Arc<DescriptorSet>,
+                    push: [u32; 5]|
+         -> Result<()> {
+            builder
+                .bind_pipeline_compute(pipeline.clone())
+                .map_err(gpu_err("binding a radix pipeline"))?
+                .bind_descriptor_sets(
+                    PipelineBindPoint::Compute,
+                    pipeline.layout().clone(),
+                    0,
+                    set,
+                )
+                .map_err(gpu_err("binding radix buffers"))?
+                .push_constants(pipeline.layout().clone(), 0, push)
+                .map_err(gpu_err("setting radix parameters"))?;
+            Ok(())
+        };
+        // Keys and values from `src` to `dst`, and the state.
+        let direction = |src_k: &Subbuffer<[u32]>,
+                         dst_k: &Subbuffer<[u32]>,
+                         src_v: &Option<Subbuffer<[u32]>>,
+                         dst_v: &Option<Subbuffer<[u32]>>| {
+            let mut w = vec![
+                WriteDescriptorSet::buffer(0, src_k.clone()),
+                WriteDescriptorSet::buffer(1, dst_k.clone()),
+                WriteDescriptorSet::buffer(4, state.clone()),
+            ];
+            if let (Some(s), Some(d)) = (src_v, dst_v) {
+                w.push(WriteDescriptorSet::buffer(2, s.clone()));
+                w.push(WriteDescriptorSet::buffer(3, d.clone()));
+            }
+            w
+        };
+
+        // 2. Histogram of every digit.
+        let hist_set = set(
+            &p.histogram,
+            vec![
+                WriteDescriptorSet::buffer(0, a_keys.clone()),
+                WriteDescriptorSet::buffer(4, state.clone()),
+            ],
+        )?;
+        bind(builder, &p.histogram, hist_set, params(0))?;
+        let groups = plan::histogram_groups(capacity, self.limits.max_groups_x);
+        // SAFETY: the histogram shader reads keys[i] for i < min(count, capacity), and
+        // a_keys holds capacity keys; it writes only the histogram words of the state buffer,
+        // which holds state_words >= STATUS words.
+        unsafe { builder.dispatch([groups, 1, 1]) }
+            .map_err(gpu_err("dispatching the radix histogram"))?;
+
+        // 3. Plan.
+        let indirect = scratch.indirect.clone();
+        let plan_set = set(
+            &p.plan,
+            vec![
+                WriteDescriptorSet::buffer(4, state.clone()),
+                WriteDescriptorSet::buffer(5, indirect.clone().reinterpret::<[u32]>()),
+            ],
+        )?;
+        bind(builder, &p.plan, plan_set, params(0))?;
+        // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
+        // and the 51 words of the indirect buffer, all of which exist.
+        unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
+
+        // 4. The passes, each in both directions; the plan gives tiles to one of them.
+        let ab = set(
+            &p.scatter,
+            direction(&a_keys, &b_keys, &a_values, &b_values),
+        )?;
+        let ba = set(
+            &p.scatter,
+            direction(&b_keys, &a_keys, &b_values, &a_values),
+        )?;
+        for pass in 0..variant.passes() {
+            for (dir, dir_set) in [(0u64, &ab), (1, &ba)] {
+                bind(builder, &p.scatter, dir_set.clone(), params(pass))?;
+                let at = u64::from(pass) * 2 + dir;
+                // SAFETY: the plan sizes this dispatch to ceil(count / tile) workgroups (or
+                // zero), count <= capacity; each tile reads and writes keys and values below
+                // count in buffers of capacity elements, and look-back words of tiles below
+                // ceil(capacity / tile) in a state buffer sized for exactly that
+                // (radix_plan::state_words). Tile ids come from a counter cleared in step 1.
+                unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
+                    .map_err(gpu_err("dispatching a radix pass"))?;
+            }
+        }
+
+        // 5. Back to A when an odd number of passes ran.
+        let copy_set = set(&p.copy, direction(&b_keys, &a_keys, &b_values, &a_values))?;
+        bind(builder, &p.copy, copy_set, params(0))?;
+        let at = u64::from(plan::indirect::COPY / 3);
+        // SAFETY: grid-stride copy of count <= capacity elements between buffers of capacity
+        // elements; the plan sizes it (at most 65535 workgroups, or zero).
+        unsafe { builder.dispatch_indirect(indirect.slice(at..at + 1)) }
+            .map_err(gpu_err("dispatching the radix copy"))?;
+        Ok(())
+    }
+
+    /// Sorts host slices: upload through staging, sort, download. On `Err` the slices are
+    /// unchanged (they are written only after the GPU finished).
+    fn sort_host(
+        &self,
+        keys: &mut [u32],
+        values: Option<&mut [u32]>,
+        width: KeyWidth,
+        map: KeyMap,
+    ) -> Result<()> {
+        let variant = Self::variant(width, values.is_some());
+        let kw = u64::from(variant.key_words());
+        let n = keys.len() as u64 / kw;
+        if n <= 1 {
+            return Ok(());
+        }
+        let shape = self.pipelines(variant)?.shape;
+        self.check_len(variant, shape, n)?;
+        let ctx = &self.ctx;
+        let sizes = plan::scratch_sizes(variant, shape, n);
+        let staging_keys = ctx.stage_in(keys)?;
+        let staging_values = values.as_deref().map(|v| ctx.stage_in(v)).transpose()?;
+        let a_keys = ctx.buffer(Memory::Device, n * kw * 4)?;
+        let a_values = values
+            .as_ref()
+            .map(|_| ctx.buffer(Memory::Device, n * 4))
+            .transpose()?;
+        let b_keys = ctx.buffer(Memory::Device, sizes.keys_bytes)?;
+        let b_values = values
+            .as_ref()
+            .map(|_| ctx.buffer(Memory::Device, sizes.values_bytes))
+            .transpose()?;
+        let state = ctx.buffer(Memory::Device, sizes.state_bytes)?;
+        let scratch = RadixScratch {
+            variant,
+            capacity: n,
+            keys: b_keys.slice(n * kw),
+            values: b_values.as_ref().map(|b| b.slice(n)),
+            state: state.slice(sizes.state_bytes / 4),
+            indirect: self.indirect_buffer()?,
+        };
+        let job = SortJob {
+            keys: a_keys.slice(n * kw),
+            values: a_values.as_ref().map(|b| b.slice(n)),
+            width,
+            map,
+            count: Count::Known(n as u32),
+        };
+        let pair = |s: &Pooled, d: &Subbuffer<[u32]>, len: u64| {
+            CopyBufferInfo::buffers(s.slice::<u32>(len), d.clone())
+        };
+        let mut builder = ctx.command_builder()?;
+        builder
+            .copy_buffer(pair(&staging_keys, &job.keys, n * kw))
+            .map_err(gpu_err("uploading keys"))?;
+        if let (Some(s), Some(d)) = (&staging_values, &job.values) {
+            builder
+                .copy_buffer(pair(s, d, n))
+                .map_err(gpu_err("uploading values"))?;
+        }
+        self.record(&mut builder, &job, &scratch)?;
+        builder
+            .copy_buffer(CopyBufferInfo::buffers(
+                job.keys.clone(),
+                staging_keys.slice::<u32>(n * kw),
+            ))
+            .map_err(gpu_err("downloading keys"))?;
+        if let (Some(s), Some(d)) = (&staging_values, &job.values) {
+            builder
+                .copy_buffer(CopyBufferInfo::buffers(d.clone(), s.slice::<u32>(n)))
+                .map_err(gpu_err("downloading values"))?;
+        }
+        ctx.submit_and_wait(builder)?;
+        GpuContext::stage_out(&staging_keys, keys)?;
+        if let (Some(s), Some(v)) = (&staging_values, values) {
+            GpuContext::stage_out(s, v)?;
+        }
+        Ok(())
+    }
+}
+
+/// Views 64-bit keys as 32-bit words (low word first on little-endian hosts, as the
+/// shaders read them).
+fn words_of(keys: &mut [u64]) -> &mut [u32] {
+    // SAFETY: u64 has no padding and every bit pattern is a valid pair of u32; u32's
+    // alignment (4) divides u64's (8); the length doubles to cover the same bytes, and the
+    // borrow of `keys` is held for the lifetime of the view.
+    unsafe { std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<u32>(), keys.len() * 2) }
+}
+
+/// The `vulkan-radix` backend.
+pub struct VulkanRadix {
+    sorter: &'static RadixSorter,
+}
+
+impl VulkanRadix {
+    /// The backend, when a Vulkan device with the needed subgroup operations exists and
+    /// the host is little-endian (64-bit keys are uploaded as word pairs, low word first).
+    pub fn get() -> Option<&'static VulkanRadix> {
+        static BACKEND: OnceLock<Option<VulkanRadix>> = OnceLock::new();
+        BACKEND
+            .get_or_init(|| {
+                if cfg!(target_endian = "big") {
+                    return None;
+                }
+                RadixSorter::get().map(|sorter| VulkanRadix { sorter })
+            })
+            .as_ref()
+    }
+
+    /// The sorter behind the backend (for data already on the GPU).
+    pub fn sorter(&self) -> &'static RadixSorter {
+        self.sorter
+    }
+}
+
+impl SortBackend for VulkanRadix {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn device(&self) -> Device {
+        Device::Gpu {
+            software: self.sorter.ctx.is_software(),
+        }
+    }
+
+    fn status(&self) -> String {
+        self.sorter.ctx.status()
+    }
+
+    fn supports(&self, workload: Workload) -> bool {
+        matches!(workload, Workload::Keys(_) | Workload::Pairs(_))
+    }
+
+    fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        self.sorter.sort_host(keys, None, KeyWidth::W32, map)
+    }
+
+    fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        self.sorter
+            .sort_host(words_of(keys), None, KeyWidth::W64, map)
+    }
+
+    fn sort_pairs32(&self, keys: &mut [u32], values: &mut [u32], map: KeyMap) -> Result<()> {
+        self.sorter
+            .sort_host(keys, Some(values), KeyWidth::W32, map)
+    }
+
+    fn sort_pairs64(&self, keys: &mut [u64], values: &mut [u32], map: KeyMap) -> Result<()> {
+        self.sorter
+            .sort_host(words_of(keys), Some(values), KeyWidth::W64, map)
+    }
+}

@@ -1,0 +1,495 @@
+//! Dispatch math of the Vulkan radix sort, free of any GPU so that it is unit-tested
+//! everywhere: tile shapes chosen from the device's limits, tile and workgroup counts,
+//! scratch sizes, and the layout of the state buffer that the shaders share
+//! (`shaders/radix_common.glsl`; a test reads that file and checks every number here).
+//!
+//! The sort is LSD radix with 8-bit digits in the Onesweep shape: one upfront pass counts
+//! the digits of every pass, a one-workgroup plan turns the counts into bucket offsets and
+//! decides which passes run, then one pass per digit ranks a tile of keys, finds the keys of
+//! earlier tiles by decoupled look-back and scatters.
+
+/// Bits per digit: 256 buckets, the Onesweep choice (4 passes for 32-bit keys).
+pub const DIGIT_BITS: u32 = 8;
+/// Buckets per pass.
+pub const RADIX: u32 = 1 << DIGIT_BITS;
+/// Most passes of any key width (64-bit keys).
+pub const MAX_PASSES: u32 = 8;
+
+/// Look-back words hold a 2-bit flag and a 30-bit count, so a sort takes fewer keys than this.
+pub const LOOKBACK_COUNT_LIMIT: u64 = 1 << 30;
+
+/// State buffer word offsets (the `ST_*` defines of `radix_common.glsl`).
+pub mod state {
+    /// Keys to sort.
+    pub const COUNT: u32 = 0;
+    /// Tile counters, one per pass.
+    pub const TILE_COUNTER: u32 = 16;
+    /// Per-pass flags (encode, decode, look-back slot).
+    pub const FLAGS: u32 = 32;
+    /// Bucket offsets, 256 per pass.
+    pub const BUCKET: u32 = 128;
+    /// Digit counts, 256 per pass.
+    pub const HIST: u32 = 2176;
+    /// Look-back words: two slots of `tiles * 256`.
+    pub const STATUS: u32 = 4224;
+}
+
+/// Indirect buffer word offsets (the `IND_*` defines of `radix_common.glsl`).
+pub mod indirect {
+    /// Two dispatches (A->B, B->A) of three words per pass.
+    pub const PASS: u32 = 0;
+    /// The final copy's dispatch.
+    pub const COPY: u32 = 48;
+    /// Words in the indirect buffer.
+    pub const WORDS: u32 = 51;
+}
+
+/// Invocations of the histogram and copy workgroups.
+pub const STREAM_WORKGROUP: u32 = 256;
+/// Keys each histogram invocation counts (grid-stride), which sets how many workgroups add
+/// their shared counts into the global histogram.
+pub const HISTOGRAM_KEYS_PER_INVOCATION: u32 = 32;
+/// Invocations of the plan's single workgroup (one per bucket).
+pub const PLAN_WORKGROUP: u32 = 256;
+/// Reads of a missing look-back word before the workgroup recounts that tile itself.
+pub const SPIN_LIMIT: u32 = 4096;
+
+/// The key width and whether values ride along: one set of pipelines each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Variant {
+    /// 64-bit keys (else 32-bit).
+    pub wide: bool,
+    /// `u32` values follow the keys.
+    pub pairs: bool,
+}
+
+impl Variant {
+    /// Index 0..4 for per-variant tables.
+    pub fn index(self) -> usize {
+        usize::from(self.wide) | (usize::from(self.pairs) << 1)
+    }
+
+    /// 32-bit words per key.
+    pub fn key_words(self) -> u32 {
+        if self.wide {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Radix passes (digits) of this width.
+    pub fn passes(self) -> u32 {
+        self.key_words() * 32 / DIGIT_BITS
+    }
+
+    /// Suffix of the SPIR-V files: `k32`, `k64`, `p32`, `p64`.
+    pub fn suffix(self) -> &'static str {
+        match (self.pairs, self.wide) {
+            (false, false) => "k32",
+            (false, true) => "k64",
+            (true, false) => "p32",
+            (true, true) => "p64",
+        }
+    }
+}
+
+/// What the tile shape depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// The smallest subgroup the driver may run (`minSubgroupSize`, else `subgroupSize`).
+    pub min_subgroup: u32,
+    /// The largest subgroup (`maxSubgroupSize`, else `subgroupSize`).
+    pub max_subgroup: u32,
+    /// `maxComputeSharedMemorySize` in bytes.
+    pub shared_bytes: u32,
+    /// `maxComputeWorkGroupInvocations`.
+    pub max_invocations: u32,
+    /// `maxComputeWorkGroupCount[0]`.
+    pub max_groups_x: u32,
+    /// `maxStorageBufferRange` in bytes.
+    pub max_storage_range: u64,
+}
+
+/// The shape of one scatter tile: the specialization constants of `radix_scatter.comp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TileShape {
+    /// Invocations per workgroup.
+    pub workgroup: u32,
+    /// Keys per invocation.
+    pub keys_per_invocation: u32,
+    /// Subgroup counters kept in shared memory: workgroup / smallest subgroup.
+    pub max_subgroups: u32,
+}
+
+impl TileShape {
+    /// Keys per tile.
+    pub fn tile_keys(self) -> u32 {
+        self.workgroup * self.keys_per_invocation
+    }
+
+    /// Shared memory the scatter shader declares for this shape, in bytes (mirrors its
+    /// `shared` declarations).
+    pub fn shared_bytes(self, variant: Variant) -> u32 {
+        let hist = self.max_subgroups * RADIX;
+        let tile = self.tile_keys() * variant.key_words();
+        let words = hist.max(tile) + 6 * RADIX + self.max_subgroups + 3;
+        words * 4
+    }
+
+    /// Tiles for `n` keys.
+    pub fn tiles(self, n: u64) -> u64 {
+        n.div_ceil(u64::from(self.tile_keys()))
+    }
+}
+
+/// Keys per invocation the tile starts from for each variant: Onesweep-sized tiles that
+/// keep one tile of keys in shared memory (15 x 256 = 3840 32-bit keys is CUB's Onesweep
+/// tile for 32-bit keys; wide keys and pairs hold more registers per key).
+pub fn preferred_keys_per_invocation(variant: Variant) -> u32 {
+    match (variant.wide, variant.pairs) {
+        (false, false) => 15,
+        (false, true) => 12,
+        (true, false) => 8,
+        (true, true) => 7,
+    }
+}
+
+/// The invocations per workgroup the tile starts from.
+pub const PREFERRED_WORKGROUP: u32 = 256;
+
+/// The largest tile that fits the device: the preferred shape, halving the workgroup (never
+/// below the largest subgroup or 64) and then trimming keys per invocation until the
+/// shared memory fits. `None` if nothing fits.
+pub fn choose_shape(
+    variant: Variant,
+    limits: &DeviceLimits,
+    keys_per_invocation: Option<u32>,
+    workgroup: Option<u32>,
+) -> Option<TileShape> {
+    let min_sg = limits.min_subgroup.max(1);
+    let max_sg = limits.max_subgroup.max(min_sg);
+    let floor = max_sg.max(64);
+    let workgroups: Vec<u32> = match workgroup {
+        Some(wg) => vec![wg],
+        None => std::iter::successors(
+            Some(PREFERRED_WORKGROUP.min(limits.max_invocations)),
+            |&wg| (wg / 2 >= floor).then_some(wg / 2),
+        )
+        .collect(),
+    };
+    let start = keys_per_invocation.unwrap_or_else(|| preferred_keys_per_invocation(variant));
+    for (i, &wg) in workgroups.iter().enumerate() {
+        if wg == 0 || wg % max_sg != 0 || wg > limits.max_invocations {
+            continue;
+        }
+        let last = i + 1 == workgroups.len();
+        // Keys per invocation shrink only once the workgroup cannot.
+        let lowest = if keys_per_invocation.is_none() && last {
+            1
+        } else {
+            start
+        };
+        for kpi in (lowest..=start).rev() {
+            let shape = TileShape {
+                workgroup: wg,
+                keys_per_invocation: kpi,
+                max_subgroups: wg / min_sg,
+            };
+            if shape.shared_bytes(variant) <= limits.shared_bytes {
+                return Some(shape);
+            }
+        }
+    }
+    None
+}
+
+/// Bytes of the scratch buffers a sort of up to `capacity` keys needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScratchSizes {
+    /// The second key buffer (ping-pong).
+    pub keys_bytes: u64,
+    /// The second value buffer (zero for keys alone).
+    pub values_bytes: u64,
+    /// State: counters, flags, histograms, bucket offsets, two look-back slots.
+    pub state_bytes: u64,
+    /// Indirect dispatch sizes.
+    pub indirect_bytes: u64,
+}
+
+impl ScratchSizes {
+    /// All of it.
+    pub fn total(self) -> u64 {
+        self.keys_bytes + self.values_bytes + self.state_bytes + self.indirect_bytes
+    }
+}
+
+/// Words of one look-back slot for `capacity` keys.
+pub fn slot_words(shape: TileShape, capacity: u64) -> u64 {
+    shape.tiles(capacity).max(1) * u64::from(RADIX)
+}
+
+/// Words of the state buffer for `capacity` keys.
+pub fn state_words(shape: TileShape, capacity: u64) -> u64 {
+    u64::from(state::STATUS) + 2 * slot_words(shape, capacity)
+}
+
+/// Scratch for sorting up to `capacity` keys of `variant` with tiles of `shape`. Buffers
+/// are never empty (Vulkan has no zero-sized buffers).
+pub fn scratch_sizes(variant: Variant, shape: TileShape, capacity: u64) -> ScratchSizes {
+    let cap = capacity.max(1);
+    ScratchSizes {
+        keys_bytes: cap * 4 * u64::from(variant.key_words()),
+        values_bytes: if variant.pairs { cap * 4 } else { 0 },
+        state_bytes: state_words(shape, capacity) * 4,
+        indirect_bytes: u64::from(indirect::WORDS) * 4,
+    }
+}
+
+/// The most keys one sort takes on this device: the look-back count limit, the largest
+/// storage buffer binding (keys, and the look-back state), and the largest dispatch.
+pub fn max_len(variant: Variant, shape: TileShape, limits: &DeviceLimits) -> u64 {
+    let by_count = LOOKBACK_COUNT_LIMIT - 1;
+    let by_keys = limits.max_storage_range / (4 * u64::from(variant.key_words()));
+    let by_groups = u64::from(limits.max_groups_x) * u64::from(shape.tile_keys());
+    // State words = STATUS + 2 * tiles * 256 must fit the binding range too.
+    let state_range_words = limits.max_storage_range / 4;
+    let by_state = state_range_words.saturating_sub(u64::from(state::STATUS)) / (2 * 256)
+        * u64::from(shape.tile_keys());
+    by_count.min(by_keys).min(by_groups).min(by_state)
+}
+
+/// Workgroups of the histogram dispatch for up to `capacity` keys: enough that each
+/// invocation counts about [`HISTOGRAM_KEYS_PER_INVOCATION`] keys, at most `max_groups_x`.
+/// (The count may come from a GPU buffer, so this is sized for the capacity; the shader
+/// strides over the real count.)
+pub fn histogram_groups(capacity: u64, max_groups_x: u32) -> u32 {
+    let per_group = u64::from(STREAM_WORKGROUP * HISTOGRAM_KEYS_PER_INVOCATION);
+    capacity
+        .div_ceil(per_group)
+        .clamp(1, u64::from(max_groups_x.min(65535))) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LAVAPIPE: DeviceLimits = DeviceLimits {
+        min_subgroup: 8,
+        max_subgroup: 8,
+        shared_bytes: 32 * 1024,
+        max_invocations: 1024,
+        max_groups_x: 65535,
+        max_storage_range: 128 << 20,
+    };
+    const NVIDIA: DeviceLimits = DeviceLimits {
+        min_subgroup: 32,
+        max_subgroup: 32,
+        shared_bytes: 48 * 1024,
+        max_invocations: 1024,
+        max_groups_x: u32::MAX >> 1,
+        max_storage_range: u32::MAX as u64,
+    };
+    const AMD: DeviceLimits = DeviceLimits {
+        min_subgroup: 32,
+        max_subgroup: 64,
+        shared_bytes: 64 * 1024,
+        max_invocations: 1024,
+        max_groups_x: u32::MAX,
+        max_storage_range: u32::MAX as u64,
+    };
+
+    fn variants() -> [Variant; 4] {
+        [false, true]
+            .map(|p| [false, true].map(|w| Variant { wide: w, pairs: p }))
+            .concat()
+            .try_into()
+            .unwrap()
+    }
+
+    #[test]
+    fn variants_have_distinct_indices_and_passes() {
+        let idx: Vec<usize> = variants().iter().map(|v| v.index()).collect();
+        assert_eq!(idx, vec![0, 1, 2, 3]);
+        assert_eq!(
+            Variant {
+                wide: false,
+                pairs: true
+            }
+            .passes(),
+            4
+        );
+        assert_eq!(
+            Variant {
+                wide: true,
+                pairs: false
+            }
+            .passes(),
+            8
+        );
+        assert_eq!(
+            Variant {
+                wide: true,
+                pairs: true
+            }
+            .suffix(),
+            "p64"
+        );
+    }
+
+    #[test]
+    fn shapes_fit_every_device() {
+        for limits in [LAVAPIPE, NVIDIA, AMD] {
+            for v in variants() {
+                let s = choose_shape(v, &limits, None, None).expect("a shape fits");
+                assert!(s.shared_bytes(v) <= limits.shared_bytes, "{s:?} {v:?}");
+                assert_eq!(s.workgroup % limits.max_subgroup, 0);
+                assert_eq!(s.max_subgroups, s.workgroup / limits.min_subgroup);
+                assert!(s.keys_per_invocation >= 1);
+            }
+        }
+        // NVIDIA keeps the preferred Onesweep tile.
+        let s = choose_shape(
+            Variant {
+                wide: false,
+                pairs: false,
+            },
+            &NVIDIA,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!((s.workgroup, s.tile_keys()), (256, 3840));
+        // Lavapipe's 8-lane subgroups need 32 counters per 256 invocations: 32 KiB alone,
+        // so the workgroup halves.
+        let s = choose_shape(
+            Variant {
+                wide: false,
+                pairs: false,
+            },
+            &LAVAPIPE,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(s.workgroup, 128);
+    }
+
+    #[test]
+    fn forced_shapes_that_do_not_fit_are_refused() {
+        let v = Variant {
+            wide: true,
+            pairs: false,
+        };
+        assert!(choose_shape(v, &NVIDIA, Some(64), Some(256)).is_none());
+        assert!(
+            choose_shape(v, &NVIDIA, Some(4), Some(80)).is_none(),
+            "not a subgroup multiple"
+        );
+        let s = choose_shape(v, &NVIDIA, Some(4), Some(256)).unwrap();
+        assert_eq!(s.tile_keys(), 1024);
+    }
+
+    #[test]
+    fn tiles_and_scratch() {
+        let shape = TileShape {
+            workgroup: 256,
+            keys_per_invocation: 15,
+            max_subgroups: 8,
+        };
+        assert_eq!(shape.tiles(0), 0);
+        assert_eq!(shape.tiles(1), 1);
+        assert_eq!(shape.tiles(3840), 1);
+        assert_eq!(shape.tiles(3841), 2);
+        let v = Variant {
+            wide: false,
+            pairs: true,
+        };
+        let s = scratch_sizes(v, shape, 3841);
+        assert_eq!(s.keys_bytes, 3841 * 4);
+        assert_eq!(s.values_bytes, 3841 * 4);
+        assert_eq!(s.state_bytes, (4224 + 2 * 2 * 256) * 4);
+        assert_eq!(
+            s.total(),
+            s.keys_bytes + s.values_bytes + s.state_bytes + 51 * 4
+        );
+        let empty = scratch_sizes(
+            Variant {
+                wide: true,
+                pairs: false,
+            },
+            shape,
+            0,
+        );
+        assert!(empty.keys_bytes > 0 && empty.state_bytes > 0 && empty.values_bytes == 0);
+    }
+
+    #[test]
+    fn max_len_respects_each_limit() {
+        let v32 = Variant {
+            wide: false,
+            pairs: false,
+        };
+        let shape = choose_shape(v32, &NVIDIA, None, None).unwrap();
+        assert_eq!(max_len(v32, shape, &NVIDIA), (1 << 30) - 1);
+        let v64 = Variant {
+            wide: true,
+            pairs: false,
+        };
+        let shape64 = choose_shape(v64, &NVIDIA, None, None).unwrap();
+        assert_eq!(max_len(v64, shape64, &NVIDIA), u64::from(u32::MAX) / 8);
+        let lp = choose_shape(v32, &LAVAPIPE, None, None).unwrap();
+        assert_eq!(max_len(v32, lp, &LAVAPIPE), (128 << 20) / 4);
+        let tight = DeviceLimits {
+            max_groups_x: 10,
+            ..NVIDIA
+        };
+        assert_eq!(max_len(v32, shape, &tight), 10 * 3840);
+    }
+
+    #[test]
+    fn histogram_groups_are_bounded() {
+        assert_eq!(histogram_groups(0, 65535), 1);
+        assert_eq!(histogram_groups(8192, 65535), 1);
+        assert_eq!(histogram_groups(8193, 65535), 2);
+        assert_eq!(
+            histogram_groups(1 << 30, 65535),
+            65535.min((1 << 30) / 8192)
+        );
+        assert_eq!(histogram_groups(1 << 40, u32::MAX), 65535);
+    }
+
+    /// The shaders and this file describe one layout: read the defines from the GLSL.
+    #[test]
+    fn layout_matches_the_shaders() {
+        let glsl = include_str!("../../shaders/radix_common.glsl");
+        let define = |name: &str| -> u32 {
+            let line = glsl
+                .lines()
+                .find(|l| l.starts_with(&format!("#define {name} ")))
+                .unwrap_or_else(|| panic!("no #define {name}"));
+            let value = line
+                .split_whitespace()
+                .nth(2)
+                .unwrap()
+                .trim_end_matches('u');
+            value.parse().unwrap()
+        };
+        assert_eq!(define("ST_COUNT"), state::COUNT);
+        assert_eq!(define("ST_TILE_COUNTER"), state::TILE_COUNTER);
+        assert_eq!(define("ST_FLAGS"), state::FLAGS);
+        assert_eq!(define("ST_BUCKET"), state::BUCKET);
+        assert_eq!(define("ST_HIST"), state::HIST);
+        assert_eq!(define("ST_STATUS"), state::STATUS);
+        assert_eq!(define("IND_PASS"), indirect::PASS);
+        assert_eq!(define("IND_COPY"), indirect::COPY);
+        assert_eq!(define("IND_WORDS"), indirect::WORDS);
+        // The regions do not overlap.
+        assert!(state::TILE_COUNTER + MAX_PASSES <= state::FLAGS);
+        assert!(state::FLAGS + MAX_PASSES <= state::BUCKET);
+        assert_eq!(state::BUCKET + MAX_PASSES * RADIX, state::HIST);
+        assert_eq!(state::HIST + MAX_PASSES * RADIX, state::STATUS);
+        assert_eq!(indirect::PASS + MAX_PASSES * 6, indirect::COPY);
+        assert_eq!(indirect::COPY + 3, indirect::WORDS);
+    }
+}

@@ -1,0 +1,181 @@
+//! `sortnet calibrate`: finds the fastest backend at each size of a ladder for every
+//! workload on this machine and saves the crossovers as the profile `auto` follows.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use indicatif::ProgressBar;
+use sortnet::backend::{self, profile, profile::Profile, Device};
+use sortnet::{KeyWidth, SortBackend, Workload};
+
+use super::data::{measure, Contestant, Data, Kind};
+use super::{fail, Outcome};
+
+/// The seed of the random inputs (any fixed value; differs from bench's on purpose).
+const SEED: u64 = 0xca11_b4a7_e000;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The largest size measured; the ladder is 16, 64, 256, ... (powers of 4) up to it.
+    #[arg(long, default_value_t = 1 << 22)]
+    max_size: usize,
+    /// Seconds spent timing each backend at each size (at least 3 runs, best one counts).
+    #[arg(long, default_value_t = 0.1)]
+    seconds: f64,
+    /// Write the profile here instead of the cache folder.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Print the profile without saving it.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// The data a workload is measured with (the key type does not change which backend wins:
+/// every key type goes through the same unsigned core).
+fn kind_for(workload: Workload) -> Kind {
+    match workload {
+        Workload::Nibbles => Kind::Nibbles,
+        Workload::Keys(KeyWidth::W32) => Kind::U32,
+        Workload::Keys(KeyWidth::W64) => Kind::U64,
+        Workload::Pairs(KeyWidth::W32) => Kind::Pairs,
+        Workload::Pairs(KeyWidth::W64) => Kind::Pairs64,
+    }
+}
+
+/// Where a switch from one winner to the next is placed: the geometric middle of the two
+/// ladder sizes, since throughput curves are smooth in log(size).
+fn boundary(below: usize, above: usize) -> usize {
+    ((below as f64 * above as f64).sqrt().round() as usize).clamp(below + 1, above)
+}
+
+pub fn run(args: &Args) -> Outcome {
+    if args.max_size < 16 {
+        return Err(fail!("--max-size must be at least 16"));
+    }
+    if !(args.seconds >= 0.0 && args.seconds < 3600.0) {
+        return Err(fail!("--seconds must be at least 0 and under 3600"));
+    }
+    let ladder: Vec<usize> = std::iter::successors(Some(16usize), |s| s.checked_mul(4))
+        .take_while(|&s| s <= args.max_size)
+        .collect();
+    let concrete: Vec<&'static dyn SortBackend> = backend::available()
+        .into_iter()
+        .filter(|b| b.name() != "auto")
+        .collect();
+    // `auto` never routes to a software GPU driver, so there is nothing to measure there.
+    let candidates = |w: Workload| -> Vec<&'static dyn SortBackend> {
+        concrete
+            .iter()
+            .copied()
+            .filter(|b| b.supports(w) && b.device() != (Device::Gpu { software: true }))
+            .collect()
+    };
+    let cells: usize = profile::WORKLOADS
+        .iter()
+        .map(|(w, _)| match candidates(*w).len() {
+            0 | 1 => 0,
+            n => n * ladder.len(),
+        })
+        .sum();
+    let bar = if std::io::stdout().is_terminal() {
+        ProgressBar::new(cells as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    let policy = super::data::Policy {
+        min_reps: 3,
+        max_reps: 50,
+        budget: Duration::from_secs_f64(args.seconds),
+    };
+
+    let mut result = Profile {
+        backends: concrete.iter().map(|b| b.name().to_string()).collect(),
+        entries: Vec::new(),
+    };
+    for (workload, wname) in profile::WORKLOADS {
+        let who = candidates(workload);
+        match who.len() {
+            0 => {
+                println!("{wname}: no backend here does it");
+                continue;
+            }
+            1 => {
+                println!("{wname}: only {} does it", who[0].name());
+                result
+                    .entries
+                    .push((workload, 0, who[0].name().to_string()));
+                continue;
+            }
+            _ => {}
+        }
+        let kind = kind_for(workload);
+        let mut winners: Vec<(usize, &'static str)> = Vec::new();
+        for &size in &ladder {
+            let data = Data::random(kind, size, SEED);
+            let mut times: Vec<(f64, &'static str)> = Vec::new();
+            for &b in &who {
+                bar.set_message(format!("{wname} {size} {}", b.name()));
+                match measure(&data, Contestant::Backend(b), policy) {
+                    Ok(sample) => times.push((sample.best, b.name())),
+                    Err(why) => bar.suspend(|| println!("  {} at {size}: {why}", b.name())),
+                }
+                bar.inc(1);
+            }
+            times.sort_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some(&(best, name)) = times.first() {
+                let margin = times.get(1).map_or(String::new(), |&(next, next_name)| {
+                    format!(", {:.2}x {next_name}", next / best)
+                });
+                bar.suspend(|| {
+                    println!("{wname} {size:>9}: {name} ({:.1} M/s{margin})", 1e-6 / best)
+                });
+                winners.push((size, name));
+            }
+        }
+        // One entry per change of winner, starting at 0.
+        let mut last: Option<(usize, &str)> = None;
+        for (size, name) in winners {
+            match last {
+                None => result.entries.push((workload, 0, name.to_string())),
+                Some((prev_size, prev)) if prev != name => {
+                    result
+                        .entries
+                        .push((workload, boundary(prev_size, size), name.to_string()));
+                }
+                _ => {}
+            }
+            last = Some((size, name));
+        }
+    }
+    bar.finish_and_clear();
+
+    let text = result.to_text();
+    if args.dry_run {
+        print!("{text}");
+        return Ok(());
+    }
+    let path = args.output.clone().or_else(profile::default_path).ok_or_else(|| {
+        fail!("no cache folder to save the profile in: set XDG_CACHE_HOME or HOME, or pass --output")
+    })?;
+    result
+        .save(&path)
+        .map_err(|e| fail!("{}: cannot save the profile: {e}", path.display()))?;
+    println!(
+        "profile saved to {}; `auto` follows it from now on",
+        path.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::boundary;
+
+    #[test]
+    fn boundaries_sit_between_the_ladder_sizes() {
+        assert_eq!(boundary(16, 64), 32);
+        assert_eq!(boundary(1 << 20, 1 << 22), 1 << 21);
+        assert_eq!(boundary(1, 2), 2);
+    }
+}
