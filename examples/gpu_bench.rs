@@ -2,8 +2,10 @@
 //! (data already on the GPU), and end to end from host slices (wall clock, transfers
 //! included) against the bound set by a plain upload + download of the same bytes.
 //!
-//! `cargo run --release --example gpu_bench [-- --quick]` (`--quick`: small sizes, for a
-//! software driver).
+//! `cargo run --release --example gpu_bench -- --full` runs the sweep of BENCHMARKS-gpu.md
+//! (2^16..2^26 keys, 2^28 words: needs a GPU with 4 GiB storage buffers); without `--full`
+//! it runs small sizes only (CI runs it so on lavapipe). Without a Vulkan device it says so
+//! and exits.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -147,9 +149,40 @@ fn roundtrip<T: vulkano::buffer::BufferContents + Copy>(ctx: &Arc<GpuContext>, d
     GpuContext::stage_out(&staging, data).unwrap();
 }
 
+/// The host path of a u32 sort phase by phase (stage in, record, submit and wait, stage
+/// out), wall clock, to see where end-to-end time goes.
+fn host_phases(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, data: &mut [u32]) -> [f64; 4] {
+    let n = data.len() as u64;
+    let t0 = Instant::now();
+    let staging = ctx.stage_in(data).unwrap();
+    let dev = ctx.buffer(Memory::Device, n * 4).unwrap();
+    let t1 = Instant::now();
+    let mut b = ctx.command_builder().unwrap();
+    b.copy_buffer(CopyBufferInfo::buffers(
+        staging.slice::<u32>(n),
+        dev.slice::<u32>(n),
+    ))
+    .unwrap();
+    sorter.record(&mut b, dev.slice::<u32>(n)).unwrap();
+    b.copy_buffer(CopyBufferInfo::buffers(
+        dev.slice::<u32>(n),
+        staging.slice::<u32>(n),
+    ))
+    .unwrap();
+    let t2 = Instant::now();
+    ctx.submit_and_wait(b).unwrap();
+    let t3 = Instant::now();
+    GpuContext::stage_out(&staging, data).unwrap();
+    let t4 = Instant::now();
+    [t1 - t0, t2 - t1, t3 - t2, t4 - t3].map(ms)
+}
+
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let ctx = context().expect("no Vulkan device");
+    let quick = !std::env::args().any(|a| a == "--full");
+    let Some(ctx) = context() else {
+        println!("no Vulkan device: nothing to measure");
+        return;
+    };
     println!("device: {}", ctx.status());
     let sorter = BitonicSorter::new(ctx.clone());
     println!(
@@ -426,6 +459,14 @@ fn main() {
             |v| b.sort(v).unwrap(),
         );
         let bound = wall_best(3, &mut v, |_| {}, |v| roundtrip(&ctx, v));
+        for _ in 0..2 {
+            v.copy_from_slice(&pristine);
+            let p = host_phases(&ctx, &sorter, &mut v);
+            println!(
+                "phases 2^{k}: stage in {:.3} ms, record {:.3} ms, submit+wait {:.3} ms, stage out {:.3} ms",
+                p[0], p[1], p[2], p[3]
+            );
+        }
         println!(
             "| u32 keys | 2^{k} | {:.3} | {:.3} | {:.0}% |",
             ms(sort),
@@ -447,12 +488,39 @@ fn main() {
             ms(bound),
             100.0 * bound.as_secs_f64() / sort.as_secs_f64()
         );
-        // CPU reference in the same run: the best CPU backend auto would pick.
+        // Every other backend on the same data, in the same run (the peers auto chooses from).
+        for peer in backend::available() {
+            if peer.name() == "vulkan-bitonic" || peer.name() == "scalar" {
+                continue;
+            }
+            let mut v: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
+            let pristine = v.clone();
+            if peer.supports(sortnet::Workload::Keys(sortnet::KeyWidth::W32)) {
+                let t = wall_best(
+                    3,
+                    &mut v,
+                    |v| v.copy_from_slice(&pristine),
+                    |v| peer.sort(v).unwrap(),
+                );
+                println!("| u32 keys, {} | 2^{k} | {:.3} | | |", peer.name(), ms(t));
+            }
+            let mut w = random_u64(n, 13);
+            let pristine = w.clone();
+            if peer.supports(sortnet::Workload::Nibbles) {
+                let t = wall_best(
+                    3,
+                    &mut w,
+                    |w| w.copy_from_slice(&pristine),
+                    |w| peer.sort_nibbles(w).unwrap(),
+                );
+                println!("| nibbles, {} | 2^{k} | {:.3} | | |", peer.name(), ms(t));
+            }
+        }
         let mut v: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
         let t = Instant::now();
         v.par_sort_unstable();
         println!(
-            "| (rayon par_sort_unstable u32) | 2^{k} | {:.3} | | |",
+            "| u32 keys, rayon par_sort_unstable | 2^{k} | {:.3} | | |",
             ms(t.elapsed())
         );
     }

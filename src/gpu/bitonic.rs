@@ -217,8 +217,9 @@ impl BitonicSorter {
 
     /// Elements per tile (one workgroup's shared memory) for a variant.
     fn tile(&self, variant: Variant) -> u32 {
+        // The local kernels pad shared memory by one slot per 32 (bank spreading).
         plan::bitonic_tile(
-            self.ctx.limits().max_shared_memory,
+            self.ctx.limits().max_shared_memory / 33 * 32,
             variant.element_bytes(),
             self.workgroup,
             self.max_per_thread,
