@@ -151,30 +151,54 @@ fn roundtrip<T: vulkano::buffer::BufferContents + Copy>(ctx: &Arc<GpuContext>, d
 
 /// The host path of a u32 sort phase by phase (stage in, record, submit and wait, stage
 /// out), wall clock, to see where end-to-end time goes.
-fn host_phases(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, data: &mut [u32]) -> [f64; 4] {
+fn host_phases(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, data: &mut [u32]) -> [f64; 7] {
     let n = data.len() as u64;
+    let period = ctx.limits().timestamp_period_ns.unwrap_or(1.0);
+    let pool = QueryPool::new(
+        ctx.device().clone(),
+        QueryPoolCreateInfo {
+            query_count: 4,
+            ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
+        },
+    )
+    .unwrap();
+    let stamp = |b: &mut Builder, q: u32| {
+        // SAFETY: a new pool, reset below, each query written once.
+        unsafe { b.write_timestamp(pool.clone(), q, PipelineStage::AllCommands) }.unwrap();
+    };
     let t0 = Instant::now();
     let staging = ctx.stage_in(data).unwrap();
     let dev = ctx.buffer(Memory::Device, n * 4).unwrap();
     let t1 = Instant::now();
     let mut b = ctx.command_builder().unwrap();
+    // SAFETY: the pool is new and used by this command buffer only.
+    unsafe { b.reset_query_pool(pool.clone(), 0..4) }.unwrap();
+    stamp(&mut b, 0);
     b.copy_buffer(CopyBufferInfo::buffers(
         staging.slice::<u32>(n),
         dev.slice::<u32>(n),
     ))
     .unwrap();
+    stamp(&mut b, 1);
     sorter.record(&mut b, dev.slice::<u32>(n)).unwrap();
+    stamp(&mut b, 2);
     b.copy_buffer(CopyBufferInfo::buffers(
         dev.slice::<u32>(n),
         staging.slice::<u32>(n),
     ))
     .unwrap();
+    stamp(&mut b, 3);
     let t2 = Instant::now();
     ctx.submit_and_wait(b).unwrap();
     let t3 = Instant::now();
     GpuContext::stage_out(&staging, data).unwrap();
     let t4 = Instant::now();
-    [t1 - t0, t2 - t1, t3 - t2, t4 - t3].map(ms)
+    let mut ticks = [0u64; 4];
+    pool.get_results(0..4, &mut ticks, QueryResultFlags::WAIT)
+        .unwrap();
+    let gpu = |a: usize, b: usize| (ticks[b] - ticks[a]) as f64 * period / 1e6;
+    let [a, b2, c, d] = [t1 - t0, t2 - t1, t3 - t2, t4 - t3].map(ms);
+    [a, b2, c, d, gpu(0, 1), gpu(1, 2), gpu(2, 3)]
 }
 
 fn main() {
@@ -395,50 +419,54 @@ fn main() {
         |_| {},
         |b| copy::record_copy(&ctx, b, copy_src.clone(), copy_dst.clone()).unwrap(),
     );
-    let t_nib = gpu_times(
-        &ctx,
-        reps,
-        |b| {
-            b.copy_buffer(CopyBufferInfo::buffers(pristine.clone(), work.clone()))
-                .unwrap();
-        },
-        |b| nibble::record(&ctx, b, work.clone()).unwrap(),
-    );
-    let staging = ctx.buffer(Memory::Staging, n * 8).unwrap();
-    let mut b = ctx.command_builder().unwrap();
-    b.copy_buffer(CopyBufferInfo::buffers(
-        work.clone(),
-        staging.slice::<u64>(n),
-    ))
-    .unwrap();
-    ctx.submit_and_wait(b).unwrap();
-    {
-        let view = staging.slice::<u64>(n);
-        let got = view.read().unwrap();
-        assert!(got
-            .par_iter()
-            .zip(words.par_iter())
-            .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
-    }
-    drop(staging);
     let gb = (2 * n * 8) as f64 / 1e9; // bytes read + written
-    let (c, s) = (median(&t_copy), median(&t_nib));
-    println!("| kernel | ms | GB/s (read+write) |");
-    println!("|---|---|---|");
+    let c = median(&t_copy);
+    println!("| kernel | ms | GB/s (read+write) | vs copy |");
+    println!("|---|---|---|---|");
     println!(
-        "| copy kernel | {:.3} | {:.0} |",
+        "| copy kernel | {:.3} | {:.0} | 100% |",
         ms(c),
         gb / c.as_secs_f64()
     );
-    println!(
-        "| nibble sort | {:.3} | {:.0} |",
-        ms(s),
-        gb / s.as_secs_f64()
-    );
-    println!(
-        "nibble / copy bandwidth: {:.1}%",
-        100.0 * c.as_secs_f64() / s.as_secs_f64()
-    );
+    let staging = ctx.buffer(Memory::Staging, n * 8).unwrap();
+    for (variant, name) in [
+        (0, "nibble sort (default)"),
+        (1, "nibble sort, byte-table histogram"),
+        (2, "nibble sort, half the reconstruction by shifts"),
+    ] {
+        let t = gpu_times(
+            &ctx,
+            reps,
+            |b| {
+                b.copy_buffer(CopyBufferInfo::buffers(pristine.clone(), work.clone()))
+                    .unwrap();
+            },
+            |b| nibble::record_variant(&ctx, b, work.clone(), variant).unwrap(),
+        );
+        let mut b = ctx.command_builder().unwrap();
+        b.copy_buffer(CopyBufferInfo::buffers(
+            work.clone(),
+            staging.slice::<u64>(n),
+        ))
+        .unwrap();
+        ctx.submit_and_wait(b).unwrap();
+        {
+            let view = staging.slice::<u64>(n);
+            let got = view.read().unwrap();
+            assert!(got
+                .par_iter()
+                .zip(words.par_iter())
+                .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
+        }
+        let s = median(&t);
+        println!(
+            "| {name} | {:.3} | {:.0} | {:.1}% |",
+            ms(s),
+            gb / s.as_secs_f64(),
+            100.0 * c.as_secs_f64() / s.as_secs_f64()
+        );
+    }
+    drop(staging);
     drop((pristine, work, copy_src, copy_dst));
     ctx.trim_pool();
 
@@ -463,8 +491,8 @@ fn main() {
             v.copy_from_slice(&pristine);
             let p = host_phases(&ctx, &sorter, &mut v);
             println!(
-                "phases 2^{k}: stage in {:.3} ms, record {:.3} ms, submit+wait {:.3} ms, stage out {:.3} ms",
-                p[0], p[1], p[2], p[3]
+                "phases 2^{k}: stage in {:.3} ms, record {:.3} ms, submit+wait {:.3} ms (GPU: upload {:.3}, sort {:.3}, download {:.3}), stage out {:.3} ms",
+                p[0], p[1], p[2], p[4], p[5], p[6], p[3]
             );
         }
         println!(

@@ -124,13 +124,25 @@ void local_disperse(uint base) {
 #endif
     }
     disperse_registers();
+    // Back through shared memory, so that the stores to memory are coalesced.
+    barrier();
+    for (uint e = 0u; e < E; ++e) {
+        uint li = pad(lid * E + e);
+        sh_keys[li] = r[e];
+#ifdef PAIRS
+        sh_values[li] = rv[e];
+#endif
+    }
+    barrier();
     bool decode = (params.flags & FLAG_DECODE) != 0u;
     for (uint e = 0u; e < E; ++e) {
-        uint gi = base + lid * E + e;
+        uint li = e * wg + lid;
+        uint gi = base + li;
         if (gi < params.n) {
-            keys[gi] = decode ? decode_key(r[e]) : r[e];
+            KEY k = sh_keys[pad(li)];
+            keys[gi] = decode ? decode_key(k) : k;
 #ifdef PAIRS
-            values[gi] = rv[e];
+            values[gi] = sh_values[pad(li)];
 #endif
         }
     }

@@ -1,5 +1,5 @@
 #version 450
-// variants: nibble: nibble_bytetable:-DBYTE_TABLE
+// variants: nibble: nibble_bytetable:-DBYTE_TABLE nibble_mixed:-DMIXED
 //
 // GPU nibble sort: every invocation sorts 2 * V words (V 16-byte loads, all issued before
 // the first word is sorted), by counting, with tables in shared memory and one multiply:
@@ -18,6 +18,9 @@
 //    value's run starts, whose nibbles stay <= 15, times the ones pattern, whose product
 //    nibbles are prefix sums <= 15 (one_hot[16] = 0 drops values above the maximum; v = 0
 //    is routed to that entry).
+//    MIXED: the odd values' terms by two 64-bit shifts instead of table loads (shifting
+//    twice by 2 * below keeps every shift under 64 and makes below = 16 vanish), to split
+//    the work between the load/store and the integer units.
 // An odd last word arrives through the `tail` binding (the uvec4 view cannot hold it).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -62,14 +65,28 @@ uint64_t sort_word(uint64_t w) {
     uvec2 below_odd = unpack32(even + (odd << 8));            // byte i: nibbles below 2i + 1
     uvec2 below_even = unpack32(((even + odd) << 8) | 16ul);  // byte i: below 2i (byte 0: 16)
     uint64_t starts = 0ul;
+#ifdef MIXED
+    uint64_t odd_terms = 0ul;
+    for (int b = 0; b < 32; b += 8) {
+        starts += one_hot[bitfieldExtract(below_even.x, b, 8)];
+        starts += one_hot[bitfieldExtract(below_even.y, b, 8)];
+        uint lo = 2u * bitfieldExtract(below_odd.x, b, 8);
+        uint hi = 2u * bitfieldExtract(below_odd.y, b, 8);
+        odd_terms += (ONES << lo) << lo;
+        odd_terms += (ONES << hi) << hi;
+    }
+    uint64_t sorted = starts * ONES + odd_terms;
+#else
     for (int b = 0; b < 32; b += 8) {
         starts += one_hot[bitfieldExtract(below_even.x, b, 8)];
         starts += one_hot[bitfieldExtract(below_odd.x, b, 8)];
         starts += one_hot[bitfieldExtract(below_even.y, b, 8)];
         starts += one_hot[bitfieldExtract(below_odd.y, b, 8)];
     }
+    uint64_t sorted = starts * ONES;
+#endif
     bool all_equal = ((w >> 4) | (w << 60)) == w;
-    return all_equal ? w : starts * ONES;
+    return all_equal ? w : sorted;
 }
 
 uvec4 sort_pair(uvec4 d) {

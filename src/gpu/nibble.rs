@@ -19,8 +19,13 @@ use super::plan;
 use crate::error::{Error, Result};
 
 const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
-/// The variant whose histogram uses a 256-entry byte table (kept for benchmarks).
-const SPIRV_BYTE_TABLE: &[u8] = include_bytes!("../../shaders/spv/nibble_bytetable.spv");
+/// Variants kept for benchmarks: the histogram from a 256-entry byte table, and half of
+/// the reconstruction by shifts instead of table loads.
+const SPIRV_VARIANTS: [&[u8]; 3] = [
+    SPIRV,
+    include_bytes!("../../shaders/spv/nibble_bytetable.spv"),
+    include_bytes!("../../shaders/spv/nibble_mixed.spv"),
+];
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
@@ -33,10 +38,11 @@ pub fn supported(ctx: &GpuContext) -> bool {
 }
 
 /// The pipeline and its workgroup size, built once per variant.
-fn pipeline(ctx: &GpuContext, byte_table: bool) -> Result<(Arc<ComputePipeline>, u32)> {
-    static PIPELINES: [OnceLock<(Arc<ComputePipeline>, u32)>; 2] =
-        [OnceLock::new(), OnceLock::new()];
-    let cell = &PIPELINES[byte_table as usize];
+fn pipeline(ctx: &GpuContext, variant: usize) -> Result<(Arc<ComputePipeline>, u32)> {
+    static PIPELINES: [OnceLock<(Arc<ComputePipeline>, u32)>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let variant = variant.min(SPIRV_VARIANTS.len() - 1);
+    let cell = &PIPELINES[variant];
     if let Some(p) = cell.get() {
         return Ok(p.clone());
     }
@@ -50,8 +56,7 @@ fn pipeline(ctx: &GpuContext, byte_table: bool) -> Result<(Arc<ComputePipeline>,
     let size = WORKGROUP
         .min(l.max_workgroup_invocations)
         .min(l.max_workgroup_size_x);
-    let spirv = if byte_table { SPIRV_BYTE_TABLE } else { SPIRV };
-    let p = ctx.compute_pipeline(spirv, &[(0, size), (1, LOADS_PER_THREAD)])?;
+    let p = ctx.compute_pipeline(SPIRV_VARIANTS[variant], &[(0, size), (1, LOADS_PER_THREAD)])?;
     Ok(cell.get_or_init(|| (p, size)).clone())
 }
 
@@ -63,17 +68,17 @@ pub fn record(
     builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     words: Subbuffer<[u64]>,
 ) -> Result<()> {
-    record_variant(ctx, builder, words, false)
+    record_variant(ctx, builder, words, 0)
 }
 
-/// [`record`] with the histogram variant chosen: `byte_table` uses the 256-entry byte table
-/// (for benchmarks comparing the two).
+/// [`record`] with a shader variant for benchmarks: 0 the default, 1 the byte-table
+/// histogram, 2 half of the reconstruction by shifts.
 #[doc(hidden)]
 pub fn record_variant(
     ctx: &Arc<GpuContext>,
     builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     words: Subbuffer<[u64]>,
-    byte_table: bool,
+    variant: usize,
 ) -> Result<()> {
     let n = words.len();
     if n == 0 {
@@ -104,7 +109,7 @@ pub fn record_variant(
         (even / 2) as u32,
         tail,
         n % 2 == 1,
-        byte_table,
+        variant,
     )
 }
 
@@ -115,9 +120,9 @@ fn record_views(
     pair_count: u32,
     tail: Subbuffer<[u32]>,
     has_tail: bool,
-    byte_table: bool,
+    variant: usize,
 ) -> Result<()> {
-    let (pipeline, size) = pipeline(ctx, byte_table)?;
+    let (pipeline, size) = pipeline(ctx, variant)?;
     let layout = pipeline.layout().clone();
     let set = DescriptorSet::new(
         ctx.descriptor_set_allocator().clone(),
@@ -152,7 +157,7 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
     if words.is_empty() {
         return Ok(());
     }
-    pipeline(ctx, false)?;
+    pipeline(ctx, 0)?;
     // Chunks of an even number of words that one storage buffer holds.
     let max_words = ((ctx.limits().max_storage_buffer_range / 8) & !1).max(2) as usize;
     if words.len() <= max_words {
@@ -188,7 +193,7 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
         (padded / 2) as u32,
         tail.slice::<u32>(2),
         false,
-        false,
+        0,
     )?;
     builder
         .copy_buffer(CopyBufferInfo::buffers(
