@@ -14,21 +14,25 @@ pub use network::GREEN_16;
 
 use rayon::prelude::*;
 
-/// Runs `sort` over `words`, split across rayon's pool in chunks of `chunk_words` when the
-/// slice has at least `min_words` words (and the pool has more than one thread).
+/// Runs `sort` over `words`, split across rayon's pool when the slice has at least
+/// `min_words` words (and the pool has more than one thread).
 ///
-/// `chunk_words` must be a multiple of the kernel's block so that only the last chunk can
-/// end in a partial block.
+/// Chunks are about a quarter of an even share per thread (so a thread slowed by other
+/// work is balanced by the others), at least `min_chunk_words`, and a multiple of 64 words,
+/// every SIMD block, so that only the last chunk can end in a partial block.
 pub(crate) fn sort_in_parallel(
     words: &mut [u64],
     min_words: usize,
-    chunk_words: usize,
+    min_chunk_words: usize,
     sort: impl Fn(&mut [u64]) + Sync,
 ) {
-    if words.len() < min_words || rayon::current_num_threads() < 2 {
+    let threads = rayon::current_num_threads();
+    if words.len() < min_words || threads < 2 {
         sort(words);
     } else {
-        words.par_chunks_mut(chunk_words).for_each(&sort);
+        let share = words.len() / (4 * threads);
+        let chunk = share.max(min_chunk_words).next_multiple_of(64);
+        words.par_chunks_mut(chunk).for_each(&sort);
     }
 }
 

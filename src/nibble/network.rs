@@ -168,29 +168,163 @@ network! {
 #[inline(always)]
 pub(crate) unsafe fn sort_block<V: ByteVector>(block: *mut u64) {
     let bytes = block.cast::<u8>();
-    // SAFETY: `block` is valid for 8 * V::BYTES bytes (caller), the 8 loads cover exactly
-    // that range, and the CPU supports V's instructions (caller).
+    // SAFETY: `block` is valid for 8 * V::BYTES bytes (caller), the 8 loads and stores
+    // cover exactly that range, and the CPU supports V's instructions (caller).
     unsafe {
-        let mut rows: [V; 8] = std::array::from_fn(|i| V::load(bytes.add(i * V::BYTES)));
-        for _ in 0..4 {
-            interleave_round(&mut rows);
+        let load = |i: usize| V::load(bytes.add(i * V::BYTES));
+        // Spelled out rather than `array::from_fn`, which LLVM stops inlining once a
+        // kernel holds several block widths.
+        let rows = [
+            load(0),
+            load(1),
+            load(2),
+            load(3),
+            load(4),
+            load(5),
+            load(6),
+            load(7),
+        ];
+        for (i, row) in sort_rows(rows).iter().enumerate() {
+            row.store(bytes.add(i * V::BYTES));
         }
-        let mut nibbles: [V; 16] = std::array::from_fn(|i| {
-            if i % 2 == 0 {
-                rows[i / 2]
-            } else {
-                rows[i / 2].low_nibble_up()
-            }
-        });
+    }
+}
+
+/// The block kernel between loads and stores: 8 rows of whole words in, sorted out.
+///
+/// # Safety
+///
+/// The CPU supports `V`'s instructions.
+#[inline(always)]
+unsafe fn sort_rows<V: ByteVector>(mut rows: [V; 8]) -> [V; 8] {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        // Written out: a loop here is left rolled by LLVM, with the rows on the stack.
+        interleave_round(&mut rows);
+        interleave_round(&mut rows);
+        interleave_round(&mut rows);
+        interleave_round(&mut rows);
+        let r = rows;
+        let mut nibbles: [V; 16] = [
+            r[0],
+            r[0].low_nibble_up(),
+            r[1],
+            r[1].low_nibble_up(),
+            r[2],
+            r[2].low_nibble_up(),
+            r[3],
+            r[3].low_nibble_up(),
+            r[4],
+            r[4].low_nibble_up(),
+            r[5],
+            r[5].low_nibble_up(),
+            r[6],
+            r[6].low_nibble_up(),
+            r[7],
+            r[7].low_nibble_up(),
+        ];
         sort16(&mut nibbles);
         // Byte k of a sorted word holds sorted nibbles 2k (low half) and 2k + 1 (high half).
-        let mut rows: [V; 8] =
-            std::array::from_fn(|k| V::join_nibbles(nibbles[2 * k + 1], nibbles[2 * k]));
-        for _ in 0..3 {
-            interleave_round(&mut rows);
+        let n = nibbles;
+        let mut rows: [V; 8] = [
+            V::join_nibbles(n[1], n[0]),
+            V::join_nibbles(n[3], n[2]),
+            V::join_nibbles(n[5], n[4]),
+            V::join_nibbles(n[7], n[6]),
+            V::join_nibbles(n[9], n[8]),
+            V::join_nibbles(n[11], n[10]),
+            V::join_nibbles(n[13], n[12]),
+            V::join_nibbles(n[15], n[14]),
+        ];
+        interleave_round(&mut rows);
+        interleave_round(&mut rows);
+        interleave_round(&mut rows);
+        rows
+    }
+}
+
+/// Byte vectors that can read and write a prefix of their width without touching the bytes
+/// after it (masked loads and stores), so a slice shorter than a block needs no buffer.
+///
+/// # Safety
+///
+/// As for [`ByteVector`]; `len <= Self::BYTES`, and the pointers are valid for `len` bytes.
+pub(crate) trait MaskedByteVector: ByteVector {
+    /// Reads the first `len` bytes at `src`; the other lanes are zero.
+    unsafe fn load_prefix(src: *const u8, len: usize) -> Self;
+    /// Writes the first `len` lanes to `dst` and nothing after them.
+    unsafe fn store_prefix(self, dst: *mut u8, len: usize);
+}
+
+/// Sorts a slice of at most one block of `V` in place with masked loads and stores.
+///
+/// # Safety
+///
+/// The CPU supports `V`'s instructions.
+#[inline(always)]
+unsafe fn sort_short_masked<V: MaskedByteVector>(words: &mut [u64]) {
+    debug_assert!(words.len() <= V::BYTES);
+    if words.len() == V::BYTES {
+        // A whole block: plain loads and stores are cheaper than masked ones.
+        // SAFETY: the slice holds exactly one block; the caller vouches for the CPU.
+        return unsafe { sort_block::<V>(words.as_mut_ptr()) };
+    }
+    let bytes = words.as_mut_ptr().cast::<u8>();
+    let len = words.len() * 8;
+    // Row i covers bytes i * BYTES.. of the block; only the part inside the slice is read
+    // or written.
+    let row_len = |i: usize| len.saturating_sub(i * V::BYTES).min(V::BYTES);
+    // SAFETY: row i's pointer plus row_len(i) bytes stays inside the slice (a row past the
+    // end gets length 0 and touches nothing); the caller vouches for the CPU.
+    unsafe {
+        let load = |i: usize| V::load_prefix(bytes.wrapping_add(i * V::BYTES), row_len(i));
+        let rows = [
+            load(0),
+            load(1),
+            load(2),
+            load(3),
+            load(4),
+            load(5),
+            load(6),
+            load(7),
+        ];
+        for (i, row) in sort_rows(rows).iter().enumerate() {
+            row.store_prefix(bytes.wrapping_add(i * V::BYTES), row_len(i));
         }
-        for (i, row) in rows.iter().enumerate() {
-            row.store(bytes.add(i * V::BYTES));
+    }
+}
+
+/// As [`sort_words_with_tail`], but a slice shorter than one block of `V` is sorted by the
+/// narrowest of `V`, `H`, `Q` that holds it, with masked loads and stores instead of a
+/// stack buffer (or, above one block of `H`, by blocks of `H` with an overlapping last
+/// one).
+///
+/// # Safety
+///
+/// The CPU supports the instructions of `V`, `H` and `Q`.
+#[inline(always)]
+pub(crate) unsafe fn sort_words_masked<V, H, Q>(words: &mut [u64])
+where
+    V: MaskedByteVector,
+    H: MaskedByteVector,
+    Q: MaskedByteVector,
+{
+    let len = words.len();
+    // SAFETY: every call is forwarded from the caller.
+    unsafe {
+        // A single block of V is slower than the same words in blocks of H (measured 44
+        // against 39 ns for 64 words in 512- and 256-bit blocks): with one block there is
+        // no second one to overlap its dependency chain with.
+        if len > V::BYTES {
+            sort_words_with_tail::<V, H>(words)
+        } else if len > H::BYTES {
+            sort_words_below::<H>(words, V::BYTES)
+        } else if len > Q::BYTES {
+            sort_short_masked::<H>(words)
+        } else if len > crate::backend::thresholds::NIBBLE_SHORT_LUT_MAX_WORDS {
+            sort_short_masked::<Q>(words)
+        } else {
+            crate::nibble::lut::sort_words(words)
         }
     }
 }
@@ -200,28 +334,102 @@ const MAX_BLOCK_WORDS: usize = 64;
 
 /// Sorts the nibbles of every word of `words`, a block of `V::BYTES` words at a time.
 ///
-/// A last partial block is copied into a stack buffer, sorted there and copied back, so the
-/// whole slice runs at block speed and nothing outside it is read or written.
-///
 /// # Safety
 ///
 /// The CPU supports `V`'s instructions.
 #[inline(always)]
 pub(crate) unsafe fn sort_words<V: ByteVector>(words: &mut [u64]) {
-    const { assert!(V::BYTES <= MAX_BLOCK_WORDS) };
+    // SAFETY: forwarded from the caller (H = V needs nothing more).
+    unsafe { sort_words_with_tail::<V, V>(words) }
+}
+
+/// Sorts the nibbles of every word of `words` in blocks of `V::BYTES` words, using the
+/// narrower `H` where it does the job with less work.
+///
+/// The words after the last whole block are sorted by one more block over the *last*
+/// `V::BYTES` (or, if they fit, `H::BYTES`) words of the slice. That block overlaps words
+/// already sorted, which sorting leaves as they are, so no copy is needed. A word or two
+/// go to the lookup-table sort instead, which is cheaper than a block. Only a slice
+/// shorter than one block of `H` goes through a stack buffer ([`sort_short`]).
+///
+/// # Safety
+///
+/// The CPU supports the instructions of `V` and of `H`.
+#[inline(always)]
+pub(crate) unsafe fn sort_words_with_tail<V: ByteVector, H: ByteVector>(words: &mut [u64]) {
+    let len = words.len();
+    if len < V::BYTES {
+        // SAFETY: forwarded from the caller.
+        return unsafe { sort_words_below::<H>(words, V::BYTES) };
+    }
     let mut blocks = words.chunks_exact_mut(V::BYTES);
     for block in &mut blocks {
         // SAFETY: the chunk holds exactly V::BYTES words; the caller vouches for the CPU.
         unsafe { sort_block::<V>(block.as_mut_ptr()) };
     }
-    let tail = blocks.into_remainder();
-    if !tail.is_empty() {
-        let mut buffer = [0u64; MAX_BLOCK_WORDS];
-        buffer[..tail.len()].copy_from_slice(tail);
-        // SAFETY: the buffer holds MAX_BLOCK_WORDS >= V::BYTES words; CPU as above.
-        unsafe { sort_block::<V>(buffer.as_mut_ptr()) };
-        tail.copy_from_slice(&buffer[..tail.len()]);
+    let rest = blocks.into_remainder().len();
+    // SAFETY: for both blocks, `len >= V::BYTES >= H::BYTES`, so the last
+    // block lies inside the slice; the caller vouches for the CPU.
+    unsafe {
+        if rest == 0 {
+        } else if rest <= crate::backend::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS {
+            crate::nibble::lut::sort_words(&mut words[len - rest..]);
+        } else if rest <= H::BYTES {
+            sort_block::<H>(words[len - H::BYTES..].as_mut_ptr());
+        } else {
+            sort_block::<V>(words[len - V::BYTES..].as_mut_ptr());
+        }
     }
+}
+
+/// Sorts a slice of at most `limit` words (a block of the wider kernel) with `H` alone: whole
+/// blocks of `H` with an overlapping last block, or the stack buffer below one block.
+///
+/// # Safety
+///
+/// The CPU supports `H`'s instructions.
+#[inline(always)]
+unsafe fn sort_words_below<H: ByteVector>(words: &mut [u64], limit: usize) {
+    let len = words.len();
+    debug_assert!(len <= limit);
+    if len < H::BYTES {
+        // SAFETY: forwarded from the caller.
+        return unsafe { sort_short::<H>(words) };
+    }
+    let mut blocks = words.chunks_exact_mut(H::BYTES);
+    for block in &mut blocks {
+        // SAFETY: the chunk holds exactly H::BYTES words; the caller vouches for the CPU.
+        unsafe { sort_block::<H>(block.as_mut_ptr()) };
+    }
+    let rest = blocks.into_remainder().len();
+    if rest > crate::backend::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS {
+        // SAFETY: `len >= H::BYTES`, so the last block lies inside the slice.
+        unsafe { sort_block::<H>(words[len - H::BYTES..].as_mut_ptr()) };
+    } else if rest > 0 {
+        crate::nibble::lut::sort_words(&mut words[len - rest..]);
+    }
+}
+
+/// Sorts a slice shorter than one block without touching memory outside it: a few words
+/// through the lookup-table sort, more in a stack buffer sorted as one block.
+///
+/// # Safety
+///
+/// The CPU supports `V`'s instructions.
+#[inline(always)]
+unsafe fn sort_short<V: ByteVector>(words: &mut [u64]) {
+    const { assert!(V::BYTES <= MAX_BLOCK_WORDS) };
+    debug_assert!(words.len() < V::BYTES);
+    if words.len() <= crate::backend::thresholds::NIBBLE_SHORT_LUT_MAX_WORDS {
+        crate::nibble::lut::sort_words(words);
+        return;
+    }
+    let mut buffer = [0u64; MAX_BLOCK_WORDS];
+    buffer[..words.len()].copy_from_slice(words);
+    // SAFETY: the buffer holds MAX_BLOCK_WORDS >= V::BYTES words; the caller vouches for
+    // the CPU.
+    unsafe { sort_block::<V>(buffer.as_mut_ptr()) };
+    words.copy_from_slice(&buffer[..words.len()]);
 }
 
 /// One round of the block transpose: vectors `i` and `i + 4` are interleaved into `2i`
