@@ -1,34 +1,26 @@
-//! Table-driven counting sort (the winning non-SIMD entry of the nibble sort contest, by
-//! Jerome, as described in hanshq.net's write-up): count the nibbles with one lookup per
-//! byte, then build the sorted word additively with one lookup per byte of the counts.
+//! Table-driven counting sort, after the winning non-SIMD entry of the nibble sort contest
+//! (Jerome's, as described in hanshq.net's write-up): count the nibbles with one lookup per
+//! byte into sixteen packed 4-bit counters.
 //!
-//! `counts` packs sixteen 4-bit counters, counter `v` in bits `4v..4v + 4`. The sorted word
-//! is the sum, over every value `v`, of a run of `1` nibbles starting just above the
-//! nibbles taken by values `0..=v`: position `k` then adds up to the number of values whose
-//! run starts at or below it, which is its value. Each byte of `counts` holds two counters,
-//! so one lookup adds two runs; the table is indexed by that byte and by how many nibbles
-//! the lower values took (`offset`). Jerome advanced `offset` with a second table, a chain
-//! of dependent steps; here all eight offsets come at once from one multiplication.
+//! The rebuild is ours and uses the same table again. The sorted word is the sum, over
+//! every value `v` from 1 to 15, of a run of 1-nibbles from position `P(v)`, the number of
+//! nibbles smaller than `v`, to the top: position `k` then adds up to the number of values
+//! whose run starts at or below it, which is its value. That sum is `ONES` times the
+//! histogram of the starts `P(1)..P(15)` (the multiplication turns the histogram into its
+//! prefix sums), and that histogram is another nibble count: all fifteen starts, packed
+//! two per byte, go through the table that counted the word. Jerome instead added runs
+//! from a 34 KiB table indexed by counter byte and offset, with one lookup per byte plus a
+//! second table to advance the offset.
 
 /// A nibble of value 1 in every position.
 const ONES: u64 = 0x1111_1111_1111_1111;
 
-/// Largest number of nibbles the values below a counter byte can take (all sixteen).
-const MAX_OFFSET: usize = 16;
+/// The low nibble of every byte.
+const LOW_NIBBLES: u64 = 0x0f0f_0f0f_0f0f_0f0f;
 
-/// `PAIR_COUNTS[b]` is the packed count of the two nibbles of byte `b`: one in counter `b & 15`
-/// and one in counter `b >> 4` (two in the same counter when they are equal).
+/// `PAIR_COUNTS[b]` is the packed count of the two nibbles of byte `b`: one in counter
+/// `b & 15` and one in counter `b >> 4` (two in the same counter when they are equal).
 static PAIR_COUNTS: [u64; 256] = pair_counts();
-
-/// `RUNS[offset][b]` adds the runs of the two values counted in byte `b` of `counts` when
-/// `offset` nibbles are taken by lower values: a run of ones above `offset + low` and one
-/// above `offset + low + high` (runs that would start at nibble 16 are empty).
-static RUNS: [[u64; 256]; MAX_OFFSET + 1] = runs();
-
-/// `ROWS[offset]` is `RUNS[offset]` for every `u8` offset (offsets past 16 cannot occur and
-/// get the last row). Indexing by a `u8` through this table needs no bounds check and no
-/// masking, which saves an instruction per lookup on the hot path.
-static ROWS: [&[u64; 256]; 256] = rows();
 
 const fn pair_counts() -> [u64; 256] {
     let mut table = [0; 256];
@@ -40,39 +32,15 @@ const fn pair_counts() -> [u64; 256] {
     table
 }
 
-/// Ones in every nibble from `start` up; empty when `start` is past the word.
-const fn run_from(start: usize) -> u64 {
-    if start >= 16 {
-        0
-    } else {
-        ONES << (4 * start)
-    }
-}
-
-const fn runs() -> [[u64; 256]; MAX_OFFSET + 1] {
-    let mut table = [[0; 256]; MAX_OFFSET + 1];
-    let mut offset = 0;
-    while offset <= MAX_OFFSET {
-        let mut b = 0;
-        while b < 256 {
-            let low = b & 15;
-            let high = b >> 4;
-            table[offset][b] = run_from(offset + low) + run_from(offset + low + high);
-            b += 1;
-        }
-        offset += 1;
-    }
-    table
-}
-
-const fn rows() -> [&'static [u64; 256]; 256] {
-    let mut table = [&RUNS[MAX_OFFSET]; 256];
-    let mut offset = 0;
-    while offset <= MAX_OFFSET {
-        table[offset] = &RUNS[offset];
-        offset += 1;
-    }
-    table
+/// The sixteen nibbles of `packed`, two per byte, counted into packed 4-bit counters.
+///
+/// The eight lookups are written as a tree of additions (measured 6.5 against 6.8 ns per
+/// word for a fold).
+#[inline(always)]
+fn count_nibbles(packed: u64) -> u64 {
+    let bytes = packed.to_le_bytes();
+    let t = |i: usize| PAIR_COUNTS[bytes[i] as usize];
+    ((t(0) + t(1)) + (t(2) + t(3))) + ((t(4) + t(5)) + (t(6) + t(7)))
 }
 
 /// Sorts one word.
@@ -83,22 +51,22 @@ pub fn sort_word(word: u64) -> u64 {
     if word.rotate_left(4) == word {
         return word;
     }
-    let byte = |x: u64, i: usize| (x >> (8 * i)) as u8 as usize;
-    let mut counts = 0u64;
-    for i in 0..8 {
-        counts += PAIR_COUNTS[byte(word, i)];
-    }
-    // Byte i of `below` counts the nibbles smaller than 2i: the byte sums of the counter
-    // pairs, prefix-summed by one multiplication (every partial sum is at most 16, so no
-    // byte carries into the next).
-    const LOW_NIBBLES: u64 = 0x0f0f_0f0f_0f0f_0f0f;
-    let pair_sums = (counts & LOW_NIBBLES) + ((counts >> 4) & LOW_NIBBLES);
-    let below = pair_sums.wrapping_mul(0x0101_0101_0101_0101) << 8;
-    let mut sorted = 0u64;
-    for i in 0..8 {
-        sorted += ROWS[byte(below, i)][byte(counts, i)];
-    }
-    sorted
+    let counts = count_nibbles(word);
+    // The starts P(v), in byte lanes: byte i of `upto_odd` is P(2i + 2), the number of
+    // nibbles <= 2i + 1, and byte i of `upto_even` is P(2i + 1). One multiplication takes
+    // the prefix sums of the counter pairs; no sum passes 16, so no byte carries.
+    let even = counts & LOW_NIBBLES;
+    let odd = (counts >> 4) & LOW_NIBBLES;
+    let upto_odd = (even + odd).wrapping_mul(0x0101_0101_0101_0101);
+    let upto_even = (upto_odd << 8) + even;
+    // P(1)..P(16) packed two per byte, taken mod 16, and counted like the word's nibbles.
+    let starts = (upto_even & LOW_NIBBLES) | ((upto_odd & LOW_NIBBLES) << 4);
+    let histogram = count_nibbles(starts);
+    // The starts equal to 16 were counted at 0: P(16) always, and P(v) for every value v
+    // above the largest nibble, one per empty counter at the top. Without them counter 0
+    // is at most 15 (a word of one repeated nibble returned early), so no nibble carries.
+    let wrapped = 1 + u64::from(counts.leading_zeros() / 4);
+    (histogram - wrapped).wrapping_mul(ONES)
 }
 
 /// Sorts every word of the slice, one after the other.
