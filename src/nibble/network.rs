@@ -321,7 +321,7 @@ where
             sort_words_below::<H>(words, V::BYTES)
         } else if len > Q::BYTES {
             sort_short_masked::<H>(words)
-        } else if len > crate::backend::thresholds::NIBBLE_SHORT_LUT_MAX_WORDS {
+        } else if len > crate::backend::thresholds::NIBBLE_MASKED_LUT_MAX_WORDS {
             sort_short_masked::<Q>(words)
         } else {
             crate::nibble::lut::sort_words(words)
