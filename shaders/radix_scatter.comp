@@ -30,6 +30,7 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint KPT = 8;            // keys per invocation
 layout(constant_id = 2) const uint MAX_SUBGROUPS = 8;  // WG / the smallest subgroup size
 layout(constant_id = 3) const uint SPIN_LIMIT = 8192;  // reads of a missing look-back word before the fallback
+layout(constant_id = 4) const uint BALLOT_WORDS = 4;   // ballot words in use: 1 when subgroups have at most 32 lanes
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * KPT;
@@ -128,22 +129,40 @@ void main() {
         }
     }
 
-    // Rank within the subgroup: peers = lanes of this round with the same digit.
+    // Rank within the subgroup: peers = lanes of this round with the same digit. With at
+    // most 32 lanes (BALLOT_WORDS == 1) the match works on one word; the general path works
+    // on all four.
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint idx = sg_first + k * gl_SubgroupSize + lane;
         bool valid = idx < tile_n;
         uint d = digit_of(keys[k], shift);
-        uvec4 peers = subgroupBallot(valid);
-        [[unroll]] for (uint b = 0u; b < 8u; b++) {
-            bool bit = ((d >> b) & 1u) != 0u;
-            uvec4 m = subgroupBallot(bit);
-            peers &= bit ? m : ~m;
+        uint below;
+        uint count;
+        uint leader;
+        if (BALLOT_WORDS == 1u) {
+            uint peers = subgroupBallot(valid).x;
+            [[unroll]] for (uint b = 0u; b < 8u; b++) {
+                bool bit = ((d >> b) & 1u) != 0u;
+                uint m = subgroupBallot(bit).x;
+                peers &= bit ? m : ~m;
+            }
+            below = bitCount(peers & gl_SubgroupLtMask.x);
+            count = bitCount(peers);
+            leader = valid ? uint(findLSB(peers)) : lane;
+        } else {
+            uvec4 peers = subgroupBallot(valid);
+            [[unroll]] for (uint b = 0u; b < 8u; b++) {
+                bool bit = ((d >> b) & 1u) != 0u;
+                uvec4 m = subgroupBallot(bit);
+                peers &= bit ? m : ~m;
+            }
+            below = subgroupBallotExclusiveBitCount(peers);
+            count = subgroupBallotBitCount(peers);
+            leader = valid ? subgroupBallotFindLSB(peers) : lane;
         }
-        uint below = subgroupBallotExclusiveBitCount(peers);
-        uint leader = valid ? subgroupBallotFindLSB(peers) : lane;
         uint before = 0u;
         if (valid && lane == leader) {
-            before = atomicAdd(s_mem[sg * RADIX + d], subgroupBallotBitCount(peers));
+            before = atomicAdd(s_mem[sg * RADIX + d], count);
         }
         rank[k] = subgroupShuffle(before, leader) + below;
     }

@@ -18,16 +18,16 @@ fn is_gpu(b: &dyn SortBackend) -> bool {
 /// Lengths to run `b` on for `pattern`: everything for CPU backends; for GPU backends all
 /// small lengths on random data and the large ones on two patterns.
 fn lengths_for(b: &dyn SortBackend, pattern: Pattern) -> Vec<usize> {
-    let all = lengths(20);
     if !is_gpu(b) {
-        return all;
+        return lengths(20);
     }
     match pattern {
-        Pattern::Random => all,
-        Pattern::Descending => all
-            .into_iter()
-            .filter(|&n| n > 300 && n.count_ones() <= 2)
-            .collect(),
+        Pattern::Random => {
+            let mut v: Vec<usize> = (0..=300).collect();
+            v.extend([511, 512, 513, 4095, 4096, 4097, 65535, 65537, (1 << 20) + 1]);
+            v
+        }
+        Pattern::Descending => vec![4097, 65537],
         _ => vec![0, 1, 2, 31, 255, 256, 257, 4097],
     }
 }

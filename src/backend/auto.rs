@@ -1,8 +1,9 @@
 //! `auto`: routes each call to the fastest usable backend for its workload and length.
 //!
 //! The crossover sizes live in [`thresholds`](super::thresholds), each with the measurement
-//! behind it; a calibration [`profile`](super::profile) measured on this machine goes first. `auto` never routes to a software GPU driver, and a GPU failure falls back to
-//! the best CPU backend with the data untouched.
+//! behind it; a calibration [`profile`](super::profile) measured on this machine goes first.
+//! `auto` never routes to a software GPU driver, and a GPU failure falls back to the best CPU
+//! backend with the data untouched.
 
 use super::{Device, SortBackend, Workload};
 use crate::error::{Error, Result};

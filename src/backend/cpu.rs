@@ -158,6 +158,7 @@ impl SortBackend for Avx2 {
 #[cfg(target_arch = "x86_64")]
 pub struct Avx512 {
     nibbles: nibble::x86_64::avx512::Avx512Token,
+    keys: crate::keys::x86_64::avx512::Avx512KeysToken,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -169,7 +170,8 @@ impl Avx512 {
             return None;
         }
         let nibbles = nibble::x86_64::avx512::Avx512Token::new()?;
-        Some(Avx512 { nibbles })
+        let keys = crate::keys::x86_64::avx512::Avx512KeysToken::new()?;
+        Some(Avx512 { nibbles, keys })
     }
 }
 
@@ -184,7 +186,17 @@ impl SortBackend for Avx512 {
     }
 
     fn supports(&self, workload: Workload) -> bool {
-        workload == Workload::Nibbles
+        matches!(workload, Workload::Nibbles | Workload::Keys(_))
+    }
+
+    fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        self.keys.sort32(keys, map);
+        Ok(())
+    }
+
+    fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        self.keys.sort64(keys, map);
+        Ok(())
     }
 
     fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {

@@ -19,6 +19,13 @@ use super::plan;
 use crate::error::{Error, Result};
 
 const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
+/// Variants kept for benchmarks: the histogram from a 256-entry byte table, and half of
+/// the reconstruction by shifts instead of table loads.
+const SPIRV_VARIANTS: [&[u8]; 3] = [
+    SPIRV,
+    include_bytes!("../../shaders/spv/nibble_bytetable.spv"),
+    include_bytes!("../../shaders/spv/nibble_mixed.spv"),
+];
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
@@ -30,10 +37,13 @@ pub fn supported(ctx: &GpuContext) -> bool {
     ctx.limits().shader_int64
 }
 
-/// The pipeline and its workgroup size, built once.
-fn pipeline(ctx: &GpuContext) -> Result<(Arc<ComputePipeline>, u32)> {
-    static PIPELINE: OnceLock<(Arc<ComputePipeline>, u32)> = OnceLock::new();
-    if let Some(p) = PIPELINE.get() {
+/// The pipeline and its workgroup size, built once per variant.
+fn pipeline(ctx: &GpuContext, variant: usize) -> Result<(Arc<ComputePipeline>, u32)> {
+    static PIPELINES: [OnceLock<(Arc<ComputePipeline>, u32)>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let variant = variant.min(SPIRV_VARIANTS.len() - 1);
+    let cell = &PIPELINES[variant];
+    if let Some(p) = cell.get() {
         return Ok(p.clone());
     }
     if !supported(ctx) {
@@ -46,8 +56,8 @@ fn pipeline(ctx: &GpuContext) -> Result<(Arc<ComputePipeline>, u32)> {
     let size = WORKGROUP
         .min(l.max_workgroup_invocations)
         .min(l.max_workgroup_size_x);
-    let p = ctx.compute_pipeline(SPIRV, &[(0, size), (1, LOADS_PER_THREAD)])?;
-    Ok(PIPELINE.get_or_init(|| (p, size)).clone())
+    let p = ctx.compute_pipeline(SPIRV_VARIANTS[variant], &[(0, size), (1, LOADS_PER_THREAD)])?;
+    Ok(cell.get_or_init(|| (p, size)).clone())
 }
 
 /// Records the nibble sort of every word of `words` (a caller-owned storage buffer) into
@@ -57,6 +67,18 @@ pub fn record(
     ctx: &Arc<GpuContext>,
     builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     words: Subbuffer<[u64]>,
+) -> Result<()> {
+    record_variant(ctx, builder, words, 0)
+}
+
+/// [`record`] with a shader variant for benchmarks: 0 the default, 1 the byte-table
+/// histogram, 2 half of the reconstruction by shifts.
+#[doc(hidden)]
+pub fn record_variant(
+    ctx: &Arc<GpuContext>,
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    words: Subbuffer<[u64]>,
+    variant: usize,
 ) -> Result<()> {
     let n = words.len();
     if n == 0 {
@@ -80,7 +102,15 @@ pub fn record(
             .detach()
             .reinterpret::<[[u32; 4]]>()
     };
-    record_views(ctx, builder, pairs, (even / 2) as u32, tail, n % 2 == 1)
+    record_views(
+        ctx,
+        builder,
+        pairs,
+        (even / 2) as u32,
+        tail,
+        n % 2 == 1,
+        variant,
+    )
 }
 
 fn record_views(
@@ -90,8 +120,9 @@ fn record_views(
     pair_count: u32,
     tail: Subbuffer<[u32]>,
     has_tail: bool,
+    variant: usize,
 ) -> Result<()> {
-    let (pipeline, size) = pipeline(ctx)?;
+    let (pipeline, size) = pipeline(ctx, variant)?;
     let layout = pipeline.layout().clone();
     let set = DescriptorSet::new(
         ctx.descriptor_set_allocator().clone(),
@@ -126,7 +157,7 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
     if words.is_empty() {
         return Ok(());
     }
-    pipeline(ctx)?;
+    pipeline(ctx, 0)?;
     // Chunks of an even number of words that one storage buffer holds.
     let max_words = ((ctx.limits().max_storage_buffer_range / 8) & !1).max(2) as usize;
     if words.len() <= max_words {
@@ -162,6 +193,7 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
         (padded / 2) as u32,
         tail.slice::<u32>(2),
         false,
+        0,
     )?;
     builder
         .copy_buffer(CopyBufferInfo::buffers(

@@ -54,6 +54,16 @@ pub const PLAN_WORKGROUP: u32 = 256;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
 
+/// 32-bit words of a subgroup ballot that can hold lanes: the scatter shader's match works
+/// on one word where subgroups have at most 32 lanes (NVIDIA, lavapipe), on two for 64.
+pub fn ballot_words(max_subgroup: u32) -> u32 {
+    max_subgroup
+        .div_ceil(32)
+        .clamp(1, 4)
+        .next_power_of_two()
+        .min(4)
+}
+
 /// The key width and whether values ride along: one set of pipelines each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Variant {
@@ -388,6 +398,14 @@ mod tests {
         );
         let s = choose_shape(v, &NVIDIA, Some(4), Some(256)).unwrap();
         assert_eq!(s.tile_keys(), 1024);
+    }
+
+    #[test]
+    fn ballot_words_cover_the_subgroup() {
+        assert_eq!(ballot_words(8), 1);
+        assert_eq!(ballot_words(32), 1);
+        assert_eq!(ballot_words(64), 2);
+        assert_eq!(ballot_words(128), 4);
     }
 
     #[test]

@@ -15,12 +15,16 @@ use super::{fail, Outcome};
 /// The seed of the random inputs (any fixed value; differs from bench's on purpose).
 const SEED: u64 = 0xca11_b4a7_e000;
 
+/// Each backend is timed in this many interleaved rounds per size.
+const ROUNDS: usize = 3;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The largest size measured; the ladder is 16, 64, 256, ... (powers of 4) up to it.
     #[arg(long, default_value_t = 1 << 22)]
     max_size: usize,
-    /// Seconds spent timing each backend at each size (at least 3 runs, best one counts).
+    /// Seconds spent timing each backend at each size (in 3 interleaved rounds of at least
+    /// 3 runs; the best run counts).
     #[arg(long, default_value_t = 0.1)]
     seconds: f64,
     /// Write the profile here instead of the cache folder.
@@ -86,7 +90,7 @@ pub fn run(args: &Args) -> Outcome {
     let policy = super::data::Policy {
         min_reps: 3,
         max_reps: 50,
-        budget: Duration::from_secs_f64(args.seconds),
+        budget: Duration::from_secs_f64(args.seconds / ROUNDS as f64),
     };
 
     let mut result = Profile {
@@ -113,15 +117,33 @@ pub fn run(args: &Args) -> Outcome {
         let mut winners: Vec<(usize, &'static str)> = Vec::new();
         for &size in &ladder {
             let data = Data::random(kind, size, SEED);
-            let mut times: Vec<(f64, &'static str)> = Vec::new();
-            for &b in &who {
-                bar.set_message(format!("{wname} {size} {}", b.name()));
-                match measure(&data, Contestant::Backend(b), policy) {
-                    Ok(sample) => times.push((sample.best, b.name())),
-                    Err(why) => bar.suspend(|| println!("  {} at {size}: {why}", b.name())),
+            // Interleaved rounds, best of all: a burst of load from other processes then
+            // slows one round of every backend instead of every run of one backend.
+            let mut best: Vec<Option<f64>> = vec![None; who.len()];
+            let mut failed = vec![false; who.len()];
+            for _ in 0..ROUNDS {
+                for (i, &b) in who.iter().enumerate() {
+                    if failed[i] {
+                        continue;
+                    }
+                    bar.set_message(format!("{wname} {size} {}", b.name()));
+                    match measure(&data, Contestant::Backend(b), policy) {
+                        Ok(sample) => {
+                            best[i] = Some(best[i].map_or(sample.best, |t| t.min(sample.best)))
+                        }
+                        Err(why) => {
+                            failed[i] = true;
+                            bar.suspend(|| println!("  {} at {size}: {why}", b.name()));
+                        }
+                    }
                 }
-                bar.inc(1);
             }
+            bar.inc(who.len() as u64);
+            // A backend that failed at this size is not a candidate here.
+            let mut times: Vec<(f64, &'static str)> = (0..who.len())
+                .filter(|&i| !failed[i])
+                .filter_map(|i| Some((best[i]?, who[i].name())))
+                .collect();
             times.sort_by(|a, b| a.0.total_cmp(&b.0));
             if let Some(&(best, name)) = times.first() {
                 let margin = times.get(1).map_or(String::new(), |&(next, next_name)| {
