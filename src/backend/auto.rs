@@ -117,9 +117,9 @@ impl SortBackend for Auto {
 
     fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
         match self.nibbles_cpu {
-            // Every CPU nibble kernel hands a few words to the lookup-table sort; going
+            // Every CPU nibble kernel hands a word or two to the lookup-table sort; going
             // there directly saves the calls in between (2 of the 16 ns of a one-word call).
-            Some(_) if words.len() <= super::thresholds::NIBBLE_SHORT_LUT_MAX_WORDS => {
+            Some(_) if words.len() <= super::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS => {
                 crate::nibble::lut::sort_words(words);
                 Ok(())
             }

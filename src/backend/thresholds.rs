@@ -18,28 +18,34 @@ use crate::keys::key::KeyWidth;
 pub(crate) const NIBBLE_SIMD_PARALLEL_MIN_WORDS: usize = 1 << 17;
 
 /// Words from which the `lut` nibble backend splits a slice over rayon's pool: 2^13 words
-/// take 58 µs single-threaded (7.07 ns/word), over ten times the fork-join cost measured
+/// take 53 µs single-threaded (6.49 ns/word), over ten times the fork-join cost measured
 /// as for [`NIBBLE_SIMD_PARALLEL_MIN_WORDS`].
 pub(crate) const NIBBLE_LUT_PARALLEL_MIN_WORDS: usize = 1 << 13;
 
 /// Fewest words per parallel task of the nibble backends (chunks grow with the slice, see
-/// `nibble::sort_in_parallel`): 4096 words are 2 µs of avx512 work, 29 µs of `lut` work,
+/// `nibble::sort_in_parallel`): 4096 words are 2 µs of avx512 work, 27 µs of `lut` work,
 /// both above rayon's per-task cost, and fit a 32 KiB L1 data cache.
 pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 12;
 
 /// Longest tail (words after the last whole SIMD block) that the SIMD nibble kernels sort
 /// with the lookup-table sort instead of one more, overlapping, block. Measured (contest
 /// timing, AMD EPYC Zen 4, 1 thread, BENCHMARKS-nibble.md): one avx2 block of 32 words
-/// costs 19-23 ns, `lut` about 6 ns per call plus 6.5 ns per word, so three words by `lut`
-/// already cost as much as the block.
+/// costs 19-23 ns, `lut` 14.1, 19.7 and 26.0 ns for 1, 2 and 3 words, so three words by
+/// `lut` already cost more than the block. `auto` also sends slices this short straight to
+/// `lut`.
 pub(crate) const NIBBLE_TAIL_LUT_MAX_WORDS: usize = 2;
 
-/// Longest whole slice, shorter than one SIMD block, that the SIMD nibble kernels sort with
-/// the lookup-table sort instead of one block in a stack buffer. The buffer costs more than
-/// an overlapping block (the block's vector loads wait for the word-sized copies to reach
-/// the cache): measured 34-37 ns for 3 to 8 words with avx2, against `lut` 24 ns for 3
-/// words and about 37 ns for 5.
+/// Longest whole slice, shorter than one SIMD block, that the SIMD nibble kernels without
+/// masked stores (portable, avx2) sort with the lookup-table sort instead of one block in a
+/// stack buffer. The buffer costs more than an overlapping block (the block's vector loads
+/// wait for the word-sized copies to reach the cache): measured 34-42 ns for 3 to 8 words
+/// with avx2, against `lut` 26.0, 32.5 and 39.0 ns for 3, 4 and 5 words.
 pub(crate) const NIBBLE_SHORT_LUT_MAX_WORDS: usize = 4;
+
+/// As [`NIBBLE_SHORT_LUT_MAX_WORDS`] for kernels with masked loads and stores (avx512),
+/// whose short block needs no buffer: measured 25.0-25.5 ns for a masked block of 1 to 5
+/// words, against `lut` 14.1, 19.7, 26.0 and 32.5 ns for 1, 2, 3 and 4 words.
+pub(crate) const NIBBLE_MASKED_LUT_MAX_WORDS: usize = 2;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`.
 ///

@@ -1,7 +1,7 @@
 //! Nibble sort: sort the 16 four-bit nibbles inside every `u64` of a batch, largest nibble
 //! in the most significant position (`0x42badc0ffeed00d5` -> `0xffeedddcba542000`).
 //!
-//! Every implementation here is checked against [`reference`] on the same inputs.
+//! Every implementation here is checked against [`reference()`] on the same inputs.
 
 pub mod lut;
 pub(crate) mod network;

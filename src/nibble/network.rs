@@ -294,10 +294,10 @@ unsafe fn sort_short_masked<V: MaskedByteVector>(words: &mut [u64]) {
     }
 }
 
-/// As [`sort_words_with_tail`], but a slice shorter than one block of `V` is sorted by the
-/// narrowest of `V`, `H`, `Q` that holds it, with masked loads and stores instead of a
-/// stack buffer (or, above one block of `H`, by blocks of `H` with an overlapping last
-/// one).
+/// As [`sort_words_with_tail`], but a slice of at most one block of `V` is sorted by the
+/// narrower `H` or `Q`: above one block of `H` by blocks of `H` with an overlapping last
+/// one, below that by one block of `H` or `Q` with masked loads and stores instead of a
+/// stack buffer.
 ///
 /// # Safety
 ///
@@ -309,6 +309,7 @@ where
     H: MaskedByteVector,
     Q: MaskedByteVector,
 {
+    const { assert!(Q::BYTES <= H::BYTES && H::BYTES <= V::BYTES) };
     let len = words.len();
     // SAFETY: every call is forwarded from the caller.
     unsafe {
@@ -321,7 +322,7 @@ where
             sort_words_below::<H>(words, V::BYTES)
         } else if len > Q::BYTES {
             sort_short_masked::<H>(words)
-        } else if len > crate::backend::thresholds::NIBBLE_SHORT_LUT_MAX_WORDS {
+        } else if len > crate::backend::thresholds::NIBBLE_MASKED_LUT_MAX_WORDS {
             sort_short_masked::<Q>(words)
         } else {
             crate::nibble::lut::sort_words(words)
@@ -357,6 +358,7 @@ pub(crate) unsafe fn sort_words<V: ByteVector>(words: &mut [u64]) {
 /// The CPU supports the instructions of `V` and of `H`.
 #[inline(always)]
 pub(crate) unsafe fn sort_words_with_tail<V: ByteVector, H: ByteVector>(words: &mut [u64]) {
+    const { assert!(H::BYTES <= V::BYTES) };
     let len = words.len();
     if len < V::BYTES {
         // SAFETY: forwarded from the caller.
