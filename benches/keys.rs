@@ -10,14 +10,15 @@
 //! cargo bench --bench keys -- 'keys-u64-few/(auto|rdst)/'
 //! ```
 //!
-//! `SORTNET_BENCH_SIZES=10,16` picks the log2 sizes (default `10,16,20,24`).
+//! `SORTNET_BENCH_SIZES=10,16` picks the log2 sizes (default `10,16,20,24`). The
+//! `keys-small-<type>` groups time slices of 16 to 4096 keys, where `auto`'s crossovers lie.
 
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use rayon::slice::ParallelSliceMut;
 use rdst::RadixSort as _;
-use sortnet::{backend, Key, Workload};
+use sortnet::{backend, Device, Key, Workload};
 use voracious_radix_sort::RadixSort as _;
 
 /// xorshift64*: fast, deterministic, good enough for benchmark inputs.
@@ -74,8 +75,11 @@ fn sizes() -> Vec<u32> {
         .unwrap_or_else(|| vec![10, 16, 20, 24])
 }
 
+/// A sort of a `Vec<K>`.
+type SortFn<K> = Box<dyn Fn(&mut Vec<K>)>;
+
 /// One sorter of `K`s under a name.
-type Sorter<K> = (String, Box<dyn Fn(&mut Vec<K>)>);
+type Sorter<K> = (String, SortFn<K>);
 
 /// The peers for each key type (each sorts in the same order as sortnet: `total_cmp` for
 /// floats; no NaN is generated, so the radix crates' float orders agree).
@@ -153,12 +157,32 @@ impl Peers for f32 {
     }
 }
 
+/// Not a sorter: copies the slice into a buffer that was written before (no page faults),
+/// the bandwidth reference for "fraction of a plain copy" in BENCHMARKS-keys.md.
+fn copy_baseline<K: Peers>() -> Sorter<K> {
+    let buffer = std::cell::RefCell::new(Vec::<K>::new());
+    (
+        "copy-baseline".into(),
+        Box::new(move |v: &mut Vec<K>| {
+            let mut b = buffer.borrow_mut();
+            if b.len() != v.len() {
+                *b = v.clone();
+            }
+            b.copy_from_slice(v);
+            std::hint::black_box(&mut *b);
+        }),
+    )
+}
+
 fn sorters<K: Peers>() -> Vec<Sorter<K>> {
     let mut list: Vec<Sorter<K>> = backend::available()
         .into_iter()
         .filter(|b| b.supports(Workload::Keys(K::WIDTH)))
+        // Software GPU drivers (lavapipe) emulate the GPU on these same CPU cores: not a
+        // figure anyone would use; real-GPU figures are measured on real GPUs.
+        .filter(|b| b.device() != Device::Gpu { software: true })
         .map(|b| {
-            let s: Box<dyn Fn(&mut Vec<K>)> =
+            let s: SortFn<K> =
                 Box::new(move |v: &mut Vec<K>| b.sort(v).expect("backend sorts what it supports"));
             (b.name().to_string(), s)
         })
@@ -170,7 +194,8 @@ fn sorters<K: Peers>() -> Vec<Sorter<K>> {
 fn group<K: Peers>(c: &mut Criterion) {
     for dist in ["random", "few"] {
         let mut g = c.benchmark_group(format!("keys-{}-{dist}", K::NAME));
-        let sorters = sorters::<K>();
+        let mut sorters = sorters::<K>();
+        sorters.push(copy_baseline::<K>());
         for log2 in sizes() {
             let n = 1usize << log2;
             let data = input::<K>(dist, n);
@@ -208,10 +233,43 @@ fn group<K: Peers>(c: &mut Criterion) {
     }
 }
 
+/// Small slices, where `auto` hands over from the SIMD networks to radix
+/// (`thresholds::KEYS32_RADIX_MIN_LEN` and `KEYS64_RADIX_MIN_LEN`) and radix from insertion
+/// sort to LSD (`radix::INSERTION_MAX_LEN`): `keys-small-<type>`, random keys.
+fn small<K: Peers>(c: &mut Criterion) {
+    let mut g = c.benchmark_group(format!("keys-small-{}", K::NAME));
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_millis(600));
+    let sorters: Vec<Sorter<K>> = sorters::<K>()
+        .into_iter()
+        .filter(|(name, _)| !name.contains("voracious-mt") && !name.contains("rayon"))
+        .collect();
+    for n in [16, 48, 64, 256, 1000, 1500, 2048, 3072, 4096] {
+        let data = input::<K>("random", n);
+        g.throughput(Throughput::Elements(n as u64));
+        for (name, sort) in &sorters {
+            g.bench_with_input(BenchmarkId::new(name, n), &data, |b, data| {
+                b.iter_batched(
+                    || data.clone(),
+                    |mut v| {
+                        sort(&mut v);
+                        v
+                    },
+                    BatchSize::SmallInput,
+                )
+            });
+        }
+    }
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
     group::<u32>(c);
     group::<u64>(c);
     group::<f32>(c);
+    small::<u32>(c);
+    small::<u64>(c);
 }
 
 criterion_group!(keys, benches);

@@ -211,8 +211,8 @@ impl SortBackend for Avx512 {
     }
 }
 
-/// `radix`: stable LSD radix sort (MSD pass in front for large inputs, rayon above a size)
-/// for every key type and for key/value pairs; runs everywhere. See [`radix`].
+/// `radix`: stable LSD radix sort (an MSD pass in front and rayon for large inputs) for every
+/// key type and for key/value pairs; runs everywhere. See [`radix`].
 pub struct Radix;
 
 impl SortBackend for Radix {
@@ -222,10 +222,9 @@ impl SortBackend for Radix {
 
     fn status(&self) -> String {
         format!(
-            "8-bit LSD, MSD pass from {} keys, parallel from {} keys on {} threads",
+            "8-bit LSD; MSD pass, streaming stores and {} rayon threads from {} keys",
+            rayon::current_num_threads(),
             radix::MSD_MIN_LEN,
-            radix::PARALLEL_MIN_LEN,
-            rayon::current_num_threads()
         )
     }
 

@@ -20,7 +20,7 @@
 //!   bucket, in L1) and, for outputs of at least [`STREAM_MIN_BYTES`], writes whole lines
 //!   with non-temporal stores, as does the last pass of every bucket: no read-for-ownership
 //!   of lines that are about to be overwritten.
-//! * From [`PARALLEL_MIN_LEN`] elements on, the survey and the MSD scatter run on rayon, each
+//! * The MSD route runs on rayon: the survey and the MSD scatter split the input, each
 //!   thread over one contiguous chunk with its own histogram and its own prefix offsets per
 //!   bucket (chunk `t` writes after chunks `0..t` in every bucket, so the order of equal keys
 //!   is kept), and the buckets are sorted in parallel. A bucket that is itself large (skewed
@@ -59,23 +59,24 @@ const BUCKETS: usize = 1 << DIGIT_BITS;
 /// by LSD, at 64 keys 2.3 µs by LSD; `u64` at 49 keys 5.3 µs by LSD.
 pub const INSERTION_MAX_LEN: usize = 64;
 
-/// Inputs from this length on take an MSD pass in front of the LSD passes even on one
-/// thread (with more threads, [`PARALLEL_MIN_LEN`] decides).
+/// Inputs from this length on take an MSD pass in front of the LSD passes (and use more
+/// than one thread).
 ///
 /// Below it the input and its scratch fit in the 32 MiB L3 of the test machine (AMD EPYC,
-/// Zen 4, 1 MiB L2 per core) and plain LSD passes are cheaper than an MSD pass plus 256
-/// bucket sorts. Measured single-threaded (`RAYON_NUM_THREADS=1`, u32 random, CPU time of
-/// the sorting threads, loaded machine): 2^16: LSD 0.26 ms, MSD+LSD 0.47 ms; 2^22: LSD
-/// 20 ms, MSD+LSD 32 ms; 2^24: LSD 252 ms, MSD+LSD 142 ms.
+/// Zen 4, 1 MiB L2 per core) and plain LSD passes on one thread are cheaper than an MSD pass
+/// plus 256 bucket sorts, even with the second core: measured with the `keys_timing` loop
+/// (best of 10 to 40 runs, u32 random, shared 2-core machine at load 4 to 5), LSD on one
+/// thread / LSD with every pass split over 2 threads / MSD route on 2 threads:
+/// 2^16: 0.25 / 0.47 / 0.48 ms; 2^18: 1.41 / 1.97 / 1.99 ms; 2^20: 4.4 / 6.4 / 6.2 ms;
+/// 2^22: 23 / 32 / 32 ms. At 2^24 the MSD route wins even on one thread (CPU time 142 ms
+/// against 252 ms for LSD), because LSD passes over 128 MiB miss every cache level.
 pub const MSD_MIN_LEN: usize = 1 << 23;
 
-/// Inputs from this length on take the MSD route on all rayon threads: the survey and the
-/// MSD scatter split the input into one chunk per thread, and the buckets are sorted in
-/// parallel.
+/// MSD routes over at least this many elements split their survey and scatter over all
+/// rayon threads, and sort their buckets in parallel.
 ///
-/// Below it one thread's LSD passes run in cache and rayon's fork/join (a few microseconds
-/// per phase) and the 256 bucket sorts do not pay off: at 2^16 u32 keys single-threaded LSD
-/// takes 0.26 ms against 0.47 ms for the MSD shape on one thread.
+/// Every MSD route chosen by size is above it; it matters where tests force the MSD route
+/// on small inputs: below it rayon's fork/join costs more than a second core saves.
 pub const PARALLEL_MIN_LEN: usize = 1 << 17;
 
 /// An unsigned key as a sequence of 8-bit digits, least significant first.
@@ -191,7 +192,7 @@ pub fn sort_pairs64(keys: &mut [u64], values: &mut [u32], map: KeyMap) {
 enum Route {
     /// LSD or MSD+LSD by [`use_msd`].
     BySize,
-    /// MSD+LSD whatever the size (tests exercise it on small inputs and one thread).
+    /// MSD+LSD whatever the size (tests exercise it below [`MSD_MIN_LEN`]).
     #[cfg_attr(not(test), allow(dead_code))]
     Msd,
 }
@@ -908,10 +909,9 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     }
 }
 
-/// Whether `len` elements take the MSD route ([`msd_lsd`]) rather than plain LSD: when
-/// they are too large for the cache, or when the MSD pass lets more than one thread work.
+/// Whether `len` elements take the MSD route ([`msd_lsd`]) rather than plain LSD.
 fn use_msd(len: usize) -> bool {
-    len >= MSD_MIN_LEN || (len >= PARALLEL_MIN_LEN && rayon::current_num_threads() > 1)
+    len >= MSD_MIN_LEN
 }
 
 #[cfg(test)]
@@ -1141,7 +1141,8 @@ mod tests {
         let mut a: Vec<u32> = (0..n).map(|_| rng(&mut s) as u32).collect();
         let mut want = a.clone();
         want.sort_unstable();
-        sort32(&mut a, KeyMap::Unsigned);
+        // Forced MSD route: the size alone takes it only from MSD_MIN_LEN.
+        sort_with_map(&mut a, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
         assert!(a == want, "u32 n={n}");
 
         let n = (STREAM_MIN_BYTES / 8) + 5;
@@ -1149,7 +1150,7 @@ mod tests {
         let mut want: Vec<(u64, u32)> = k.iter().copied().zip(0..n as u32).collect();
         want.sort_by_key(|p| p.0);
         let mut v: Vec<u32> = (0..n as u32).collect();
-        sort_pairs64(&mut k, &mut v, KeyMap::Unsigned);
+        sort_with_map(&mut k, &mut v, KeyMap::Unsigned, Route::Msd);
         assert!(k.iter().copied().zip(v).eq(want), "u64 pairs n={n}");
     }
 

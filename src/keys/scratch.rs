@@ -58,20 +58,20 @@ fn take_block(bytes: usize) -> Block {
     Block { ptr, layout }
 }
 
+/// Bytes of a block, 0 for none.
+fn block_size(block: &Option<Block>) -> usize {
+    block.as_ref().map_or(0, |b| b.layout.size())
+}
+
 /// Keeps `block` for the next call if it is small enough and larger than the cached one;
 /// frees whatever is not kept.
 fn give_block(block: Block) {
     let mut keep = Some(block);
-    if keep
-        .as_ref()
-        .is_some_and(|b| b.layout.size() <= KEEP_MAX_BYTES)
-    {
+    let size = block_size(&keep);
+    if size <= KEEP_MAX_BYTES {
         if let Ok(mut slot) = CACHE.lock() {
-            let new_size = keep.as_ref().map_or(0, |b| b.layout.size());
-            if !slot
-                .as_ref()
-                .is_some_and(|old| old.layout.size() >= new_size)
-            {
+            // Keep the larger of the cached block and this one.
+            if block_size(&slot) < size {
                 keep = slot.replace(keep.take().expect("block present"));
             }
         }

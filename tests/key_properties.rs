@@ -1,0 +1,185 @@
+//! quickcheck properties of every key backend: for any slice of any key type the result is
+//! the slice sorted by `total_cmp`/`Ord` (same multiset, ascending), sorting twice changes
+//! nothing, and `sort_pairs` keeps every value with its key; on `radix`, pairs are stable.
+//!
+//! quickcheck's `Vec<T>` generator makes short slices; `Spread` stretches some of them past
+//! the small-slice networks and radix's insertion sort so that the partition and the LSD
+//! passes are exercised too.
+
+use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
+use sortnet::{backend, Key, KeyWidth, Workload};
+
+/// A key slice: quickcheck's values, sometimes repeated into a longer slice (many equal
+/// keys) or extended by a deterministic spread (many distinct keys).
+#[derive(Clone, Debug)]
+struct Spread<K>(Vec<K>);
+
+impl<K: Arbitrary + Copy> Arbitrary for Spread<K> {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let base: Vec<K> = Vec::arbitrary(g);
+        let v = match u8::arbitrary(g) % 4 {
+            0 if !base.is_empty() => {
+                let reps = 1 + usize::arbitrary(g) % 40;
+                base.iter()
+                    .copied()
+                    .cycle()
+                    .take(base.len() * reps)
+                    .collect()
+            }
+            1 => {
+                let extra = usize::arbitrary(g) % 3000;
+                let mut v = base;
+                for _ in 0..extra {
+                    v.push(K::arbitrary(g));
+                }
+                v
+            }
+            _ => base,
+        };
+        Spread(v)
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        Box::new(self.0.shrink().map(Spread))
+    }
+}
+
+/// The key types' bits, so that NaN payloads and -0.0 compare exactly.
+trait Bits: Key + Arbitrary + std::fmt::Debug {
+    fn bits(self) -> u64;
+}
+
+macro_rules! bits {
+    ($t:ty, $conv:expr) => {
+        impl Bits for $t {
+            fn bits(self) -> u64 {
+                $conv(self)
+            }
+        }
+    };
+}
+bits!(u32, |x: u32| x as u64);
+bits!(i32, |x: i32| x as u32 as u64);
+bits!(f32, |x: f32| x.to_bits() as u64);
+bits!(u64, |x: u64| x);
+bits!(i64, |x: i64| x as u64);
+bits!(f64, |x: f64| x.to_bits());
+
+fn reference<K: Bits>(keys: &[K]) -> Vec<u64> {
+    let mut v = keys.to_vec();
+    v.sort_by(|a, b| a.key_cmp(b));
+    v.into_iter().map(Bits::bits).collect()
+}
+
+/// Keys: sorted like the reference, and sorting again changes nothing.
+fn keys_property<K: Bits>(name: &str, keys: Spread<K>) -> TestResult {
+    let Some(b) = backend::by_name(name) else {
+        return TestResult::discard();
+    };
+    if !b.supports(Workload::Keys(K::WIDTH)) {
+        return TestResult::discard();
+    }
+    let keys = keys.0;
+    let mut sorted = keys.clone();
+    if b.sort(&mut sorted).is_err() {
+        return TestResult::failed();
+    }
+    let got: Vec<u64> = sorted.iter().map(|k| k.bits()).collect();
+    let mut again = sorted.clone();
+    let idempotent =
+        b.sort(&mut again).is_ok() && again.iter().map(|k| k.bits()).eq(got.iter().copied());
+    TestResult::from_bool(got == reference(&keys) && idempotent)
+}
+
+/// Pairs: keys sorted like the reference and each value still with its key (values are the
+/// input positions); with `stable`, equal keys keep their input order.
+fn pairs_property<K: Bits>(name: &str, keys: Spread<K>, stable: bool) -> TestResult {
+    let Some(b) = backend::by_name(name) else {
+        return TestResult::discard();
+    };
+    if !b.supports(Workload::Pairs(K::WIDTH)) {
+        return TestResult::discard();
+    }
+    let keys = keys.0;
+    let mut k = keys.clone();
+    let mut v: Vec<u32> = (0..keys.len() as u32).collect();
+    if b.sort_pairs(&mut k, &mut v).is_err() {
+        return TestResult::failed();
+    }
+    let got: Vec<u64> = k.iter().map(|x| x.bits()).collect();
+    let follows = k.iter().zip(&v).all(|(key, &i)| {
+        keys.get(i as usize)
+            .is_some_and(|orig| orig.bits() == key.bits())
+    });
+    let mut seen = v.clone();
+    seen.sort_unstable();
+    let permutation = seen.iter().copied().eq(0..keys.len() as u32);
+    let stable_ok = !stable
+        || k.windows(2)
+            .zip(v.windows(2))
+            .all(|(kk, vv)| kk[0].bits() != kk[1].bits() || vv[0] < vv[1]);
+    TestResult::from_bool(got == reference(&keys) && follows && permutation && stable_ok)
+}
+
+macro_rules! key_tests {
+    ($test:ident, $name:expr) => {
+        #[test]
+        fn $test() {
+            fn p_u32(k: Spread<u32>) -> TestResult {
+                keys_property($name, k)
+            }
+            fn p_i32(k: Spread<i32>) -> TestResult {
+                keys_property($name, k)
+            }
+            fn p_f32(k: Spread<f32>) -> TestResult {
+                keys_property($name, k)
+            }
+            fn p_u64(k: Spread<u64>) -> TestResult {
+                keys_property($name, k)
+            }
+            fn p_i64(k: Spread<i64>) -> TestResult {
+                keys_property($name, k)
+            }
+            fn p_f64(k: Spread<f64>) -> TestResult {
+                keys_property($name, k)
+            }
+            fn pairs_f32(k: Spread<f32>) -> TestResult {
+                pairs_property($name, k, $name == "radix")
+            }
+            fn pairs_i64(k: Spread<i64>) -> TestResult {
+                pairs_property($name, k, $name == "radix")
+            }
+            let qc = || QuickCheck::new().tests(150);
+            qc().quickcheck(p_u32 as fn(Spread<u32>) -> TestResult);
+            qc().quickcheck(p_i32 as fn(Spread<i32>) -> TestResult);
+            qc().quickcheck(p_f32 as fn(Spread<f32>) -> TestResult);
+            qc().quickcheck(p_u64 as fn(Spread<u64>) -> TestResult);
+            qc().quickcheck(p_i64 as fn(Spread<i64>) -> TestResult);
+            qc().quickcheck(p_f64 as fn(Spread<f64>) -> TestResult);
+            qc().quickcheck(pairs_f32 as fn(Spread<f32>) -> TestResult);
+            qc().quickcheck(pairs_i64 as fn(Spread<i64>) -> TestResult);
+        }
+    };
+}
+
+key_tests!(radix_properties, "radix");
+key_tests!(avx512_properties, "avx512");
+key_tests!(auto_properties, "auto");
+
+/// Every CPU backend that claims a key workload is covered by one of the tests above.
+#[test]
+fn every_cpu_key_backend_is_covered() {
+    let covered = ["radix", "avx512", "auto"];
+    for b in backend::available() {
+        let does_keys = [KeyWidth::W32, KeyWidth::W64]
+            .iter()
+            .any(|&w| b.supports(Workload::Keys(w)) || b.supports(Workload::Pairs(w)));
+        if does_keys && b.device() == sortnet::Device::Cpu {
+            assert!(
+                covered.contains(&b.name()),
+                "{} has no properties",
+                b.name()
+            );
+        }
+    }
+}
