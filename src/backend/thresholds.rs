@@ -18,6 +18,10 @@ pub(crate) const NIBBLE_LUT_PARALLEL_MIN_WORDS: usize = 1 << 14;
 /// words), 128 KiB of data.
 pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 14;
 
+// `vulkan-bitonic` is in no list: end to end from host slices (transfers included) it was
+// slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)
+// and far slower than `avx512` on nibbles, see BENCHMARKS-gpu.md; it stays usable by name.
+
 /// Backends `auto` tries for `workload` at `len` elements, best first.
 pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
     let _ = len;

@@ -438,7 +438,7 @@ impl BitonicSorter {
         Ok(())
     }
 
-    /// Sorts host `u32` keys with `values` along on the GPU (see [`sort_host`]).
+    /// Sorts host `u32` keys with `values` along on the GPU (see [`sort_host`](Self::sort_host)).
     pub fn sort_pairs(&self, keys: &mut [u32], values: &mut [u32]) -> Result<()> {
         if keys.len() != values.len() {
             return Err(Error::LengthMismatch {
