@@ -509,9 +509,22 @@ impl BitonicSorter {
                 .map_err(gpu_err("recording the download"))?;
         }
         self.ctx.submit_and_wait(builder)?;
-        GpuContext::stage_out(&staging_keys, keys)?;
-        if let (Some((staging, _)), Some(v)) = (&staged_values, values) {
-            GpuContext::stage_out(staging, v)?;
+        // Map every result before writing any, so that a failed mapping leaves both slices
+        // as they were.
+        let key_view = staging_keys.slice::<T>(n);
+        let key_guard = key_view
+            .read()
+            .map_err(gpu_err("mapping a staging buffer"))?;
+        let value_view = staged_values
+            .as_ref()
+            .map(|(staging, _)| staging.slice::<u32>(n));
+        let value_guard = match &value_view {
+            Some(view) => Some(view.read().map_err(gpu_err("mapping a staging buffer"))?),
+            None => None,
+        };
+        keys.copy_from_slice(&key_guard);
+        if let (Some(guard), Some(v)) = (value_guard, values) {
+            v.copy_from_slice(&guard);
         }
         Ok(())
     }
