@@ -62,6 +62,10 @@ pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 1500;
 /// / radix 8.66, at 4096 keys 9.31 / 8.44.
 pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 3072;
 
+// `vulkan-bitonic` is in no list: end to end from host slices (transfers included) it was
+// slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)
+// and far slower than `avx512` on nibbles, see BENCHMARKS-gpu.md; it stays usable by name.
+
 /// Backends `auto` tries for `workload` at `len` elements, best first.
 pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
     match workload {
