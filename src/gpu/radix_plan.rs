@@ -473,7 +473,8 @@ mod tests {
         assert_eq!(histogram_groups(0, 65535), 1);
         assert_eq!(histogram_groups(8192, 65535), 1);
         assert_eq!(histogram_groups(8193, 65535), 2);
-        assert_eq!(histogram_groups(1 << 30, 65535), (1 << 30) / 8192);
+        assert_eq!(histogram_groups(1 << 28, 65535), (1 << 28) / 8192);
+        assert_eq!(histogram_groups(1 << 30, 65535), 65535);
         assert_eq!(histogram_groups(1 << 40, u32::MAX), 65535);
     }
 
