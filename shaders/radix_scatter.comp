@@ -38,6 +38,7 @@ layout(constant_id = 4) const uint BALLOT_WORDS = 4;   // ballot words in use: 1
 layout(constant_id = 5) const uint EARLY_COUNTS = 0;   // 1: count the tile's digits and publish them before ranking
 layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before scattering into shared memory
 layout(constant_id = 9) const uint LOOKBACK_READ = 0;  // look-back reads: 0 volatile loads, 1 atomics
+layout(constant_id = 10) const uint LOOKAHEAD = 1;     // earlier tiles whose words one look-back step reads
 layout(constant_id = 6) const uint EXPERIMENT = 0;     // timing only: 1 no look-back wait, 2 unordered ranks
 
 const uint WG = gl_WorkGroupSize.x;
@@ -127,16 +128,31 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
             uint sum = s_lb_sum[d];
             uint spins = 0u;
             while (next > 0u && spins < SPIN_LIMIT) {
-                uint at = status_index(slot, next - 1u, d);
-                uint word = LOOKBACK_READ == 1u ? atomicOr(st[at], 0u) : st[at];
-                uint flag = word & ~VALUE_MASK;
-                if (flag == 0u) {
-                    spins++;
-                    continue;
+                // Read LOOKAHEAD earlier tiles at once (independent loads), then walk them in
+                // order while they hold counts.
+                uint words[LOOKAHEAD];
+                [[unroll]] for (uint i = 0u; i < LOOKAHEAD; i++) {
+                    words[i] = 0u;
+                    if (next > i) {
+                        uint at = status_index(slot, next - 1u - i, d);
+                        words[i] = LOOKBACK_READ == 1u ? atomicOr(st[at], 0u) : st[at];
+                    }
                 }
-                sum += word & VALUE_MASK;
-                next = flag == FLAG_PREFIX ? 0u : next - 1u;
-                spins = 0u;
+                const uint start = next;
+                bool walking = true;
+                [[unroll]] for (uint i = 0u; i < LOOKAHEAD; i++) {
+                    if (walking && start > i) {
+                        uint flag = words[i] & ~VALUE_MASK;
+                        if (flag == 0u) {
+                            walking = false;
+                        } else {
+                            sum += words[i] & VALUE_MASK;
+                            next = flag == FLAG_PREFIX ? 0u : start - 1u - i;
+                            walking = flag != FLAG_PREFIX;
+                        }
+                    }
+                }
+                spins = next == start ? spins + 1u : 0u;
             }
             s_lb_next[d] = next;
             s_lb_sum[d] = sum;

@@ -273,6 +273,7 @@ impl RadixSorter {
                     (6, env_u32("SORTNET_RADIX_EXPERIMENT").unwrap_or(0)),
                     (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
                     (9, env_u32("SORTNET_RADIX_LOOKBACK_READ").unwrap_or(0)),
+                    (10, env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(1)),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
