@@ -1,13 +1,35 @@
 //! The CPU backends: each a capability token (built only where the CPU can run it) that
 //! wires the nibble and key kernels of one instruction set to [`SortBackend`].
 
+use super::thresholds;
 use super::{SortBackend, Workload};
 use crate::error::Result;
+use crate::keys::key::KeyMap;
+use crate::keys::radix;
 use crate::nibble;
 
 /// The CPU backends usable on this machine.
 pub(crate) fn backends() -> Vec<&'static dyn SortBackend> {
-    vec![&Scalar]
+    #[allow(unused_mut)]
+    let mut list: Vec<&'static dyn SortBackend> = vec![&Scalar, &Lut, &Portable];
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(avx2) = Avx2::new() {
+            list.push(leak(avx2));
+        }
+        if let Some(avx512) = Avx512::new() {
+            list.push(leak(avx512));
+        }
+    }
+    list.push(&Radix);
+    list
+}
+
+/// A backend for the lifetime of the program; the registry builds the list once, and the
+/// tokens are zero-sized, so nothing is actually allocated.
+#[cfg(target_arch = "x86_64")]
+fn leak(backend: impl SortBackend + 'static) -> &'static dyn SortBackend {
+    Box::leak(Box::new(backend))
 }
 
 /// `scalar`: counting sort with packed counters; runs everywhere.
@@ -24,6 +46,222 @@ impl SortBackend for Scalar {
 
     fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
         nibble::scalar::sort_words(words);
+        Ok(())
+    }
+}
+
+/// `lut`: counting sort with lookup tables (Jerome's contest winner); runs everywhere.
+pub struct Lut;
+
+impl SortBackend for Lut {
+    fn name(&self) -> &'static str {
+        "lut"
+    }
+
+    fn status(&self) -> String {
+        "lookup tables, no SIMD".to_string()
+    }
+
+    fn supports(&self, workload: Workload) -> bool {
+        workload == Workload::Nibbles
+    }
+
+    fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
+        nibble::sort_in_parallel(
+            words,
+            thresholds::NIBBLE_LUT_PARALLEL_MIN_WORDS,
+            thresholds::NIBBLE_PARALLEL_CHUNK_WORDS,
+            nibble::lut::sort_words,
+        );
+        Ok(())
+    }
+}
+
+/// `portable`: the sorting network over `wide`'s 128-bit vectors (SSE2, NEON, or plain
+/// arrays); runs everywhere.
+pub struct Portable;
+
+impl SortBackend for Portable {
+    fn name(&self) -> &'static str {
+        "portable"
+    }
+
+    fn status(&self) -> String {
+        let isa = if cfg!(target_arch = "x86_64") {
+            "sse2"
+        } else if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
+            "neon"
+        } else {
+            "scalar fallback"
+        };
+        format!("wide u8x16 ({isa})")
+    }
+
+    fn supports(&self, workload: Workload) -> bool {
+        workload == Workload::Nibbles
+    }
+
+    fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
+        nibble::sort_in_parallel(
+            words,
+            thresholds::NIBBLE_SIMD_PARALLEL_MIN_WORDS,
+            thresholds::NIBBLE_PARALLEL_CHUNK_WORDS,
+            nibble::portable::sort_words,
+        );
+        Ok(())
+    }
+}
+
+/// `avx2`: the sorting network over 256-bit vectors, 32 words per block.
+#[cfg(target_arch = "x86_64")]
+pub struct Avx2 {
+    nibbles: nibble::x86_64::avx2::Avx2Token,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2 {
+    /// The backend, if this CPU has AVX2.
+    pub fn new() -> Option<Self> {
+        let nibbles = nibble::x86_64::avx2::Avx2Token::new()?;
+        Some(Avx2 { nibbles })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl SortBackend for Avx2 {
+    fn name(&self) -> &'static str {
+        "avx2"
+    }
+
+    fn status(&self) -> String {
+        "avx2".to_string()
+    }
+
+    fn supports(&self, workload: Workload) -> bool {
+        workload == Workload::Nibbles
+    }
+
+    fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
+        let token = self.nibbles;
+        nibble::sort_in_parallel(
+            words,
+            thresholds::NIBBLE_SIMD_PARALLEL_MIN_WORDS,
+            thresholds::NIBBLE_PARALLEL_CHUNK_WORDS,
+            |w| token.sort_words(w),
+        );
+        Ok(())
+    }
+}
+
+/// `avx512`: the sorting network over 512-bit vectors, 64 words per block. Off when
+/// `SORTNET_NO_AVX512=1`.
+#[cfg(target_arch = "x86_64")]
+pub struct Avx512 {
+    nibbles: nibble::x86_64::avx512::Avx512Token,
+    keys: crate::keys::x86_64::avx512::Avx512KeysToken,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Avx512 {
+    /// The backend, if this CPU has the AVX-512 subsets it uses and `SORTNET_NO_AVX512` is
+    /// not set.
+    pub fn new() -> Option<Self> {
+        if super::registry::env_flag("SORTNET_NO_AVX512") {
+            return None;
+        }
+        let nibbles = nibble::x86_64::avx512::Avx512Token::new()?;
+        let keys = crate::keys::x86_64::avx512::Avx512KeysToken::new()?;
+        Some(Avx512 { nibbles, keys })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl SortBackend for Avx512 {
+    fn name(&self) -> &'static str {
+        "avx512"
+    }
+
+    fn status(&self) -> String {
+        nibble::x86_64::avx512::Avx512Token::FEATURES.to_string()
+    }
+
+    fn supports(&self, workload: Workload) -> bool {
+        matches!(workload, Workload::Nibbles | Workload::Keys(_))
+    }
+
+    fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        self.keys.sort32(keys, map);
+        Ok(())
+    }
+
+    fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        self.keys.sort64(keys, map);
+        Ok(())
+    }
+
+    fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
+        let token = self.nibbles;
+        nibble::sort_in_parallel(
+            words,
+            thresholds::NIBBLE_SIMD_PARALLEL_MIN_WORDS,
+            thresholds::NIBBLE_PARALLEL_CHUNK_WORDS,
+            |w| token.sort_words(w),
+        );
+        Ok(())
+    }
+}
+
+/// `radix`: stable LSD radix sort (MSD pass in front for large inputs, rayon above a size)
+/// for every key type and for key/value pairs; runs everywhere. See [`radix`].
+pub struct Radix;
+
+impl SortBackend for Radix {
+    fn name(&self) -> &'static str {
+        "radix"
+    }
+
+    fn status(&self) -> String {
+        format!(
+            "8-bit LSD, MSD pass from {} keys, parallel from {} keys on {} threads",
+            radix::MSD_MIN_LEN,
+            radix::PARALLEL_MIN_LEN,
+            rayon::current_num_threads()
+        )
+    }
+
+    fn supports(&self, workload: Workload) -> bool {
+        matches!(workload, Workload::Keys(_) | Workload::Pairs(_))
+    }
+
+    fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        radix::sort32(keys, map);
+        Ok(())
+    }
+
+    fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        radix::sort64(keys, map);
+        Ok(())
+    }
+
+    fn sort_pairs32(&self, keys: &mut [u32], values: &mut [u32], map: KeyMap) -> Result<()> {
+        if keys.len() != values.len() {
+            return Err(crate::Error::LengthMismatch {
+                keys: keys.len(),
+                values: values.len(),
+            });
+        }
+        radix::sort_pairs32(keys, values, map);
+        Ok(())
+    }
+
+    fn sort_pairs64(&self, keys: &mut [u64], values: &mut [u32], map: KeyMap) -> Result<()> {
+        if keys.len() != values.len() {
+            return Err(crate::Error::LengthMismatch {
+                keys: keys.len(),
+                values: values.len(),
+            });
+        }
+        radix::sort_pairs64(keys, values, map);
         Ok(())
     }
 }

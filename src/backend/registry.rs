@@ -10,6 +10,8 @@ use super::SortBackend;
 pub(crate) fn concrete() -> &'static [&'static dyn SortBackend] {
     static BACKENDS: OnceLock<Vec<&'static dyn SortBackend>> = OnceLock::new();
     BACKENDS.get_or_init(|| {
+        // `mut` is only needed when the GPU backends are compiled in.
+        #[cfg_attr(not(feature = "gpu"), allow(unused_mut))]
         let mut list = cpu::backends();
         #[cfg(feature = "gpu")]
         if !env_flag("SORTNET_NO_GPU") {
@@ -55,6 +57,14 @@ pub fn auto() -> &'static dyn SortBackend {
         found
     });
     forced.unwrap_or_else(|| the_auto())
+}
+
+/// The backend `auto` sends a call of `workload` with `len` elements to, for tools and
+/// benchmarks that report the pick (`sortnet backends`, `sortnet bench`). It follows the
+/// calibration profile and the built-in thresholds like `auto` does, but not
+/// `SORTNET_BACKEND`; `None` when no usable backend does `workload`.
+pub fn auto_pick(workload: super::Workload, len: usize) -> Option<&'static dyn SortBackend> {
+    the_auto().pick(workload, len)
 }
 
 /// Whether an environment switch such as `SORTNET_NO_GPU` is set to something other than

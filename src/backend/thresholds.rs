@@ -6,6 +6,56 @@
 use super::Workload;
 use crate::keys::key::KeyWidth;
 
+/// Words from which the SIMD nibble backends (portable, avx2, avx512) split a slice over
+/// rayon's pool.
+///
+/// Splitting costs a fork-join, measured at 1.8-5 µs (best of 2000, 2 threads,
+/// `NIBBLES_CONTEST=1 RAYON_NUM_THREADS=2 cargo bench --bench nibbles`); 2^17 words take
+/// 66 µs single-threaded with avx512 and 79 µs with avx2 (0.51 and 0.60 ns/word, AMD EPYC
+/// Zen 4), over ten times that. The crossover itself could not be measured on the shared
+/// 2-core build machine (load average 10: two threads never beat one there); re-measure on
+/// an idle multi-core machine.
+pub(crate) const NIBBLE_SIMD_PARALLEL_MIN_WORDS: usize = 1 << 17;
+
+/// Words from which the `lut` nibble backend splits a slice over rayon's pool: 2^13 words
+/// take 58 µs single-threaded (7.07 ns/word), over ten times the fork-join cost measured
+/// as for [`NIBBLE_SIMD_PARALLEL_MIN_WORDS`].
+pub(crate) const NIBBLE_LUT_PARALLEL_MIN_WORDS: usize = 1 << 13;
+
+/// Fewest words per parallel task of the nibble backends (chunks grow with the slice, see
+/// `nibble::sort_in_parallel`): 4096 words are 2 µs of avx512 work, 29 µs of `lut` work,
+/// both above rayon's per-task cost, and fit a 32 KiB L1 data cache.
+pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 12;
+
+/// Longest tail (words after the last whole SIMD block) that the SIMD nibble kernels sort
+/// with the lookup-table sort instead of one more, overlapping, block. Measured (contest
+/// timing, AMD EPYC Zen 4, 1 thread, BENCHMARKS-nibble.md): one avx2 block of 32 words
+/// costs 19-23 ns, `lut` about 6 ns per call plus 6.5 ns per word, so three words by `lut`
+/// already cost as much as the block.
+pub(crate) const NIBBLE_TAIL_LUT_MAX_WORDS: usize = 2;
+
+/// Longest whole slice, shorter than one SIMD block, that the SIMD nibble kernels sort with
+/// the lookup-table sort instead of one block in a stack buffer. The buffer costs more than
+/// an overlapping block (the block's vector loads wait for the word-sized copies to reach
+/// the cache): measured 34-37 ns for 3 to 8 words with avx2, against `lut` 24 ns for 3
+/// words and about 37 ns for 5.
+pub(crate) const NIBBLE_SHORT_LUT_MAX_WORDS: usize = 4;
+
+/// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`.
+///
+/// Measured on the test machine (AMD EPYC Zen 4, 2 cores, loaded), random `u32`, ns per key,
+/// one call per slice on cache-resident slices: at 1000 keys avx512 4.03 / radix 4.44, at
+/// 1500 keys 4.19 / 4.20, at 2048 keys 4.47 / 4.00. Below 256 keys avx512 is a single
+/// bitonic network (2.2 to 2.5 ns per key) and radix pays 6 to 11 ns per key.
+pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 1500;
+
+/// 64-bit keys from which `radix` beats the vectorised quicksort of `avx512` (radix needs up
+/// to 8 passes, so the crossover is later than for 32-bit keys).
+///
+/// Measured as [`KEYS32_RADIX_MIN_LEN`], random `u64`, ns per key: at 2048 keys avx512 7.98
+/// / radix 8.66, at 4096 keys 9.31 / 8.44.
+pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 3072;
+
 /// Keys from which `auto` sends a key sort (32- or 64-bit keys) to `vulkan-radix` on a
 /// hardware GPU, end to end from a host slice (upload, sort, download).
 ///
@@ -20,20 +70,31 @@ pub const GPU_RADIX_MIN_KEYS: usize = 1 << 22;
 /// Backends `auto` tries for `workload` at `len` elements, best first.
 pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
     match workload {
+        // The same order at every length (auto resolves it once, see `Auto::nibbles_cpu`): each
+        // SIMD kernel sorts its own short tails (a word or two by `lut`, up to 32 words of
+        // an avx512 call by one AVX2 block), so a wider kernel is never slower than a
+        // narrower one; the figures are in BENCHMARKS-nibble.md.
         Workload::Nibbles => vec!["avx512", "avx2", "portable", "lut", "scalar"],
-        Workload::Keys(KeyWidth::W32) | Workload::Keys(KeyWidth::W64) => {
-            if len >= GPU_RADIX_MIN_KEYS {
+        Workload::Keys(width) => {
+            let radix_from = match width {
+                KeyWidth::W32 => KEYS32_RADIX_MIN_LEN,
+                KeyWidth::W64 => KEYS64_RADIX_MIN_LEN,
+            };
+            if len < radix_from {
+                vec!["avx512", "avx2", "portable", "radix"]
+            } else if len >= GPU_RADIX_MIN_KEYS {
                 vec!["vulkan-radix", "radix", "avx512", "avx2", "portable"]
             } else {
                 vec!["radix", "avx512", "avx2", "portable"]
             }
         }
+        // Only radix sorts pairs on the CPU (stable, values follow their keys).
         Workload::Pairs(_) => vec!["radix"],
     }
 }
 
 #[cfg(test)]
-mod tests {
+mod gpu_radix_tests {
     use super::*;
 
     #[test]

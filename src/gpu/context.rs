@@ -498,6 +498,18 @@ impl Pooled {
     }
 }
 
+impl Pooled {
+    /// Takes the buffer out of the pool for good (it is freed when its last clone drops),
+    /// for buffers that must outlive this call, such as those bound in a caller's command
+    /// buffer.
+    pub fn detach(mut self) -> Subbuffer<[u8]> {
+        self.context
+            .allocated
+            .fetch_sub(self.class, Ordering::SeqCst);
+        self.buffer.take().expect("present until drop")
+    }
+}
+
 impl Drop for Pooled {
     fn drop(&mut self) {
         let Some(buffer) = self.buffer.take() else {

@@ -5,8 +5,10 @@
 //! - [`plan`]: pure dispatch math (grids, the bitonic schedule), tested without a GPU.
 //! - [`copy`]: a plain copy kernel, the bandwidth yardstick for benchmarks.
 
+pub mod bitonic;
 pub mod context;
 pub mod copy;
+pub mod nibble;
 pub mod plan;
 pub mod radix;
 pub mod radix_plan;
@@ -17,7 +19,9 @@ use crate::backend::SortBackend;
 pub(crate) fn backends() -> Vec<&'static dyn SortBackend> {
     #[allow(unused_mut)]
     let mut list: Vec<&'static dyn SortBackend> = Vec::new();
-    // vulkan-bitonic goes here (branch `gpu`).
+    if let Some(b) = bitonic::VulkanBitonic::get() {
+        list.push(b);
+    }
     // vulkan-radix goes here (branch `gpu-radix`): push it after vulkan-bitonic.
     if let Some(radix) = radix::VulkanRadix::get() {
         list.push(radix);

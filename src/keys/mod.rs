@@ -2,3 +2,8 @@
 //! order-preserving maps of [`key`].
 
 pub mod key;
+pub(crate) mod network;
+pub mod radix;
+pub(crate) mod scratch;
+#[cfg(target_arch = "x86_64")]
+pub mod x86_64;

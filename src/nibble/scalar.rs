@@ -1,10 +1,11 @@
-//! Counting sort with 16 packed 4-bit counters in one `u64` and a branch-free rebuild.
+//! Counting sort with 16 packed 4-bit counters in one `u64` and a branch-free, table-free
+//! rebuild.
 
 /// A nibble of value 1 in every position.
 const ONES: u64 = 0x1111_1111_1111_1111;
 
-/// Sorts one word: count each nibble value into a packed 4-bit counter, then lay the values
-/// out from the smallest up, each covering the still unfinished high part of the word.
+/// Sorts one word: count each nibble value into a packed 4-bit counter, then add up one run
+/// of 1-nibbles per value, each starting where the smaller values end.
 #[inline]
 pub fn sort_word(word: u64) -> u64 {
     // Sixteen equal nibbles would overflow their 4-bit counter; such a word is its own sort,
@@ -18,15 +19,30 @@ pub fn sort_word(word: u64) -> u64 {
         counts += 1 << (4 * (rest & 0xf));
         rest >>= 4;
     }
-    // `unfinished` covers the nibbles not yet assigned; each value fills all of them, and
-    // the next value's mask starts `count` nibbles higher. A shift by 64 (all assigned) is
-    // done in two steps so that it yields zero instead of overflowing.
-    let mut unfinished = u64::MAX;
+    // The sorted word is the sum, over every value v >= 1, of a run of 1-nibbles starting
+    // at the number of nibbles smaller than v: position k then sums to the number of values
+    // whose run starts at or below k, which is its value. Those starting points are prefix
+    // sums of the counters, taken for all values at once in byte lanes: `upto_odd` byte i
+    // counts the nibbles <= 2i + 1, `upto_even` byte i those <= 2i (every sum is at most
+    // 16, so no byte carries into the next).
+    const LOW_NIBBLES: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+    let even = counts & LOW_NIBBLES;
+    let odd = (counts >> 4) & LOW_NIBBLES;
+    let upto_odd = (even + odd).wrapping_mul(0x0101_0101_0101_0101);
+    let upto_even = (upto_odd << 8) + even;
+    // A run starting at nibble 16 is empty: shifting twice by half the distance gives 0
+    // there instead of overflowing the shift.
+    let run = |starts: u64, i: usize| {
+        let half = ((starts >> (8 * i)) & 0x1f) * 2;
+        (ONES << half) << half
+    };
     let mut result = 0u64;
-    for value in 0..16u64 {
-        let count = (counts >> (4 * value)) & 0xf;
-        result = (result & !unfinished) | ((ONES & unfinished) * value);
-        unfinished = (unfinished << (2 * count)) << (2 * count);
+    for i in 0..8 {
+        // Values 2i + 1 and 2i + 2 (the run of value 16 does not exist).
+        result += run(upto_even, i);
+        if i < 7 {
+            result += run(upto_odd, i);
+        }
     }
     result
 }

@@ -1,0 +1,11 @@
+//! Every backend's 64-bit key sort against std's sort, the input bytes read as u64, i64 and
+//! f64 keys.
+#![no_main]
+
+use sortnet_fuzz::{check_keys, keys_from};
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    check_keys::<u64>(&keys_from(data));
+    check_keys::<i64>(&keys_from(data));
+    check_keys::<f64>(&keys_from(data));
+});

@@ -1,0 +1,206 @@
+//! The GPU nibble sort (shaders/nibble.comp), shared by both Vulkan backends
+//! (`vulkan-bitonic` and `vulkan-radix` call [`sort_host`]; data already on the GPU goes
+//! through [`record`]).
+//!
+//! Each invocation loads its words with 16-byte loads, coalesced across the workgroup, and
+//! sorts every word by counting its nibbles (two small tables in shared memory); see the
+//! shader's header. It needs `shaderInt64`, which the context enables where the device has
+//! it ([`supported`]).
+
+use std::sync::{Arc, OnceLock};
+
+use vulkano::buffer::Subbuffer;
+use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer};
+use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
+use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
+
+use super::context::{gpu_err, GpuContext, Memory};
+use super::plan;
+use crate::error::{Error, Result};
+
+const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
+/// Variants kept for benchmarks: the histogram from a 256-entry byte table, and half of
+/// the reconstruction by shifts instead of table loads.
+const SPIRV_VARIANTS: [&[u8]; 3] = [
+    SPIRV,
+    include_bytes!("../../shaders/spv/nibble_bytetable.spv"),
+    include_bytes!("../../shaders/spv/nibble_mixed.spv"),
+];
+
+/// Threads per workgroup asked for (less where the device allows less).
+const WORKGROUP: u32 = 256;
+/// 16-byte loads per invocation (two words each), all in flight before the first sort.
+const LOADS_PER_THREAD: u32 = 4;
+
+/// Whether the device can run the nibble kernel (it needs 64-bit integers in shaders).
+pub fn supported(ctx: &GpuContext) -> bool {
+    ctx.limits().shader_int64
+}
+
+/// The pipeline and its workgroup size, built once per variant.
+fn pipeline(ctx: &GpuContext, variant: usize) -> Result<(Arc<ComputePipeline>, u32)> {
+    static PIPELINES: [OnceLock<(Arc<ComputePipeline>, u32)>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let variant = variant.min(SPIRV_VARIANTS.len() - 1);
+    let cell = &PIPELINES[variant];
+    if let Some(p) = cell.get() {
+        return Ok(p.clone());
+    }
+    if !supported(ctx) {
+        return Err(Error::Unsupported {
+            backend: "vulkan",
+            workload: "nibbles on a device without shaderInt64".into(),
+        });
+    }
+    let l = ctx.limits();
+    let size = WORKGROUP
+        .min(l.max_workgroup_invocations)
+        .min(l.max_workgroup_size_x);
+    let p = ctx.compute_pipeline(SPIRV_VARIANTS[variant], &[(0, size), (1, LOADS_PER_THREAD)])?;
+    Ok(cell.get_or_init(|| (p, size)).clone())
+}
+
+/// Records the nibble sort of every word of `words` (a caller-owned storage buffer) into
+/// `builder`. No scratch memory is needed beyond a 16-byte buffer for odd lengths, which
+/// this allocates from the context's pool.
+pub fn record(
+    ctx: &Arc<GpuContext>,
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    words: Subbuffer<[u64]>,
+) -> Result<()> {
+    record_variant(ctx, builder, words, 0)
+}
+
+/// [`record`] with a shader variant for benchmarks: 0 the default, 1 the byte-table
+/// histogram, 2 half of the reconstruction by shifts.
+#[doc(hidden)]
+pub fn record_variant(
+    ctx: &Arc<GpuContext>,
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    words: Subbuffer<[u64]>,
+    variant: usize,
+) -> Result<()> {
+    let n = words.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let even = n & !1;
+    // The odd last word goes through its own binding; with none, a small buffer of the
+    // caller's command buffer's own (never touched by the shader) fills it.
+    let tail = if n % 2 == 1 {
+        words.clone().slice(even..n).reinterpret::<[u32]>()
+    } else {
+        ctx.buffer(Memory::Device, 16)?
+            .detach()
+            .reinterpret::<[u32]>()
+    };
+    let pairs = if even > 0 {
+        words.slice(0..even).reinterpret::<[[u32; 4]]>()
+    } else {
+        // Nothing for the pair view (pair_count = 0): a dummy the shader never touches.
+        ctx.buffer(Memory::Device, 16)?
+            .detach()
+            .reinterpret::<[[u32; 4]]>()
+    };
+    record_views(
+        ctx,
+        builder,
+        pairs,
+        (even / 2) as u32,
+        tail,
+        n % 2 == 1,
+        variant,
+    )
+}
+
+fn record_views(
+    ctx: &GpuContext,
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    pairs: Subbuffer<[[u32; 4]]>,
+    pair_count: u32,
+    tail: Subbuffer<[u32]>,
+    has_tail: bool,
+    variant: usize,
+) -> Result<()> {
+    let (pipeline, size) = pipeline(ctx, variant)?;
+    let layout = pipeline.layout().clone();
+    let set = DescriptorSet::new(
+        ctx.descriptor_set_allocator().clone(),
+        layout.set_layouts()[0].clone(),
+        [
+            WriteDescriptorSet::buffer(0, pairs),
+            WriteDescriptorSet::buffer(1, tail),
+        ],
+        [],
+    )
+    .map_err(gpu_err("creating the nibble descriptor set"))?;
+    let groups = pair_count.div_ceil(size * LOADS_PER_THREAD).max(1);
+    let grid = plan::grid(groups, ctx.limits().max_workgroup_count);
+    builder
+        .bind_pipeline_compute(pipeline.clone())
+        .map_err(gpu_err("binding the nibble pipeline"))?
+        .bind_descriptor_sets(PipelineBindPoint::Compute, layout.clone(), 0, set)
+        .map_err(gpu_err("binding the nibble buffers"))?
+        .push_constants(layout, 0, [pair_count, has_tail as u32, grid[0]])
+        .map_err(gpu_err("setting nibble parameters"))?;
+    // SAFETY: the shader touches pairs[i] only for i < pair_count (the bound view holds
+    // pair_count elements, or one dummy when it is 0) and tail[0] only when has_tail (the
+    // tail view then holds the last word); the grid is within the device limits.
+    unsafe { builder.dispatch(grid) }.map_err(gpu_err("dispatching the nibble sort"))?;
+    Ok(())
+}
+
+/// Sorts the nibbles of every word of a host slice on the GPU: upload through staging
+/// memory, sort, download. Slices larger than one storage buffer go in chunks, into a copy
+/// first, so that on `Err` the slice is untouched.
+pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
+    if words.is_empty() {
+        return Ok(());
+    }
+    pipeline(ctx, 0)?;
+    // Chunks of an even number of words that one storage buffer holds.
+    let max_words = ((ctx.limits().max_storage_buffer_range / 8) & !1).max(2) as usize;
+    if words.len() <= max_words {
+        return sort_chunk(ctx, words);
+    }
+    let mut copy = words.to_vec();
+    for chunk in copy.chunks_mut(max_words) {
+        sort_chunk(ctx, chunk)?;
+    }
+    words.copy_from_slice(&copy);
+    Ok(())
+}
+
+/// One upload, sort and download; the device buffer is padded to an even word count (the
+/// pad word is sorted and never read back).
+fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
+    let n = words.len() as u64;
+    let padded = n.next_multiple_of(2);
+    let staging = ctx.stage_in(words)?;
+    let device = ctx.buffer(Memory::Device, padded * 8)?;
+    let mut builder = ctx.command_builder()?;
+    builder
+        .copy_buffer(CopyBufferInfo::buffers(
+            staging.slice::<u64>(n),
+            device.slice::<u64>(n),
+        ))
+        .map_err(gpu_err("recording the upload"))?;
+    let tail = ctx.buffer(Memory::Device, 16)?;
+    record_views(
+        ctx,
+        &mut builder,
+        device.slice::<[u32; 4]>(padded / 2),
+        (padded / 2) as u32,
+        tail.slice::<u32>(2),
+        false,
+        0,
+    )?;
+    builder
+        .copy_buffer(CopyBufferInfo::buffers(
+            device.slice::<u64>(n),
+            staging.slice::<u64>(n),
+        ))
+        .map_err(gpu_err("recording the download"))?;
+    ctx.submit_and_wait(builder)?;
+    GpuContext::stage_out(&staging, words)
+}

@@ -1,0 +1,1176 @@
+//! `radix`: a stable least-significant-digit radix sort on the unsigned images of the keys,
+//! with one most-significant-digit pass in front for inputs larger than the cache.
+//!
+//! # Shape
+//!
+//! * Digits are 8 bits wide: 4 passes for 32-bit keys, 8 for 64-bit keys at most.
+//! * One read of the input counts the histograms of every digit at once. A digit that is the
+//!   same for every key moves nothing and its pass is skipped (small integers in `u64`s, data
+//!   with a common prefix, all-equal slices).
+//! * The [`KeyMap`] is fused into the passes: the counting pass and the first scatter encode
+//!   as they read, the last scatter decodes as it writes. No separate sweep over the data.
+//! * Slices of at least [`MSD_MIN_LEN`] elements first scatter once on their highest varying
+//!   digit (the "MSD pass"; one read finds it from the AND and OR of all keys and counts it),
+//!   which cuts them into up to 256 buckets that each fit in the private cache; every bucket
+//!   is then sorted by LSD passes on the remaining digits, ping-ponging with a bucket-sized
+//!   buffer that stays in cache, and only its last pass writes to the final place. Main
+//!   memory sees about two reads and two writes of the data for the whole sort, instead of
+//!   one of each per digit.
+//! * The MSD scatter goes through software write-combining buffers (one cache line per
+//!   bucket, in L1) and, for outputs of at least [`STREAM_MIN_BYTES`], writes whole lines
+//!   with non-temporal stores, as does the last pass of every bucket: no read-for-ownership
+//!   of lines that are about to be overwritten.
+//! * From [`PARALLEL_MIN_LEN`] elements on, the survey and the MSD scatter run on rayon, each
+//!   thread over one contiguous chunk with its own histogram and its own prefix offsets per
+//!   bucket (chunk `t` writes after chunks `0..t` in every bucket, so the order of equal keys
+//!   is kept), and the buckets are sorted in parallel. A bucket that is itself large (skewed
+//!   data) gets its own MSD pass on the next digit.
+//! * Runs of at most [`INSERTION_MAX_LEN`] elements (small inputs, small buckets) are sorted
+//!   by insertion sort, which beats clearing and scanning 256-entry histograms.
+//!
+//! Every step is stable, so values in [`sort_pairs32`]/[`sort_pairs64`] keep the input order
+//! of equal keys.
+//!
+//! # Memory
+//!
+//! One scratch buffer the size of the input (`n` keys, plus `n` values for pairs) ping-pongs
+//! with the caller's slices: `4n` extra bytes for 32-bit keys, `8n` for 64-bit keys, plus `4n`
+//! for the values of pairs. Large scratch blocks are kept for the next call (at most
+//! [`KEEP_MAX_BYTES`](super::scratch::KEEP_MAX_BYTES) bytes stay allocated between calls;
+//! see the `scratch` module for why). During the bucket phase every rayon thread also holds
+//! one bucket-sized buffer (a few hundred KiB for uniform keys) and the histograms, a few KiB.
+
+use rayon::prelude::*;
+
+use super::key::KeyMap;
+use super::scratch::Scratch;
+
+/// Bits per digit.
+const DIGIT_BITS: u32 = 8;
+/// Buckets per digit.
+const BUCKETS: usize = 1 << DIGIT_BITS;
+
+/// Runs up to this length are insertion-sorted instead of radix-sorted.
+///
+/// An LSD sort pays a fixed cost per call (scratch, one 256-entry histogram per digit and
+/// its prefix sum) of about 2 µs for `u32` and 5 µs for `u64` keys, against insertion
+/// sort's quadratic moves. Measured (`cargo bench --bench keys -- keys-small`, random keys,
+/// one call per fresh slice): `u32` at 48 keys 1.1 µs by insertion sort, at 49 keys 1.9 µs
+/// by LSD, at 64 keys 2.3 µs by LSD; `u64` at 49 keys 5.3 µs by LSD.
+pub const INSERTION_MAX_LEN: usize = 64;
+
+/// Inputs from this length on take an MSD pass in front of the LSD passes even on one
+/// thread (with more threads, [`PARALLEL_MIN_LEN`] decides).
+///
+/// Below it the input and its scratch fit in the 32 MiB L3 of the test machine (AMD EPYC,
+/// Zen 4, 1 MiB L2 per core) and plain LSD passes are cheaper than an MSD pass plus 256
+/// bucket sorts. Measured single-threaded (`RAYON_NUM_THREADS=1`, u32 random, CPU time of
+/// the sorting threads, loaded machine): 2^16: LSD 0.26 ms, MSD+LSD 0.47 ms; 2^22: LSD
+/// 20 ms, MSD+LSD 32 ms; 2^24: LSD 252 ms, MSD+LSD 142 ms.
+pub const MSD_MIN_LEN: usize = 1 << 23;
+
+/// Inputs from this length on take the MSD route on all rayon threads: the survey and the
+/// MSD scatter split the input into one chunk per thread, and the buckets are sorted in
+/// parallel.
+///
+/// Below it one thread's LSD passes run in cache and rayon's fork/join (a few microseconds
+/// per phase) and the 256 bucket sorts do not pay off: at 2^16 u32 keys single-threaded LSD
+/// takes 0.26 ms against 0.47 ms for the MSD shape on one thread.
+pub const PARALLEL_MIN_LEN: usize = 1 << 17;
+
+/// An unsigned key as a sequence of 8-bit digits, least significant first.
+pub(crate) trait RadixKey:
+    Copy
+    + Ord
+    + Send
+    + Sync
+    + 'static
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitXor<Output = Self>
+{
+    /// Number of 8-bit digits.
+    const DIGITS: usize;
+    /// All bits set.
+    const ONES: Self;
+    /// No bit set.
+    const ZERO: Self;
+    /// Digit `i` (0 = least significant) of the key.
+    fn digit(self, i: usize) -> usize;
+}
+
+impl RadixKey for u32 {
+    const DIGITS: usize = 4;
+    const ONES: Self = u32::MAX;
+    const ZERO: Self = 0;
+    #[inline(always)]
+    fn digit(self, i: usize) -> usize {
+        ((self >> (DIGIT_BITS as usize * i)) & 0xff) as usize
+    }
+}
+
+impl RadixKey for u64 {
+    const DIGITS: usize = 8;
+    const ONES: Self = u64::MAX;
+    const ZERO: Self = 0;
+    #[inline(always)]
+    fn digit(self, i: usize) -> usize {
+        ((self >> (DIGIT_BITS as usize * i)) & 0xff) as usize
+    }
+}
+
+/// A [`KeyMap`] lifted to the type level, so that the inner loops are compiled once per map
+/// and hold no branch on it.
+trait Codec<K>: Send + Sync {
+    fn encode(k: K) -> K;
+    fn decode(k: K) -> K;
+}
+
+struct Unsigned;
+struct Signed;
+struct Float;
+
+macro_rules! codec {
+    ($ty:ident, $variant:ident) => {
+        impl Codec<u32> for $ty {
+            #[inline(always)]
+            fn encode(k: u32) -> u32 {
+                KeyMap::$variant.encode32(k)
+            }
+            #[inline(always)]
+            fn decode(k: u32) -> u32 {
+                KeyMap::$variant.decode32(k)
+            }
+        }
+        impl Codec<u64> for $ty {
+            #[inline(always)]
+            fn encode(k: u64) -> u64 {
+                KeyMap::$variant.encode64(k)
+            }
+            #[inline(always)]
+            fn decode(k: u64) -> u64 {
+                KeyMap::$variant.decode64(k)
+            }
+        }
+    };
+}
+codec!(Unsigned, Unsigned);
+codec!(Signed, Signed);
+codec!(Float, Float);
+
+/// Sorts 32-bit keys ascending by `map.encode32(key)`.
+pub fn sort32(keys: &mut [u32], map: KeyMap) {
+    sort_with_map(keys, &mut unit_values(keys.len()), map, Route::BySize);
+}
+
+/// Sorts 64-bit keys ascending by `map.encode64(key)`.
+pub fn sort64(keys: &mut [u64], map: KeyMap) {
+    sort_with_map(keys, &mut unit_values(keys.len()), map, Route::BySize);
+}
+
+/// Sorts 32-bit keys and moves `values[i]` with `keys[i]`; stable.
+///
+/// # Panics
+/// If the slices differ in length (the public API checks this first).
+pub fn sort_pairs32(keys: &mut [u32], values: &mut [u32], map: KeyMap) {
+    assert_eq!(keys.len(), values.len(), "one value per key");
+    sort_with_map(keys, values, map, Route::BySize);
+}
+
+/// Sorts 64-bit keys and moves `values[i]` with `keys[i]`; stable.
+///
+/// # Panics
+/// If the slices differ in length (the public API checks this first).
+pub fn sort_pairs64(keys: &mut [u64], values: &mut [u32], map: KeyMap) {
+    assert_eq!(keys.len(), values.len(), "one value per key");
+    sort_with_map(keys, values, map, Route::BySize);
+}
+
+/// Which shape a sort takes at the top.
+#[derive(Clone, Copy)]
+enum Route {
+    /// LSD or MSD+LSD by [`use_msd`].
+    BySize,
+    /// MSD+LSD whatever the size (tests exercise it on small inputs and one thread).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Msd,
+}
+
+/// Values for a keys-only sort: zero-sized, so every value move compiles to nothing and one
+/// code path serves keys and pairs.
+fn unit_values(n: usize) -> Vec<()> {
+    vec![(); n]
+}
+
+fn sort_with_map<K, V>(keys: &mut [K], values: &mut [V], map: KeyMap, route: Route)
+where
+    K: RadixKey,
+    V: Copy + Send + Sync,
+    Unsigned: Codec<K>,
+    Signed: Codec<K>,
+    Float: Codec<K>,
+{
+    match map {
+        KeyMap::Unsigned => sort_kv::<K, V, Unsigned>(keys, values, route),
+        KeyMap::Signed => sort_kv::<K, V, Signed>(keys, values, route),
+        KeyMap::Float => sort_kv::<K, V, Float>(keys, values, route),
+    }
+}
+
+/// Key and value arrays seen through raw pointers, so that disjoint ranges can be handed to
+/// rayon threads and so that the scratch buffer can be used before it is initialised.
+struct Buf<K, V> {
+    k: *mut K,
+    v: *mut V,
+}
+
+impl<K, V> Clone for Buf<K, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K, V> Copy for Buf<K, V> {}
+
+// SAFETY: a `Buf` is only a pair of addresses; every function that dereferences it is
+// `unsafe` and its callers guarantee that threads touch disjoint ranges (each chunk or bucket
+// is owned by exactly one task), which is what moving `&mut [K]` to a thread guarantees too.
+unsafe impl<K: Send, V: Send> Send for Buf<K, V> {}
+// SAFETY: as above; shared references to a `Buf` only read the two addresses.
+unsafe impl<K: Send, V: Send> Sync for Buf<K, V> {}
+
+impl<K, V> Buf<K, V> {
+    /// The buffer starting `i` elements later.
+    ///
+    /// # Safety
+    /// `i` must stay within (or one past) the allocation of both arrays.
+    #[inline(always)]
+    unsafe fn add(self, i: usize) -> Self {
+        // SAFETY: the caller keeps `i` inside the allocations.
+        unsafe {
+            Buf {
+                k: self.k.add(i),
+                v: self.v.add(i),
+            }
+        }
+    }
+}
+
+fn sort_kv<K, V, C>(keys: &mut [K], values: &mut [V], route: Route)
+where
+    K: RadixKey,
+    V: Copy + Send + Sync,
+    C: Codec<K>,
+{
+    let n = keys.len();
+    debug_assert_eq!(n, values.len());
+    if n < 2 {
+        return;
+    }
+    let data = Buf {
+        k: keys.as_mut_ptr(),
+        v: values.as_mut_ptr(),
+    };
+    if n <= INSERTION_MAX_LEN {
+        // SAFETY: `data` covers `n` initialised elements owned by this call.
+        unsafe { small_sort::<K, V, C>(data, n, false) };
+        return;
+    }
+    // The scratch buffer: `n` keys and `n` values, written before they are read.
+    let mut scratch_k = Scratch::<K>::new(n);
+    let mut scratch_v = Scratch::<V>::new(n);
+    let scratch = Buf {
+        k: scratch_k.as_mut_ptr(),
+        v: scratch_v.as_mut_ptr(),
+    };
+    // SAFETY: `data` holds `n` initialised elements, `scratch` has room for `n`; both are
+    // exclusively ours for the duration of the call and do not overlap.
+    unsafe {
+        let msd = match route {
+            Route::BySize => use_msd(n),
+            Route::Msd => true,
+        };
+        if msd {
+            msd_lsd::<K, V, C>(data, scratch, n, K::DIGITS, false, false);
+        } else {
+            lsd::<K, V, C>(data, scratch, data, n, K::DIGITS, false, false);
+        }
+    }
+}
+
+/// Histograms of digits `0..digits` of the (encoded) keys of `src[..len]`, one read of the
+/// keys for all of them. `ENC`: the keys are raw and are encoded as they are read.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+unsafe fn count_all<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+    src: Buf<K, V>,
+    len: usize,
+    digits: usize,
+) -> Vec<[usize; BUCKETS]> {
+    // SAFETY: every arm only forwards the caller's guarantee.
+    unsafe {
+        match digits {
+            0 => Vec::new(),
+            1 => count_digits::<K, V, C, ENC, 1>(src, len),
+            2 => count_digits::<K, V, C, ENC, 2>(src, len),
+            3 => count_digits::<K, V, C, ENC, 3>(src, len),
+            4 => count_digits::<K, V, C, ENC, 4>(src, len),
+            5 => count_digits::<K, V, C, ENC, 5>(src, len),
+            6 => count_digits::<K, V, C, ENC, 6>(src, len),
+            7 => count_digits::<K, V, C, ENC, 7>(src, len),
+            8 => count_digits::<K, V, C, ENC, 8>(src, len),
+            _ => unreachable!("keys have at most 8 digits"),
+        }
+    }
+}
+
+/// [`count_all`] for a digit count known at compile time, so that the digit loop unrolls.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+unsafe fn count_digits<K: RadixKey, V, C: Codec<K>, const ENC: bool, const D: usize>(
+    src: Buf<K, V>,
+    len: usize,
+) -> Vec<[usize; BUCKETS]> {
+    let mut hist = vec![[0usize; BUCKETS]; D];
+    let h: &mut [[usize; BUCKETS]; D] = (&mut hist[..]).try_into().expect("D histograms");
+    // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
+    let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
+    for &k in keys {
+        let e = if ENC { C::encode(k) } else { k };
+        for (d, hd) in h.iter_mut().enumerate() {
+            hd[e.digit(d)] += 1;
+        }
+    }
+    hist
+}
+
+/// Moves `src[..len]` to `dst` ordered by digit `d`, keeping the order of equal digits.
+/// `offsets[b]` is where the first element with digit `b` goes; it is advanced as elements
+/// are written. `ENC`: the source is raw and is encoded as it is read. `DEC`: the
+/// destination receives decoded keys.
+///
+/// # Safety
+/// `src` holds `len` initialised elements; every `offsets[b]` plus the number of elements
+/// with digit `b` stays within `dst`, and `src` and `dst` do not overlap.
+#[inline(always)]
+unsafe fn scatter<K: RadixKey, V: Copy, C: Codec<K>, const ENC: bool, const DEC: bool>(
+    src: Buf<K, V>,
+    dst: Buf<K, V>,
+    len: usize,
+    d: usize,
+    offsets: &mut [usize; BUCKETS],
+) {
+    for i in 0..len {
+        // SAFETY: `i < len` and the caller guarantees `len` initialised elements at `src`;
+        // the offsets keep the write inside `dst` (see the function's contract).
+        unsafe {
+            let k = *src.k.add(i);
+            let v = *src.v.add(i);
+            let e = if ENC { C::encode(k) } else { k };
+            let b = e.digit(d);
+            let p = *offsets.get_unchecked(b);
+            *offsets.get_unchecked_mut(b) = p + 1;
+            let w = match (ENC, DEC) {
+                (true, true) => k,
+                (false, true) => C::decode(e),
+                _ => e,
+            };
+            dst.k.add(p).write(w);
+            dst.v.add(p).write(v);
+        }
+    }
+}
+
+/// Bytes in a cache line: the unit of the write-combining scatter.
+const LINE_BYTES: usize = 64;
+
+/// Destinations of at least this many bytes get non-temporal stores from the
+/// write-combining scatter.
+///
+/// Far above the last-level cache the scattered data will be read from main memory anyway,
+/// and streaming stores save the read-for-ownership of every destination line (a third of
+/// the scatter's traffic). Below, the next pass finds the lines in cache. 16 MiB is half the
+/// L3 of the test machine.
+pub const STREAM_MIN_BYTES: usize = 16 << 20;
+
+/// Lines of 64 bytes, aligned for streaming stores.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; LINE_BYTES]);
+
+/// [`scatter`] through a write-combining buffer: each bucket collects a cache line of keys
+/// (16 `u32` or 8 `u64`) in L1 and writes it out whole, so main memory sees full-line
+/// writes instead of 256 interleaved streams of single keys. Lines that lie entirely inside
+/// the bucket go out with non-temporal stores when `STREAM` is set; the partial lines at a
+/// bucket's two ends (shared with the neighbouring buckets, which another thread may be
+/// writing) always take plain stores of exactly this bucket's elements. Values travel in
+/// step with their keys through a second buffer.
+///
+/// # Safety
+/// As [`scatter`]; additionally the keys at `dst.k` are aligned to their size.
+unsafe fn scatter_wc<
+    K: RadixKey,
+    V: Copy,
+    C: Codec<K>,
+    const ENC: bool,
+    const DEC: bool,
+    const STREAM: bool,
+>(
+    src: Buf<K, V>,
+    dst: Buf<K, V>,
+    len: usize,
+    d: usize,
+    offsets: &mut [usize; BUCKETS],
+) {
+    let per_line = LINE_BYTES / std::mem::size_of::<K>();
+    debug_assert!(per_line.is_power_of_two() && std::mem::size_of::<K>() >= 4);
+    // Element index `i` of `dst` starts a cache line iff `(i + phase) % per_line == 0`.
+    let phase = (dst.k as usize / std::mem::size_of::<K>()) % per_line;
+    let mask = per_line - 1;
+    let mut kbuf = vec![Line([0; LINE_BYTES]); BUCKETS];
+    let mut vbuf: Vec<V> = Vec::with_capacity(BUCKETS * per_line);
+    let kb = kbuf.as_mut_ptr().cast::<K>();
+    let vb = vbuf.as_mut_ptr();
+    let start = *offsets;
+    let mut pos = *offsets;
+    for i in 0..len {
+        // SAFETY: `i < len` reads initialised input; `slot < per_line` stays inside bucket
+        // `b`'s line of `kbuf`/`vbuf` (capacity `BUCKETS * per_line`); flushed ranges lie in
+        // `start[b]..pos[b]`, which this chunk owns in `dst` (caller's contract).
+        unsafe {
+            let k = *src.k.add(i);
+            let v = *src.v.add(i);
+            let e = if ENC { C::encode(k) } else { k };
+            let b = e.digit(d);
+            let p = *pos.get_unchecked(b);
+            *pos.get_unchecked_mut(b) = p + 1;
+            let slot = (p + phase) & mask;
+            let w = match (ENC, DEC) {
+                (true, true) => k,
+                (false, true) => C::decode(e),
+                _ => e,
+            };
+            kb.add(b * per_line + slot).write(w);
+            vb.add(b * per_line + slot).write(v);
+            if slot == mask {
+                // The line ending at `p` is complete in the buffer unless the bucket started
+                // inside it. In phased coordinates (`+ phase`) lines start at multiples of
+                // `per_line`, and the line's start is never negative there.
+                let line_q = p + phase + 1 - per_line;
+                let from_q = line_q.max(*start.get_unchecked(b) + phase);
+                let skip = from_q - line_q;
+                // `from_q - phase` is this bucket's first element in the line.
+                flush::<K, V, STREAM>(kb, vb, b * per_line, skip, per_line, dst, from_q - phase);
+            }
+        }
+    }
+    for b in 0..BUCKETS {
+        let p = pos[b];
+        // Elements of bucket `b` still in the buffer: from the last line start (or the
+        // bucket's start) to `p`.
+        let line_q = (p + phase) & !mask;
+        let from_q = line_q.max(start[b] + phase);
+        let end_q = p + phase;
+        if from_q < end_q {
+            // SAFETY: as in the loop; a partial line never streams.
+            unsafe {
+                flush::<K, V, false>(
+                    kb,
+                    vb,
+                    b * per_line,
+                    from_q - line_q,
+                    end_q - line_q,
+                    dst,
+                    from_q - phase,
+                );
+            }
+        }
+    }
+    if STREAM {
+        fence_streams();
+    }
+    *offsets = pos;
+}
+
+/// Writes buffer slots `skip..end` of the line at `base` in the buffers to `dst` from
+/// element `first` on; a whole line (`skip == 0`, `end` a full line) streams when `STREAM`
+/// is set.
+///
+/// # Safety
+/// The slots are initialised; `dst[first..first + end - skip]` is writable and owned by the
+/// caller; when streaming, `dst.k + first` is 64-byte aligned.
+#[inline(always)]
+unsafe fn flush<K: Copy, V: Copy, const STREAM: bool>(
+    kb: *mut K,
+    vb: *mut V,
+    base: usize,
+    skip: usize,
+    end: usize,
+    dst: Buf<K, V>,
+    first: usize,
+) {
+    let per_line = LINE_BYTES / std::mem::size_of::<K>();
+    // SAFETY: the caller's contract covers every read and write below.
+    unsafe {
+        if STREAM && skip == 0 && end == per_line {
+            stream_line(kb.add(base).cast(), dst.k.add(first).cast());
+        } else {
+            std::ptr::copy_nonoverlapping(kb.add(base + skip), dst.k.add(first), end - skip);
+        }
+        std::ptr::copy_nonoverlapping(vb.add(base + skip), dst.v.add(first), end - skip);
+    }
+}
+
+/// Copies one 64-byte line with non-temporal stores.
+///
+/// # Safety
+/// `from` is readable for 64 bytes and 64-byte aligned; `to` is writable for 64 bytes and
+/// 64-byte aligned.
+#[inline(always)]
+unsafe fn stream_line(from: *const u8, to: *mut u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_load_si128, _mm_stream_si128};
+        // SAFETY: SSE2 is part of x86-64; both pointers are 64-byte aligned and valid for
+        // 64 bytes (caller's contract), so each 16-byte access is aligned and in bounds.
+        unsafe {
+            let (f, t) = (from.cast::<__m128i>(), to.cast::<__m128i>());
+            for j in 0..4 {
+                _mm_stream_si128(t.add(j), _mm_load_si128(f.add(j)));
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: caller's contract.
+    unsafe {
+        std::ptr::copy_nonoverlapping(from, to, LINE_BYTES)
+    }
+}
+
+/// Orders the non-temporal stores before everything after (they are weakly ordered).
+fn fence_streams() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
+/// Copies `len` elements from `src` to `dst` (which may be the same), decoding the keys when
+/// `DEC` is set.
+///
+/// # Safety
+/// `src` holds `len` initialised elements; `dst` has room for `len`; the ranges are either
+/// identical or disjoint.
+unsafe fn copy_decode<K: RadixKey, V: Copy, C: Codec<K>, const DEC: bool>(
+    src: Buf<K, V>,
+    dst: Buf<K, V>,
+    len: usize,
+) {
+    if src.k == dst.k {
+        if DEC {
+            for i in 0..len {
+                // SAFETY: `i < len`, initialised by the caller's contract.
+                unsafe { *dst.k.add(i) = C::decode(*dst.k.add(i)) };
+            }
+        }
+        return;
+    }
+    // SAFETY: disjoint ranges of `len` elements (caller's contract).
+    unsafe {
+        std::ptr::copy_nonoverlapping(src.v, dst.v, len);
+        if DEC {
+            for i in 0..len {
+                dst.k.add(i).write(C::decode(*src.k.add(i)));
+            }
+        } else {
+            std::ptr::copy_nonoverlapping(src.k, dst.k, len);
+        }
+    }
+}
+
+/// Stable insertion sort of `buf[..len]` by encoded key. `encoded`: the keys are already
+/// encoded (they are decoded on the way out either way).
+///
+/// # Safety
+/// `buf` holds `len` initialised elements owned by the caller.
+unsafe fn small_sort<K: RadixKey, V: Copy, C: Codec<K>>(buf: Buf<K, V>, len: usize, encoded: bool) {
+    // SAFETY: `len` initialised elements at each pointer (caller's contract).
+    let (keys, vals) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(buf.k, len),
+            std::slice::from_raw_parts_mut(buf.v, len),
+        )
+    };
+    if !encoded {
+        keys.iter_mut().for_each(|k| *k = C::encode(*k));
+    }
+    for i in 1..len {
+        let (k, v) = (keys[i], vals[i]);
+        let mut j = i;
+        while j > 0 && keys[j - 1] > k {
+            keys[j] = keys[j - 1];
+            vals[j] = vals[j - 1];
+            j -= 1;
+        }
+        keys[j] = k;
+        vals[j] = v;
+    }
+    keys.iter_mut().for_each(|k| *k = C::decode(*k));
+}
+
+/// LSD radix sort of the `len` elements at `src` on digits `0..digits`. Passes alternate
+/// between `src` and `tmp`; the last one writes to `out`, where the decoded result ends.
+/// `out` may be `src` (then the passes are arranged to end there, with a final copy when
+/// their number is odd) or a third buffer. `encoded`: the keys at `src` are already
+/// encoded. `stream`: the last pass goes through the write-combining scatter with streaming
+/// stores (for outputs far larger than the cache).
+///
+/// # Safety
+/// `src` holds `len` initialised elements; `tmp` and `out` have room for `len`; `src`,
+/// `tmp` and `out` (unless it is `src`) do not overlap; all belong to the caller alone.
+unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
+    src: Buf<K, V>,
+    tmp: Buf<K, V>,
+    out: Buf<K, V>,
+    len: usize,
+    digits: usize,
+    encoded: bool,
+    stream: bool,
+) {
+    if len <= INSERTION_MAX_LEN {
+        // SAFETY: contract of `lsd`; `copy_decode` without DEC is a plain copy (or nothing),
+        // then the small sort works in place on `out`.
+        unsafe {
+            copy_decode::<K, V, C, false>(src, out, len);
+            small_sort::<K, V, C>(out, len, encoded);
+        }
+        return;
+    }
+    // SAFETY: `src` holds `len` initialised elements.
+    let hist = unsafe {
+        if encoded {
+            count_all::<K, V, C, false>(src, len, digits)
+        } else {
+            count_all::<K, V, C, true>(src, len, digits)
+        }
+    };
+    let passes: Vec<usize> = (0..digits)
+        .filter(|&d| hist[d].iter().all(|&c| c != len))
+        .collect();
+    let mut cur = src;
+    for (i, &d) in passes.iter().enumerate() {
+        let mut offsets = exclusive_prefix(&hist[d]);
+        let first = i == 0 && !encoded;
+        let last = i + 1 == passes.len();
+        let other = if cur.k == src.k { tmp } else { src };
+        let target = if last && out.k != cur.k { out } else { other };
+        // SAFETY: `cur` holds `len` initialised elements (the input, or the previous pass's
+        // output); `offsets` is the exclusive prefix of this digit's histogram over exactly
+        // these elements, so every write lands in `target[..len]`, which is not `cur`.
+        unsafe {
+            match (first, last) {
+                (true, true) => scatter::<K, V, C, true, true>(cur, target, len, d, &mut offsets),
+                (true, false) => scatter::<K, V, C, true, false>(cur, target, len, d, &mut offsets),
+                (false, true) if stream && target.k == out.k => {
+                    scatter_wc::<K, V, C, false, true, true>(cur, target, len, d, &mut offsets)
+                }
+                (false, true) => scatter::<K, V, C, false, true>(cur, target, len, d, &mut offsets),
+                (false, false) => {
+                    scatter::<K, V, C, false, false>(cur, target, len, d, &mut offsets)
+                }
+            }
+        }
+        cur = target;
+    }
+    // SAFETY: `cur` holds the `len` sorted elements; `out` is `cur` or a disjoint buffer.
+    unsafe {
+        if passes.is_empty() && encoded {
+            copy_decode::<K, V, C, true>(cur, out, len);
+        } else {
+            // Already decoded: by the last scatter, or never encoded (no pass ran on raw keys).
+            copy_decode::<K, V, C, false>(cur, out, len);
+        }
+    }
+}
+
+/// What one read of a chunk tells the MSD pass.
+struct Survey<K> {
+    /// Histogram of one digit.
+    hist: [usize; BUCKETS],
+    /// AND of every (encoded) key: bits set in all keys.
+    and: K,
+    /// OR of every (encoded) key: bits set in some key.
+    or: K,
+}
+
+/// Histogram of digit `d` and the AND/OR of the (encoded) keys of `src[..len]`.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+unsafe fn survey<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+    src: Buf<K, V>,
+    len: usize,
+    d: usize,
+) -> Survey<K> {
+    // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
+    let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
+    let mut hist = [0usize; BUCKETS];
+    let (mut and, mut or) = (K::ONES, K::ZERO);
+    for &k in keys {
+        let e = if ENC { C::encode(k) } else { k };
+        and = and & e;
+        or = or | e;
+        hist[e.digit(d)] += 1;
+    }
+    Survey { hist, and, or }
+}
+
+fn exclusive_prefix(h: &[usize; BUCKETS]) -> [usize; BUCKETS] {
+    let mut out = [0usize; BUCKETS];
+    let mut sum = 0;
+    for (o, &c) in out.iter_mut().zip(h) {
+        *o = sum;
+        sum += c;
+    }
+    out
+}
+
+/// Splits `0..n` into `parts` contiguous ranges of nearly equal length.
+fn chunk_bounds(n: usize, parts: usize) -> Vec<(usize, usize)> {
+    (0..parts)
+        .map(|t| (n * t / parts, n * (t + 1) / parts))
+        .collect()
+}
+
+/// One MSD pass on the highest digit (below `digits`) that varies, then each bucket sorted on
+/// the digits below it. Input at `src` (`encoded` or raw), scratch at `dst`; the decoded
+/// result ends in `dst` if `result_in_dst`, else in `src`.
+///
+/// # Safety
+/// As [`lsd`].
+unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
+    src: Buf<K, V>,
+    dst: Buf<K, V>,
+    len: usize,
+    digits: usize,
+    encoded: bool,
+    result_in_dst: bool,
+) {
+    let parallel = len >= PARALLEL_MIN_LEN && rayon::current_num_threads() > 1;
+    let parts = if parallel {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    let chunks = chunk_bounds(len, parts);
+    // One read: the histogram of the highest digit, and which bits vary at all (the AND and
+    // OR of every key). Histograms of the lower digits would be wasted: the buckets recount
+    // them while they are in cache.
+    let guess = digits - 1;
+    let survey_chunk = |&(a, b): &(usize, usize)| {
+        // SAFETY: `src[a..b]` is initialised and only read here.
+        unsafe {
+            let s = src.add(a);
+            if encoded {
+                survey::<K, V, C, false>(s, b - a, guess)
+            } else {
+                survey::<K, V, C, true>(s, b - a, guess)
+            }
+        }
+    };
+    let surveys: Vec<Survey<K>> = if parallel {
+        chunks.par_iter().map(survey_chunk).collect()
+    } else {
+        chunks.iter().map(survey_chunk).collect()
+    };
+    let varying = surveys.iter().fold(K::ZERO, |acc, s| acc | s.or)
+        ^ surveys.iter().fold(K::ONES, |acc, s| acc & s.and);
+    let Some(top) = (0..digits).rev().find(|&d| varying.digit(d) != 0) else {
+        // Every key is equal: already sorted; only the encoding (if any) must be undone and
+        // the data moved to where it is expected.
+        let out = if result_in_dst { dst } else { src };
+        // SAFETY: contract of this function.
+        unsafe {
+            if encoded {
+                copy_decode::<K, V, C, true>(src, out, len);
+            } else {
+                copy_decode::<K, V, C, false>(src, out, len);
+            }
+        }
+        return;
+    };
+    let hists: Vec<[usize; BUCKETS]> = if top == guess {
+        surveys.into_iter().map(|s| s.hist).collect()
+    } else {
+        // The highest digit is constant (small numbers in wide keys): count the digit that
+        // varies, one more read.
+        let count_chunk = |&(a, b): &(usize, usize)| {
+            // SAFETY: `src[a..b]` is initialised and only read here.
+            unsafe {
+                let s = src.add(a);
+                if encoded {
+                    survey::<K, V, C, false>(s, b - a, top).hist
+                } else {
+                    survey::<K, V, C, true>(s, b - a, top).hist
+                }
+            }
+        };
+        if parallel {
+            chunks.par_iter().map(count_chunk).collect()
+        } else {
+            chunks.iter().map(count_chunk).collect()
+        }
+    };
+    // Per-chunk write offsets: bucket `b` of chunk `t` starts after bucket `b` of chunks
+    // `0..t`, which keeps equal keys in input order.
+    let mut bucket_start = [0usize; BUCKETS + 1];
+    let mut offsets = vec![[0usize; BUCKETS]; parts];
+    let mut sum = 0;
+    for b in 0..BUCKETS {
+        bucket_start[b] = sum;
+        for (t, h) in hists.iter().enumerate() {
+            offsets[t][b] = sum;
+            sum += h[b];
+        }
+    }
+    bucket_start[BUCKETS] = sum;
+    debug_assert_eq!(sum, len);
+    let stream = len * std::mem::size_of::<K>() >= STREAM_MIN_BYTES;
+    let scatter_chunk = |(&(a, b), offs): (&(usize, usize), &mut [usize; BUCKETS])| {
+        // SAFETY: the chunk `src[a..b]` is initialised; its offsets were computed from its own
+        // histogram, so its writes land in ranges of `dst` no other chunk writes.
+        unsafe {
+            let s = src.add(a);
+            match (encoded, stream) {
+                (true, true) => scatter_wc::<K, V, C, false, false, true>(s, dst, b - a, top, offs),
+                (true, false) => {
+                    scatter_wc::<K, V, C, false, false, false>(s, dst, b - a, top, offs)
+                }
+                (false, true) => scatter_wc::<K, V, C, true, false, true>(s, dst, b - a, top, offs),
+                (false, false) => {
+                    scatter_wc::<K, V, C, true, false, false>(s, dst, b - a, top, offs)
+                }
+            }
+        }
+    };
+    if parallel {
+        chunks
+            .par_iter()
+            .zip(offsets.par_iter_mut())
+            .for_each(scatter_chunk);
+    } else {
+        chunks
+            .iter()
+            .zip(offsets.iter_mut())
+            .for_each(scatter_chunk);
+    }
+    // Every bucket now sits encoded in `dst`; sort each on the digits below `top`.
+    // The buckets' passes ping-pong between their place in `dst` and a buffer of the largest
+    // bucket's size, one per task, that stays in cache; only the last pass writes to `out`.
+    let largest = (0..BUCKETS)
+        .map(|b| bucket_start[b + 1] - bucket_start[b])
+        .filter(|&n| !use_msd(n))
+        .max()
+        .unwrap_or(0);
+    let new_tmp = || (Scratch::<K>::new(largest), Scratch::<V>::new(largest));
+    let sort_bucket = |tmp: &mut (Scratch<K>, Scratch<V>), b: usize| {
+        let (a, e) = (bucket_start[b], bucket_start[b + 1]);
+        let n = e - a;
+        if n == 0 {
+            return;
+        }
+        // SAFETY: `dst[a..e]` holds this bucket's initialised elements and `src[a..e]` is free
+        // room; no other bucket touches these ranges; `tmp` belongs to this task alone and
+        // has room for `n` elements unless the bucket takes the MSD route.
+        unsafe {
+            let (s, d) = (dst.add(a), src.add(a));
+            if use_msd(n) && top > 1 {
+                msd_lsd::<K, V, C>(s, d, n, top, true, !result_in_dst);
+            } else {
+                let out = if result_in_dst { s } else { d };
+                let t = Buf {
+                    k: tmp.0.as_mut_ptr(),
+                    v: tmp.1.as_mut_ptr(),
+                };
+                lsd::<K, V, C>(s, t, out, n, top, true, stream);
+            }
+        }
+    };
+    if parallel {
+        (0..BUCKETS)
+            .into_par_iter()
+            .for_each_init(new_tmp, sort_bucket);
+    } else {
+        let mut tmp = new_tmp();
+        (0..BUCKETS).for_each(|b| sort_bucket(&mut tmp, b));
+    }
+}
+
+/// Whether `len` elements take the MSD route ([`msd_lsd`]) rather than plain LSD: when
+/// they are too large for the cache, or when the MSD pass lets more than one thread work.
+fn use_msd(len: usize) -> bool {
+    len >= MSD_MIN_LEN || (len >= PARALLEL_MIN_LEN && rayon::current_num_threads() > 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng(seed: &mut u64) -> u64 {
+        // xorshift64*
+        *seed ^= *seed >> 12;
+        *seed ^= *seed << 25;
+        *seed ^= *seed >> 27;
+        seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn patterns(n: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
+        let mut s = seed | 1;
+        let random: Vec<u64> = (0..n).map(|_| rng(&mut s)).collect();
+        let few: Vec<u64> = (0..n).map(|_| rng(&mut s) % 7).collect();
+        vec![
+            ("random", random),
+            ("ascending", (0..n as u64).collect()),
+            ("descending", (0..n as u64).rev().collect()),
+            ("saw", (0..n as u64).map(|i| i % 17).collect()),
+            (
+                "organ",
+                (0..n as u64).map(|i| i.min(n as u64 - i)).collect(),
+            ),
+            ("equal", vec![42; n]),
+            ("few", few),
+        ]
+    }
+
+    fn lengths() -> Vec<usize> {
+        let mut v: Vec<usize> = (0..=300).collect();
+        // The MSD shape starts at 2^16 and the parallel one at 2^17; the shared harness
+        // (tests/backends.rs) goes on to 2^20.
+        for k in 9..=18 {
+            v.extend([(1 << k) - 1, 1 << k, (1 << k) + 1]);
+        }
+        v
+    }
+
+    fn specials_f32() -> Vec<u32> {
+        [
+            f32::from_bits(0xffc0_0000),
+            -f32::NAN,
+            f32::NEG_INFINITY,
+            f32::MIN,
+            -1.5,
+            -f32::MIN_POSITIVE,
+            -f32::from_bits(1),
+            -0.0,
+            0.0,
+            f32::from_bits(1),
+            f32::MIN_POSITIVE,
+            2.5,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+            f32::from_bits(0x7f80_0001),
+        ]
+        .iter()
+        .map(|f| f.to_bits())
+        .collect()
+    }
+
+    #[test]
+    fn u32_patterns_and_lengths() {
+        for n in lengths() {
+            for (name, v) in patterns(n, n as u64) {
+                let mut a: Vec<u32> = v.iter().map(|&x| x as u32 ^ (x >> 32) as u32).collect();
+                let mut want = a.clone();
+                want.sort_unstable();
+                let mut b = a.clone();
+                sort32(&mut a, KeyMap::Unsigned);
+                assert_eq!(a, want, "{name} n={n}");
+                sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
+                assert_eq!(b, want, "msd {name} n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn u64_patterns_and_lengths() {
+        for n in lengths() {
+            for (name, v) in patterns(n, n as u64 + 7) {
+                let mut a = v.clone();
+                let mut want = a.clone();
+                want.sort_unstable();
+                let mut b = a.clone();
+                sort64(&mut a, KeyMap::Unsigned);
+                assert_eq!(a, want, "{name} n={n}");
+                sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
+                assert_eq!(b, want, "msd {name} n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn signed_extremes() {
+        for n in [0, 1, 5, 47, 48, 49, 300, 1 << 16, (1 << 17) + 3] {
+            let mut s = 99u64 + n as u64;
+            let mut a: Vec<i32> = (0..n)
+                .map(|i| match i % 5 {
+                    0 => i32::MIN,
+                    1 => i32::MAX,
+                    2 => 0,
+                    3 => -1,
+                    _ => rng(&mut s) as i32,
+                })
+                .collect();
+            let mut want = a.clone();
+            want.sort_unstable();
+            // SAFETY: test-only reinterpretation of i32 as u32 (same layout).
+            let bits = unsafe { std::slice::from_raw_parts_mut(a.as_mut_ptr().cast(), n) };
+            sort32(bits, KeyMap::Signed);
+            assert_eq!(a, want, "i32 n={n}");
+
+            let mut b: Vec<i64> = (0..n)
+                .map(|i| match i % 4 {
+                    0 => i64::MIN,
+                    1 => i64::MAX,
+                    2 => -1,
+                    _ => rng(&mut s) as i64 >> (i % 40),
+                })
+                .collect();
+            let mut want = b.clone();
+            want.sort_unstable();
+            // SAFETY: as above, i64 as u64.
+            let bits = unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr().cast(), n) };
+            sort64(bits, KeyMap::Signed);
+            assert_eq!(b, want, "i64 n={n}");
+        }
+    }
+
+    #[test]
+    fn floats_total_order() {
+        let sp = specials_f32();
+        for n in [
+            0,
+            2,
+            16,
+            48,
+            49,
+            255,
+            256,
+            257,
+            4097,
+            1 << 16,
+            (1 << 17) + 1,
+        ] {
+            let mut s = 5u64 + n as u64;
+            let mut a: Vec<u32> = (0..n)
+                .map(|i| {
+                    if i % 3 == 0 {
+                        sp[rng(&mut s) as usize % sp.len()]
+                    } else {
+                        rng(&mut s) as u32
+                    }
+                })
+                .collect();
+            let mut want: Vec<f32> = a.iter().map(|&b| f32::from_bits(b)).collect();
+            want.sort_by(f32::total_cmp);
+            sort32(&mut a, KeyMap::Float);
+            let got: Vec<u32> = a.clone();
+            let want: Vec<u32> = want.iter().map(|f| f.to_bits()).collect();
+            assert_eq!(got, want, "f32 n={n}");
+            let mut c: Vec<u32> = a.iter().rev().copied().collect();
+            sort_with_map(&mut c, &mut unit_values(n), KeyMap::Float, Route::Msd);
+            assert_eq!(c, want, "msd f32 n={n}");
+
+            let mut b: Vec<u64> = (0..n)
+                .map(|i| {
+                    if i % 3 == 0 {
+                        (f32::from_bits(sp[rng(&mut s) as usize % sp.len()]) as f64).to_bits()
+                    } else {
+                        rng(&mut s)
+                    }
+                })
+                .collect();
+            let mut want: Vec<f64> = b.iter().map(|&x| f64::from_bits(x)).collect();
+            want.sort_by(f64::total_cmp);
+            sort64(&mut b, KeyMap::Float);
+            let want: Vec<u64> = want.iter().map(|f| f.to_bits()).collect();
+            assert_eq!(b, want, "f64 n={n}");
+        }
+    }
+
+    #[test]
+    fn pairs_are_stable() {
+        for n in [0, 1, 30, 48, 49, 300, 1000, 1 << 16, (1 << 17) + 5, 1 << 19] {
+            for modulus in [1u64, 3, 256, 1 << 20] {
+                let mut s = 1234 + n as u64;
+                let keys: Vec<u64> = (0..n).map(|_| rng(&mut s) % modulus).collect();
+                let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+                want.sort_by_key(|p| p.0);
+
+                for route in [Route::BySize, Route::Msd] {
+                    let mut k64 = keys.clone();
+                    let mut v: Vec<u32> = (0..n as u32).collect();
+                    sort_with_map(&mut k64, &mut v, KeyMap::Unsigned, route);
+                    let got: Vec<(u64, u32)> = k64.into_iter().zip(v).collect();
+                    assert_eq!(got, want, "u64 pairs n={n} mod={modulus}");
+                }
+
+                // Signed 32-bit keys with negative values, still stable.
+                let k32: Vec<u32> = keys.iter().map(|&k| (k as i32 - 100) as u32).collect();
+                let mut want32: Vec<(i32, u32)> =
+                    k32.iter().map(|&k| k as i32).zip(0..n as u32).collect();
+                want32.sort_by_key(|p| p.0);
+                for route in [Route::BySize, Route::Msd] {
+                    let mut k = k32.clone();
+                    let mut v: Vec<u32> = (0..n as u32).collect();
+                    sort_with_map(&mut k, &mut v, KeyMap::Signed, route);
+                    let got: Vec<(i32, u32)> = k.into_iter().map(|k| k as i32).zip(v).collect();
+                    assert_eq!(got, want32, "i32 pairs n={n} mod={modulus}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streaming_sizes() {
+        // Above STREAM_MIN_BYTES: the MSD scatter and the buckets' last passes stream.
+        let n = (STREAM_MIN_BYTES / 4) + 77;
+        let mut s = 4242u64;
+        let mut a: Vec<u32> = (0..n).map(|_| rng(&mut s) as u32).collect();
+        let mut want = a.clone();
+        want.sort_unstable();
+        sort32(&mut a, KeyMap::Unsigned);
+        assert!(a == want, "u32 n={n}");
+
+        let n = (STREAM_MIN_BYTES / 8) + 5;
+        let mut k: Vec<u64> = (0..n).map(|_| rng(&mut s) % (1 << 40)).collect();
+        let mut want: Vec<(u64, u32)> = k.iter().copied().zip(0..n as u32).collect();
+        want.sort_by_key(|p| p.0);
+        let mut v: Vec<u32> = (0..n as u32).collect();
+        sort_pairs64(&mut k, &mut v, KeyMap::Unsigned);
+        assert!(k.iter().copied().zip(v).eq(want), "u64 pairs n={n}");
+    }
+
+    #[test]
+    fn skewed_buckets_recurse() {
+        // 90% of the keys share their top byte: one MSD bucket that takes the MSD route again.
+        let n = 1 << 19;
+        let mut s = 77u64;
+        let mut a: Vec<u32> = (0..n)
+            .map(|i| {
+                let r = rng(&mut s) as u32;
+                if i % 10 == 0 {
+                    r
+                } else {
+                    0x4200_0000 | (r & 0x00ff_ffff)
+                }
+            })
+            .collect();
+        let mut want = a.clone();
+        want.sort_unstable();
+        sort_with_map(&mut a, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
+        assert_eq!(a, want);
+    }
+}

@@ -1,0 +1,409 @@
+//! AVX-512 key sort: 16 `u32` or 8 `u64` keys per 512-bit vector (AVX-512F: unsigned
+//! compares, min/max, `vpcompressd`/`vpcompressq`, masked loads and stores, `vpermd`).
+
+use std::arch::x86_64::*;
+
+use crate::keys::key::KeyMap;
+use crate::keys::network::{self, KeyVector};
+
+/// Proof that the CPU runs AVX-512F; the only way to reach the AVX-512 key kernels.
+/// (`SORTNET_NO_AVX512=1` is honoured where the backend list is built.)
+#[derive(Clone, Copy, Debug)]
+pub struct Avx512KeysToken(());
+
+impl Avx512KeysToken {
+    /// The CPU features the kernels use, for `status()`.
+    pub const FEATURES: &'static str = "avx512f";
+
+    /// The token, if this CPU has AVX-512F.
+    pub fn new() -> Option<Self> {
+        is_x86_feature_detected!("avx512f").then_some(Avx512KeysToken(()))
+    }
+
+    /// Sorts 32-bit keys ascending by `map.encode32(key)`.
+    pub fn sort32(self, keys: &mut [u32], map: KeyMap) {
+        map.encode_slice32(keys);
+        // SAFETY: the token exists only where the CPU has AVX-512F.
+        unsafe { sort_u32(keys) };
+        map.decode_slice32(keys);
+    }
+
+    /// Sorts 64-bit keys ascending by `map.encode64(key)`.
+    pub fn sort64(self, keys: &mut [u64], map: KeyMap) {
+        map.encode_slice64(keys);
+        // SAFETY: the token exists only where the CPU has AVX-512F.
+        unsafe { sort_u64(keys) };
+        map.decode_slice64(keys);
+    }
+}
+
+#[target_feature(enable = "avx512f")]
+unsafe fn sort_u32(keys: &mut [u32]) {
+    // SAFETY: AVX-512F is enabled here (target_feature + token).
+    unsafe { network::quicksort::<U32x16>(keys) }
+}
+
+#[target_feature(enable = "avx512f")]
+unsafe fn sort_u64(keys: &mut [u64]) {
+    // SAFETY: AVX-512F is enabled here (target_feature + token).
+    unsafe { network::quicksort::<U64x8>(keys) }
+}
+
+/// `idx[m][l] = l ^ m`: the lane permutations of the in-vector comparator stages.
+const fn xor_table<const L: usize>() -> [[u64; L]; L] {
+    let mut t = [[0u64; L]; L];
+    let mut m = 0;
+    while m < L {
+        let mut l = 0;
+        while l < L {
+            t[m][l] = (l ^ m) as u64;
+            l += 1;
+        }
+        m += 1;
+    }
+    t
+}
+
+/// The same permutations as 32-bit lane indices.
+const fn xor_table32() -> [[u32; 16]; 16] {
+    let wide = xor_table::<16>();
+    let mut t = [[0u32; 16]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut l = 0;
+        while l < 16 {
+            t[m][l] = wide[m][l] as u32;
+            l += 1;
+        }
+        m += 1;
+    }
+    t
+}
+
+static XOR32: [[u32; 16]; 16] = xor_table32();
+static XOR64: [[u64; 8]; 8] = xor_table::<8>();
+
+/// Mask of the lanes (out of `lanes`) whose index has `bit` set.
+#[inline(always)]
+const fn lanes_with_bit(lanes: usize, bit: usize) -> u32 {
+    let mut m = 0u32;
+    let mut l = 0;
+    while l < lanes {
+        if l & bit != 0 {
+            m |= 1 << l;
+        }
+        l += 1;
+    }
+    m
+}
+
+/// Mask of the first `n` lanes.
+#[inline(always)]
+fn first_lanes(n: usize) -> u32 {
+    ((1u64 << n) - 1) as u32
+}
+
+/// 16 `u32` keys.
+#[derive(Clone, Copy)]
+struct U32x16(__m512i);
+
+// SAFETY (for every method): the trait contract makes callers guarantee AVX-512F and valid
+// pointers for the lanes touched; the intrinsics need nothing else (all are unaligned or
+// masked forms, which do not fault on masked-off lanes).
+impl KeyVector for U32x16 {
+    type Key = u32;
+    const LANES: usize = 16;
+    const MAX: u32 = u32::MAX;
+
+    #[inline(always)]
+    unsafe fn load(src: *const u32) -> Self {
+        // SAFETY: see the impl comment.
+        U32x16(unsafe { _mm512_loadu_si512(src.cast()) })
+    }
+    #[inline(always)]
+    unsafe fn store(self, dst: *mut u32) {
+        // SAFETY: see the impl comment.
+        unsafe { _mm512_storeu_si512(dst.cast(), self.0) }
+    }
+    #[inline(always)]
+    unsafe fn load_padded(src: *const u32, n: usize) -> Self {
+        // SAFETY: see the impl comment; only the first `n` lanes are read.
+        U32x16(unsafe {
+            _mm512_mask_loadu_epi32(_mm512_set1_epi32(-1), first_lanes(n) as u16, src.cast())
+        })
+    }
+    #[inline(always)]
+    unsafe fn store_first(self, dst: *mut u32, n: usize) {
+        // SAFETY: see the impl comment; only the first `n` lanes are written.
+        unsafe { _mm512_mask_storeu_epi32(dst.cast(), first_lanes(n) as u16, self.0) }
+    }
+    #[inline(always)]
+    unsafe fn splat(k: u32) -> Self {
+        // SAFETY: see the impl comment.
+        U32x16(unsafe { _mm512_set1_epi32(k as i32) })
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: see the impl comment.
+        U32x16(unsafe { _mm512_min_epu32(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: see the impl comment.
+        U32x16(unsafe { _mm512_max_epu32(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn xor_permute(self, m: usize) -> Self {
+        // SAFETY: see the impl comment; the table row is 64 bytes.
+        U32x16(unsafe {
+            let idx = _mm512_loadu_si512(XOR32[m].as_ptr().cast());
+            _mm512_permutexvar_epi32(idx, self.0)
+        })
+    }
+    #[inline(always)]
+    unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
+        // SAFETY: see the impl comment.
+        U32x16(unsafe { _mm512_mask_blend_epi32(lanes_with_bit(16, bit) as u16, lo.0, hi.0) })
+    }
+    #[inline(always)]
+    unsafe fn partition_store(self, pivot: Self, left: *mut u32, right_end: *mut u32) -> usize {
+        // SAFETY: see the impl comment; `left[..c]` and `right_end[-(16 - c)..]` are the
+        // caller's to write.
+        unsafe {
+            let below = _mm512_cmplt_epu32_mask(self.0, pivot.0);
+            let c = below.count_ones() as usize;
+            let lo = _mm512_maskz_compress_epi32(below, self.0);
+            let hi = _mm512_maskz_compress_epi32(!below, self.0);
+            _mm512_mask_storeu_epi32(left.cast(), first_lanes(c) as u16, lo);
+            _mm512_mask_storeu_epi32(right_end.sub(16 - c).cast(), first_lanes(16 - c) as u16, hi);
+            c
+        }
+    }
+}
+
+/// 8 `u64` keys.
+#[derive(Clone, Copy)]
+struct U64x8(__m512i);
+
+// SAFETY (for every method): as for `U32x16`.
+impl KeyVector for U64x8 {
+    type Key = u64;
+    const LANES: usize = 8;
+    const MAX: u64 = u64::MAX;
+
+    #[inline(always)]
+    unsafe fn load(src: *const u64) -> Self {
+        // SAFETY: see the impl comment.
+        U64x8(unsafe { _mm512_loadu_si512(src.cast()) })
+    }
+    #[inline(always)]
+    unsafe fn store(self, dst: *mut u64) {
+        // SAFETY: see the impl comment.
+        unsafe { _mm512_storeu_si512(dst.cast(), self.0) }
+    }
+    #[inline(always)]
+    unsafe fn load_padded(src: *const u64, n: usize) -> Self {
+        // SAFETY: see the impl comment; only the first `n` lanes are read.
+        U64x8(unsafe {
+            _mm512_mask_loadu_epi64(_mm512_set1_epi64(-1), first_lanes(n) as u8, src.cast())
+        })
+    }
+    #[inline(always)]
+    unsafe fn store_first(self, dst: *mut u64, n: usize) {
+        // SAFETY: see the impl comment; only the first `n` lanes are written.
+        unsafe { _mm512_mask_storeu_epi64(dst.cast(), first_lanes(n) as u8, self.0) }
+    }
+    #[inline(always)]
+    unsafe fn splat(k: u64) -> Self {
+        // SAFETY: see the impl comment.
+        U64x8(unsafe { _mm512_set1_epi64(k as i64) })
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: see the impl comment.
+        U64x8(unsafe { _mm512_min_epu64(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: see the impl comment.
+        U64x8(unsafe { _mm512_max_epu64(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn xor_permute(self, m: usize) -> Self {
+        // SAFETY: see the impl comment; the table row is 64 bytes.
+        U64x8(unsafe {
+            let idx = _mm512_loadu_si512(XOR64[m].as_ptr().cast());
+            _mm512_permutexvar_epi64(idx, self.0)
+        })
+    }
+    #[inline(always)]
+    unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
+        // SAFETY: see the impl comment.
+        U64x8(unsafe { _mm512_mask_blend_epi64(lanes_with_bit(8, bit) as u8, lo.0, hi.0) })
+    }
+    #[inline(always)]
+    unsafe fn partition_store(self, pivot: Self, left: *mut u64, right_end: *mut u64) -> usize {
+        // SAFETY: see the impl comment; `left[..c]` and `right_end[-(8 - c)..]` are the
+        // caller's to write.
+        unsafe {
+            let below = _mm512_cmplt_epu64_mask(self.0, pivot.0);
+            let c = below.count_ones() as usize;
+            let lo = _mm512_maskz_compress_epi64(below, self.0);
+            let hi = _mm512_maskz_compress_epi64(!below, self.0);
+            _mm512_mask_storeu_epi64(left.cast(), first_lanes(c) as u8, lo);
+            _mm512_mask_storeu_epi64(right_end.sub(8 - c).cast(), first_lanes(8 - c) as u8, hi);
+            c
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng(s: &mut u64) -> u64 {
+        *s ^= *s >> 12;
+        *s ^= *s << 25;
+        *s ^= *s >> 27;
+        s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn inputs(n: usize, seed: u64) -> Vec<Vec<u64>> {
+        let mut s = seed | 1;
+        vec![
+            (0..n).map(|_| rng(&mut s)).collect(),
+            (0..n as u64).collect(),
+            (0..n as u64).rev().collect(),
+            (0..n as u64).map(|i| i % 17).collect(),
+            (0..n as u64).map(|i| i.min(n as u64 - i)).collect(),
+            vec![7; n],
+            (0..n).map(|_| rng(&mut s) % 5).collect(),
+            (0..n)
+                .map(|i| if i % 2 == 0 { u64::MAX } else { 0 })
+                .collect(),
+        ]
+    }
+
+    fn lengths() -> Vec<usize> {
+        let mut v: Vec<usize> = (0..=300).collect();
+        for k in 9..=16 {
+            v.extend([(1 << k) - 1, 1 << k, (1 << k) + 1]);
+        }
+        v
+    }
+
+    #[test]
+    fn u32_and_u64_against_std() {
+        let Some(token) = Avx512KeysToken::new() else {
+            eprintln!("no AVX-512F here: skipped");
+            return;
+        };
+        for n in lengths() {
+            for (p, input) in inputs(n, n as u64).into_iter().enumerate() {
+                let mut a: Vec<u32> = input.iter().map(|&x| (x ^ (x >> 32)) as u32).collect();
+                let mut want = a.clone();
+                want.sort_unstable();
+                token.sort32(&mut a, KeyMap::Unsigned);
+                assert_eq!(a, want, "u32 pattern {p} n={n}");
+
+                let mut b = input;
+                let mut want = b.clone();
+                want.sort_unstable();
+                token.sort64(&mut b, KeyMap::Unsigned);
+                assert_eq!(b, want, "u64 pattern {p} n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn floats_and_signed() {
+        let Some(token) = Avx512KeysToken::new() else {
+            return;
+        };
+        let specials = [
+            f64::from_bits(0xfff8_0000_0000_0000),
+            f64::NEG_INFINITY,
+            f64::MIN,
+            -1.0,
+            -f64::MIN_POSITIVE,
+            -f64::from_bits(1),
+            -0.0,
+            0.0,
+            f64::from_bits(1),
+            1.5,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for n in [0, 1, 13, 16, 17, 255, 256, 257, 1000, 5000] {
+            let mut s = 3 + n as u64;
+            let f: Vec<f64> = (0..n)
+                .map(|i| {
+                    if i % 3 == 0 {
+                        specials[rng(&mut s) as usize % specials.len()]
+                    } else {
+                        (rng(&mut s) as i64 as f64) * 1e-10
+                    }
+                })
+                .collect();
+            let mut bits: Vec<u64> = f.iter().map(|x| x.to_bits()).collect();
+            let mut want = f.clone();
+            want.sort_by(f64::total_cmp);
+            token.sort64(&mut bits, KeyMap::Float);
+            let want_bits: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
+            assert_eq!(bits, want_bits, "f64 n={n}");
+
+            let mut b32: Vec<u32> = f.iter().map(|&x| (x as f32).to_bits()).collect();
+            let mut want: Vec<f32> = f.iter().map(|&x| x as f32).collect();
+            want.sort_by(f32::total_cmp);
+            token.sort32(&mut b32, KeyMap::Float);
+            let want_bits: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
+            assert_eq!(b32, want_bits, "f32 n={n}");
+
+            let mut i: Vec<i32> = (0..n)
+                .map(|k| match k % 4 {
+                    0 => i32::MIN,
+                    1 => i32::MAX,
+                    _ => rng(&mut s) as i32,
+                })
+                .collect();
+            let mut want = i.clone();
+            want.sort_unstable();
+            let bits: &mut [u32] = crate::keys::key::as_bits32(&mut i).expect("i32 is 32-bit");
+            token.sort32(bits, KeyMap::Signed);
+            assert_eq!(i, want, "i32 n={n}");
+        }
+    }
+
+    #[test]
+    fn adversarial_pivots_fall_back() {
+        let Some(token) = Avx512KeysToken::new() else {
+            return;
+        };
+        // Sample positions hold the smallest keys: every pivot is near the minimum, so the
+        // depth budget runs out and the radix fallback finishes.
+        let n = 1 << 15;
+        let mut a: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let mut order: Vec<u32> = a.clone();
+        order.sort_unstable();
+        let mut small = order.iter();
+        let mut len = n;
+        while len > 256 {
+            let step = len / 16;
+            for i in 0..16 {
+                let at = i * step + step / 2;
+                if let Some(&k) = small.next() {
+                    let j = a.iter().position(|&x| x == k).expect("present");
+                    a.swap(at, j);
+                }
+            }
+            len -= len / 8;
+        }
+        let mut want = a.clone();
+        want.sort_unstable();
+        token.sort32(&mut a, KeyMap::Unsigned);
+        assert_eq!(a, want);
+    }
+}

@@ -1,0 +1,384 @@
+//! The `sortnet` binary end to end: sorting files (good and bad input), nibbles, the
+//! backends listing, the calibration profile, and bench with a chart.
+#![cfg(feature = "cli")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A scratch folder for one test, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("sortnet-cli-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// The files in the folder, sorted, so a test can see that nothing half-written stayed.
+    fn files(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The binary with no calibration profile from the user's cache in play.
+fn sortnet() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sortnet"));
+    cmd.env("SORTNET_PROFILE", "0")
+        .env_remove("SORTNET_BACKEND");
+    cmd
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.stdin(Stdio::null()).output().expect("the binary runs")
+}
+
+fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn assert_ok(out: &Output) {
+    assert!(out.status.success(), "failed: {}", stderr(out));
+}
+
+/// Whether a backend usable here sorts `workload` keys (the key sorts need the CPU key
+/// backends; a build without them is told apart from a broken tool).
+fn keys_supported() -> bool {
+    use sortnet::{backend, KeyWidth, Workload};
+    backend::auto().supports(Workload::Keys(KeyWidth::W32))
+        && backend::auto().supports(Workload::Keys(KeyWidth::W64))
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn sort_binary_u32_file_to_file() {
+    if !keys_supported() {
+        eprintln!("skipped: no key backend usable here");
+        return;
+    }
+    let dir = Scratch::new("bin-u32");
+    let keys: Vec<u32> = (0..10_000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+    write(&dir.path("in.bin"), &bytes);
+    assert_ok(&run(sortnet()
+        .args(["sort", "--type", "u32", "-o"])
+        .arg(dir.path("out.bin"))
+        .arg(dir.path("in.bin"))));
+    let out = std::fs::read(dir.path("out.bin")).unwrap();
+    let got: Vec<u32> = out
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let mut expected = keys;
+    expected.sort_unstable();
+    assert_eq!(got, expected);
+    assert_eq!(dir.files(), ["in.bin", "out.bin"], "no temporary file left");
+}
+
+#[test]
+fn sort_binary_f64_through_stdin_and_stdout_in_total_order() {
+    if !keys_supported() {
+        eprintln!("skipped: no key backend usable here");
+        return;
+    }
+    let keys = [3.5f64, f64::NAN, -0.0, f64::NEG_INFINITY, 0.0, -7.25];
+    let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+    let out = run_with_stdin(sortnet().args(["sort", "--type", "f64", "-"]), &bytes);
+    assert_ok(&out);
+    let got: Vec<u64> = out
+        .stdout
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let mut expected = keys;
+    expected.sort_by(f64::total_cmp);
+    let expected: Vec<u64> = expected.iter().map(|k| k.to_bits()).collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn sort_text_i64_with_a_named_backend() {
+    if !keys_supported() {
+        eprintln!("skipped: no key backend usable here");
+        return;
+    }
+    let dir = Scratch::new("text-i64");
+    write(
+        &dir.path("in.txt"),
+        b"5\n-3\n 12 \r\n0\n-9223372036854775808\n",
+    );
+    let name = sortnet::backend::auto_pick(sortnet::Workload::Keys(sortnet::KeyWidth::W64), 5)
+        .unwrap()
+        .name();
+    let out = run(sortnet()
+        .args([
+            "sort",
+            "--type",
+            "i64",
+            "--format",
+            "text",
+            "--backend",
+            name,
+        ])
+        .arg(dir.path("in.txt")));
+    assert_ok(&out);
+    assert_eq!(stdout(&out), "-9223372036854775808\n-3\n0\n5\n12\n");
+}
+
+#[test]
+fn sort_text_f32_prints_keys_that_parse_back() {
+    if !keys_supported() {
+        eprintln!("skipped: no key backend usable here");
+        return;
+    }
+    let out = run_with_stdin(
+        sortnet().args(["sort", "--type", "f32", "--format", "text", "-"]),
+        b"1e-45\n-0\n3.5\nNaN\n-inf\n0\n1e38\n",
+    );
+    assert_ok(&out);
+    assert_eq!(stdout(&out), "-inf\n-0.0\n0.0\n1e-45\n3.5\n1e38\nNaN\n");
+}
+
+#[test]
+fn sort_refuses_a_file_that_is_not_whole_keys_and_writes_nothing() {
+    let dir = Scratch::new("ragged");
+    write(&dir.path("in.bin"), &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    let out = run(sortnet()
+        .args(["sort", "--type", "u64", "-o"])
+        .arg(dir.path("out.bin"))
+        .arg(dir.path("in.bin")));
+    assert!(!out.status.success());
+    let msg = stderr(&out);
+    assert!(
+        msg.contains("in.bin") && msg.contains("10 bytes") && msg.contains("8-byte u64"),
+        "{msg}"
+    );
+    assert_eq!(dir.files(), ["in.bin"], "no output file, no temporary file");
+}
+
+#[test]
+fn sort_refuses_a_bad_line_with_file_and_line_and_writes_nothing() {
+    let dir = Scratch::new("bad-line");
+    write(&dir.path("in.txt"), b"1\n2\n3.5\n4\n");
+    let out = run(sortnet()
+        .args(["sort", "--type", "u32", "--format", "text", "-o"])
+        .arg(dir.path("out.txt"))
+        .arg(dir.path("in.txt")));
+    assert!(!out.status.success());
+    let msg = stderr(&out);
+    assert!(
+        msg.contains("in.txt:3:") && msg.contains("`3.5` is not a u32"),
+        "{msg}"
+    );
+    assert_eq!(dir.files(), ["in.txt"]);
+
+    // An existing output file is left as it was.
+    write(&dir.path("out.txt"), b"keep me\n");
+    write(&dir.path("in.txt"), b"1\n2\n\n");
+    let out = run(sortnet()
+        .args(["sort", "--type", "f32", "--format", "text", "-o"])
+        .arg(dir.path("out.txt"))
+        .arg(dir.path("in.txt")));
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("in.txt:3: empty line"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(dir.path("out.txt")).unwrap(), b"keep me\n");
+}
+
+#[test]
+fn sort_refuses_a_missing_file_and_an_unknown_backend() {
+    let out = run(sortnet().args(["sort", "--type", "u32", "/nonexistent/sortnet-input"]));
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("/nonexistent/sortnet-input"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run_with_stdin(
+        sortnet().args(["sort", "--type", "u32", "--backend", "no-such", "-"]),
+        b"",
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("`no-such` is not a backend"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn nibbles_sorts_hex_words_with_or_without_prefix() {
+    let out = run_with_stdin(
+        sortnet().arg("nibbles"),
+        b"0x42badc0ffeed00d5\n0badbeef\n0\n",
+    );
+    assert_ok(&out);
+    assert_eq!(
+        stdout(&out),
+        "0xffeedddcba542000\n0xfeedbba000000000\n0x0000000000000000\n"
+    );
+}
+
+#[test]
+fn nibbles_refuses_a_bad_word_and_writes_nothing() {
+    let dir = Scratch::new("nibbles-bad");
+    write(&dir.path("words.txt"), b"0x1\n0xfffffffffffffffff\n");
+    let out = run(sortnet()
+        .arg("nibbles")
+        .arg(dir.path("words.txt"))
+        .arg("-o")
+        .arg(dir.path("out.txt")));
+    assert!(!out.status.success());
+    let msg = stderr(&out);
+    assert!(
+        msg.contains("words.txt:2:") && msg.contains("more than 16 hex digits"),
+        "{msg}"
+    );
+    assert_eq!(dir.files(), ["words.txt"]);
+}
+
+#[test]
+fn backends_lists_every_backend_and_the_picks() {
+    let out = run(sortnet().arg("backends"));
+    assert_ok(&out);
+    let text = stdout(&out);
+    for b in sortnet::backend::available() {
+        assert!(
+            text.contains(b.name()),
+            "{} missing from:\n{text}",
+            b.name()
+        );
+    }
+    assert!(
+        text.contains("auto picks") && text.contains("nibbles"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_saved_profile_is_used_and_a_corrupt_one_is_ignored_with_a_warning() {
+    let dir = Scratch::new("profile");
+    let path = dir.path("profile.txt");
+    let out = run(sortnet().env("SORTNET_PROFILE", &path).args([
+        "calibrate",
+        "--max-size",
+        "64",
+        "--seconds",
+        "0.001",
+    ]));
+    assert_ok(&out);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.starts_with("sortnet-profile 1\n"), "{saved}");
+    let listing = run(sortnet().env("SORTNET_PROFILE", &path).arg("backends"));
+    assert_ok(&listing);
+    assert!(
+        stdout(&listing).contains("calibration profile: in use"),
+        "{}",
+        stdout(&listing)
+    );
+
+    write(
+        &path,
+        b"sortnet-profile 1\nbackends scalar\nnibbles zero scalar\n",
+    );
+    let listing = run(sortnet().env("SORTNET_PROFILE", &path).arg("backends"));
+    assert_ok(&listing);
+    let warning = stderr(&listing);
+    assert!(
+        warning.contains("warning: ignoring calibration profile") && warning.contains("line 3"),
+        "{warning}"
+    );
+    assert!(stdout(&listing).contains("auto picks"));
+
+    // XDG_CACHE_HOME is where calibrate saves by default.
+    let out = run(sortnet()
+        .env_remove("SORTNET_PROFILE")
+        .env("XDG_CACHE_HOME", &dir.0)
+        .args(["calibrate", "--max-size", "16", "--seconds", "0.001"]));
+    assert_ok(&out);
+    assert!(dir.path("sortnet").join("profile.txt").exists());
+}
+
+#[test]
+fn bench_with_tiny_sizes_prints_tables_and_writes_an_svg() {
+    let dir = Scratch::new("bench");
+    let svg = dir.path("chart.svg");
+    let out = run(sortnet()
+        .args([
+            "bench",
+            "--workload",
+            "nibbles,u32,pairs",
+            "--sizes",
+            "16,300",
+            "--seconds",
+            "0.001",
+            "--plot",
+        ])
+        .arg(&svg));
+    assert_ok(&out);
+    let text = stdout(&out);
+    assert!(
+        text.contains("nibbles (u64 words)")
+            && text.contains("u32 keys")
+            && text.contains("u32 keys + u32 values"),
+        "{text}"
+    );
+    assert!(
+        text.contains("reference") && text.contains("std") && text.contains("rayon"),
+        "{text}"
+    );
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.starts_with("<svg") && chart.contains("</svg>") && chart.contains("u32 keys"));
+    assert_eq!(dir.files(), ["chart.svg"]);
+}
+
+#[test]
+fn bench_refuses_an_unknown_backend() {
+    let out = run(sortnet().args(["bench", "--backends", "nope", "--sizes", "16"]));
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("`nope` is not a backend usable here"),
+        "{}",
+        stderr(&out)
+    );
+}
