@@ -712,7 +712,15 @@ impl SortBackend for VulkanRadix {
     }
 
     fn supports(&self, workload: Workload) -> bool {
-        matches!(workload, Workload::Keys(_) | Workload::Pairs(_))
+        match workload {
+            Workload::Nibbles => super::nibble::supported(&self.sorter.ctx),
+            Workload::Keys(_) | Workload::Pairs(_) => true,
+        }
+    }
+
+    /// Nibble sorts are independent 16-element sorts, no radix work: the GPU nibble kernel.
+    fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
+        super::nibble::sort_host(&self.sorter.ctx, words)
     }
 
     fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
