@@ -380,8 +380,11 @@ fn reports_where_it_runs_and_what_it_does() {
     use sortnet::backend::Workload;
     assert!(b.supports(Workload::Keys(KeyWidth::W64)));
     assert!(b.supports(Workload::Pairs(KeyWidth::W32)));
-    let mut words = vec![0x42ba_dc0f_feed_00d5u64];
-    if !b.supports(Workload::Nibbles) {
+    let mut words = vec![0x42ba_dc0f_feed_00d5u64, 0x0bad_beef];
+    if b.supports(Workload::Nibbles) {
+        b.sort_nibbles(&mut words).unwrap();
+        assert_eq!(words, [0xffee_dddc_ba54_2000, 0xfeed_bba0_0000_0000]);
+    } else {
         assert!(b.sort_nibbles(&mut words).is_err());
         assert_eq!(
             words[0], 0x42ba_dc0f_feed_00d5,

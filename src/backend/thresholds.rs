@@ -66,6 +66,17 @@ pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 3072;
 // slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)
 // and far slower than `avx512` on nibbles, see BENCHMARKS-gpu.md; it stays usable by name.
 
+/// Keys from which `auto` sends a key sort (32- or 64-bit keys) to `vulkan-radix` on a
+/// hardware GPU, end to end from a host slice (upload, sort, download).
+///
+/// Measured on an NVIDIA H200 host with 16 CPU cores (BENCHMARKS-gpu-radix.md, run 4):
+/// `vulkan-radix` from a host slice against rayon's `par_sort_unstable` on the same host was
+/// 0.67x at 2^16 u32 keys, 1.8x at 2^18, 3.1x at 2^20 and 2^22, 2.6x at 2^24; for u64 keys
+/// 0.78x at 2^16, 1.2x at 2^18, 1.6x at 2^20 and 2^22, 1.4x at 2^24. 2^22 is where the GPU
+/// won by 1.6x or more for both widths, a margin kept for the faster CPU `radix` backend
+/// (not measured on that host). Software drivers are never picked (`auto` checks).
+pub const GPU_RADIX_MIN_KEYS: usize = 1 << 22;
+
 /// Backends `auto` tries for `workload` at `len` elements, best first.
 pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
     match workload {
@@ -81,11 +92,32 @@ pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
             };
             if len < radix_from {
                 vec!["avx512", "avx2", "portable", "radix"]
+            } else if len >= GPU_RADIX_MIN_KEYS {
+                vec!["vulkan-radix", "radix", "avx512", "avx2", "portable"]
             } else {
                 vec!["radix", "avx512", "avx2", "portable"]
             }
         }
         // Only radix sorts pairs on the CPU (stable, values follow their keys).
         Workload::Pairs(_) => vec!["radix"],
+    }
+}
+
+#[cfg(test)]
+mod gpu_radix_tests {
+    use super::*;
+
+    #[test]
+    fn large_key_sorts_prefer_the_gpu_radix_and_small_ones_do_not() {
+        for w in [KeyWidth::W32, KeyWidth::W64] {
+            assert_eq!(
+                preference(Workload::Keys(w), GPU_RADIX_MIN_KEYS)[0],
+                "vulkan-radix"
+            );
+            assert!(
+                !preference(Workload::Keys(w), GPU_RADIX_MIN_KEYS - 1).contains(&"vulkan-radix")
+            );
+        }
+        assert!(!preference(Workload::Pairs(KeyWidth::W32), 1 << 30).contains(&"vulkan-radix"));
     }
 }

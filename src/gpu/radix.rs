@@ -239,6 +239,7 @@ impl RadixSorter {
                 ))
             })?;
         let code = spirv(variant);
+        let fixed = variant.suffix() == "k32" && env_u32("SORTNET_RADIX_FIXED8") == Some(1);
         let stream_wg = plan::STREAM_WORKGROUP.min(self.limits.max_invocations);
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
         let built = Arc::new(Pipelines {
@@ -250,15 +251,29 @@ impl RadixSorter {
                 .ctx
                 .compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
             scatter: self.ctx.compute_pipeline(
-                code.scatter,
+                if fixed {
+                    include_bytes!("../../shaders/spv/radix_scatter_k32f8.spv").as_slice()
+                } else {
+                    code.scatter
+                },
                 &[
                     (0, shape.workgroup),
-                    (1, shape.keys_per_invocation),
+                    (if fixed { 7 } else { 1 }, shape.keys_per_invocation),
                     (2, shape.max_subgroups),
                     (
                         3,
                         env_u32("SORTNET_RADIX_SPIN_LIMIT").unwrap_or(plan::SPIN_LIMIT),
                     ),
+                    (
+                        4,
+                        env_u32("SORTNET_RADIX_BALLOT_WORDS")
+                            .unwrap_or_else(|| plan::ballot_words(self.limits.max_subgroup)),
+                    ),
+                    (5, env_u32("SORTNET_RADIX_EARLY_COUNTS").unwrap_or(0)),
+                    (6, env_u32("SORTNET_RADIX_EXPERIMENT").unwrap_or(0)),
+                    (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
+                    (9, env_u32("SORTNET_RADIX_LOOKBACK_READ").unwrap_or(0)),
+                    (10, env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(1)),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
@@ -697,7 +712,15 @@ impl SortBackend for VulkanRadix {
     }
 
     fn supports(&self, workload: Workload) -> bool {
-        matches!(workload, Workload::Keys(_) | Workload::Pairs(_))
+        match workload {
+            Workload::Nibbles => super::nibble::supported(&self.sorter.ctx),
+            Workload::Keys(_) | Workload::Pairs(_) => true,
+        }
+    }
+
+    /// Nibble sorts are independent 16-element sorts, no radix work: the GPU nibble kernel.
+    fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
+        super::nibble::sort_host(&self.sorter.ctx, words)
     }
 
     fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
