@@ -33,19 +33,19 @@ pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 12;
 /// costs 19-23 ns, `lut` 14.1, 19.7 and 26.0 ns for 1, 2 and 3 words, so three words by
 /// `lut` already cost more than the block. `auto` also sends slices this short straight to
 /// `lut`.
-pub(crate) const NIBBLE_TAIL_LUT_MAX_WORDS: usize = 2;
+pub(crate) const NIBBLE_TAIL_LUT_MAX_WORDS: usize = 4;
 
 /// Longest whole slice, shorter than one SIMD block, that the SIMD nibble kernels without
 /// masked stores (portable, avx2) sort with the lookup-table sort instead of one block in a
 /// stack buffer. The buffer costs more than an overlapping block (the block's vector loads
 /// wait for the word-sized copies to reach the cache): measured 34-42 ns for 3 to 8 words
 /// with avx2, against `lut` 26.0, 32.5 and 39.0 ns for 3, 4 and 5 words.
-pub(crate) const NIBBLE_SHORT_LUT_MAX_WORDS: usize = 4;
+pub(crate) const NIBBLE_SHORT_LUT_MAX_WORDS: usize = 8;
 
 /// As [`NIBBLE_SHORT_LUT_MAX_WORDS`] for kernels with masked loads and stores (avx512),
 /// whose short block needs no buffer: measured 25.0-25.5 ns for a masked block of 1 to 5
 /// words, against `lut` 14.1, 19.7, 26.0 and 32.5 ns for 1, 2, 3 and 4 words.
-pub(crate) const NIBBLE_MASKED_LUT_MAX_WORDS: usize = 2;
+pub(crate) const NIBBLE_MASKED_LUT_MAX_WORDS: usize = 4;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`.
 ///
