@@ -12,11 +12,12 @@ use crate::keys::key::{KeyMap, KeyWidth};
 /// The `auto` backend. Get it from [`backend::auto`](super::auto).
 pub struct Auto {
     backends: Vec<&'static dyn SortBackend>,
-    /// The nibble backend when it is a CPU one and the same at every length, resolved
-    /// once: the built-in nibble preference does not depend on the length, and resolving it
-    /// per call cost more than sorting a short batch (4 ns of the 13 ns a one-word call
-    /// takes). `None` when a calibration profile picks different nibble backends by length.
-    nibbles_cpu: Option<&'static dyn SortBackend>,
+    /// The nibble kernel when the pick is a CPU backend and the same at every length,
+    /// resolved once: the built-in nibble preference does not depend on the length, and
+    /// resolving it per call cost more than sorting a short batch (4 ns of the 13 ns a
+    /// one-word call takes). `None` when a calibration profile picks different nibble
+    /// backends by length.
+    nibbles_cpu: Option<super::cpu::NibbleKernel>,
 }
 
 impl Auto {
@@ -41,7 +42,8 @@ impl Auto {
         if !profile_varies {
             auto.nibbles_cpu = auto
                 .pick(Workload::Nibbles, 0)
-                .filter(|b| b.device() == Device::Cpu);
+                .filter(|b| b.device() == Device::Cpu)
+                .and_then(|b| super::cpu::NibbleKernel::of(b.name()));
         }
         auto
     }
@@ -106,6 +108,16 @@ impl Auto {
     }
 }
 
+impl Auto {
+    /// The nibble call when the pick is not resolved once (GPU, or a calibration profile
+    /// that varies by length); kept out of line so the resolved path stays short.
+    #[cold]
+    #[inline(never)]
+    fn route_nibbles(&self, words: &mut [u64]) -> Result<()> {
+        self.route(Workload::Nibbles, words.len(), |b| b.sort_nibbles(words))
+    }
+}
+
 impl SortBackend for Auto {
     fn name(&self) -> &'static str {
         "auto"
@@ -117,14 +129,17 @@ impl SortBackend for Auto {
 
     fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
         match self.nibbles_cpu {
-            // Every CPU nibble kernel hands a word or two to the lookup-table sort; going
+            // Every CPU nibble kernel hands a few words to the lookup-table sort; going
             // there directly saves the calls in between (2 of the 16 ns of a one-word call).
             Some(_) if words.len() <= super::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS => {
                 crate::nibble::lut::sort_words(words);
                 Ok(())
             }
-            Some(b) => b.sort_nibbles(words),
-            None => self.route(Workload::Nibbles, words.len(), |b| b.sort_nibbles(words)),
+            Some(kernel) => {
+                kernel.sort(words);
+                Ok(())
+            }
+            None => self.route_nibbles(words),
         }
     }
 

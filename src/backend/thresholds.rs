@@ -17,35 +17,35 @@ use crate::keys::key::KeyWidth;
 /// an idle multi-core machine.
 pub(crate) const NIBBLE_SIMD_PARALLEL_MIN_WORDS: usize = 1 << 17;
 
-/// Words from which the `lut` nibble backend splits a slice over rayon's pool: 2^13 words
-/// take 53 µs single-threaded (6.49 ns/word), over ten times the fork-join cost measured
+/// Words from which the `lut` nibble backend splits a slice over rayon's pool: 2^14 words
+/// take 82 µs single-threaded (5.0 ns/word), over ten times the fork-join cost measured
 /// as for [`NIBBLE_SIMD_PARALLEL_MIN_WORDS`].
-pub(crate) const NIBBLE_LUT_PARALLEL_MIN_WORDS: usize = 1 << 13;
+pub(crate) const NIBBLE_LUT_PARALLEL_MIN_WORDS: usize = 1 << 14;
 
 /// Fewest words per parallel task of the nibble backends (chunks grow with the slice, see
-/// `nibble::sort_in_parallel`): 4096 words are 2 µs of avx512 work, 27 µs of `lut` work,
+/// `nibble::sort_in_parallel`): 4096 words are 2 µs of avx512 work, 20 µs of `lut` work,
 /// both above rayon's per-task cost, and fit a 32 KiB L1 data cache.
 pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 12;
 
-/// Longest tail (words after the last whole SIMD block) that the SIMD nibble kernels sort
-/// with the lookup-table sort instead of one more, overlapping, block. Measured (contest
-/// timing, AMD EPYC Zen 4, 1 thread, BENCHMARKS-nibble.md): one avx2 block of 32 words
-/// costs 19-23 ns, `lut` 14.1, 19.7 and 26.0 ns for 1, 2 and 3 words, so three words by
-/// `lut` already cost more than the block. `auto` also sends slices this short straight to
-/// `lut`.
-pub(crate) const NIBBLE_TAIL_LUT_MAX_WORDS: usize = 2;
+/// Longest tail (words after the last whole SIMD block) that the avx2 and portable kernels
+/// sort with the lookup-table sort instead of one more, overlapping, block. Measured
+/// (contest timing, AMD EPYC Zen 4, 1 thread, BENCHMARKS-nibble.md): `lut` takes 9.7,
+/// 13.3, 16.6 and 21.0 ns for 1 to 4 words, one more 32-word avx2 block about 20 ns and
+/// more when it must wait for the stores of the block before it. `auto` also sends slices
+/// this short straight to `lut`.
+pub(crate) const NIBBLE_TAIL_LUT_MAX_WORDS: usize = 4;
 
-/// Longest whole slice, shorter than one SIMD block, that the SIMD nibble kernels without
-/// masked stores (portable, avx2) sort with the lookup-table sort instead of one block in a
-/// stack buffer. The buffer costs more than an overlapping block (the block's vector loads
-/// wait for the word-sized copies to reach the cache): measured 34-42 ns for 3 to 8 words
-/// with avx2, against `lut` 26.0, 32.5 and 39.0 ns for 3, 4 and 5 words.
-pub(crate) const NIBBLE_SHORT_LUT_MAX_WORDS: usize = 4;
+/// Longest whole slice, shorter than one SIMD block, that the kernels without masked
+/// stores (portable, avx2) sort with the lookup-table sort instead of one block in a stack
+/// buffer. The buffer costs more than an overlapping block (the block's vector loads wait
+/// for the word-sized copies to reach the cache): avx2 through the buffer 41-43 ns for 5
+/// to 9 words, `lut` 25.7 ns for 5 words and 40.2 for 8 (45.4 for 9).
+pub(crate) const NIBBLE_SHORT_LUT_MAX_WORDS: usize = 8;
 
 /// As [`NIBBLE_SHORT_LUT_MAX_WORDS`] for kernels with masked loads and stores (avx512),
-/// whose short block needs no buffer: measured 25.0-25.5 ns for a masked block of 1 to 5
-/// words, against `lut` 14.1, 19.7, 26.0 and 32.5 ns for 1, 2, 3 and 4 words.
-pub(crate) const NIBBLE_MASKED_LUT_MAX_WORDS: usize = 2;
+/// used for whole short slices and for tails: a masked block costs a flat 25 ns for 5 to
+/// 12 words, `lut` 21.0 ns for 4 words and 25.7 for 5.
+pub(crate) const NIBBLE_MASKED_LUT_MAX_WORDS: usize = 4;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`.
 ///
@@ -81,9 +81,9 @@ pub const GPU_RADIX_MIN_KEYS: usize = 1 << 22;
 pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
     match workload {
         // The same order at every length (auto resolves it once, see `Auto::nibbles_cpu`): each
-        // SIMD kernel sorts its own short tails (a word or two by `lut`, up to 32 words of
-        // an avx512 call by one AVX2 block), so a wider kernel is never slower than a
-        // narrower one; the figures are in BENCHMARKS-nibble.md.
+        // SIMD kernel sorts its own short inputs and tails (a few words by `lut`, short ones
+        // by narrower blocks), so a wider kernel is within a few percent of a narrower one
+        // at every length; the figures are in BENCHMARKS-nibble.md.
         Workload::Nibbles => vec!["avx512", "avx2", "portable", "lut", "scalar"],
         Workload::Keys(width) => {
             let radix_from = match width {

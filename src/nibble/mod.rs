@@ -26,14 +26,24 @@ pub(crate) fn sort_in_parallel(
     min_chunk_words: usize,
     sort: impl Fn(&mut [u64]) + Sync,
 ) {
-    let threads = rayon::current_num_threads();
-    if words.len() < min_words || threads < 2 {
+    if words.len() < min_words {
         sort(words);
     } else {
-        let share = words.len() / (4 * threads);
-        let chunk = share.max(min_chunk_words).next_multiple_of(64);
-        words.par_chunks_mut(chunk).for_each(&sort);
+        split_over_pool(words, min_chunk_words, sort);
     }
+}
+
+/// The parallel half of [`sort_in_parallel`], out of line so that short calls do not pay
+/// for its setup.
+#[inline(never)]
+fn split_over_pool(words: &mut [u64], min_chunk_words: usize, sort: impl Fn(&mut [u64]) + Sync) {
+    let threads = rayon::current_num_threads();
+    if threads < 2 {
+        return sort(words);
+    }
+    let share = words.len() / (4 * threads);
+    let chunk = share.max(min_chunk_words).next_multiple_of(64);
+    words.par_chunks_mut(chunk).for_each(&sort);
 }
 
 /// The reference semantics: extract the 16 nibbles, sort them, repack (largest on top).
