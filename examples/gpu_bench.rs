@@ -429,10 +429,13 @@ fn main() {
         gb / c.as_secs_f64()
     );
     let staging = ctx.buffer(Memory::Staging, n * 8).unwrap();
-    for (variant, name) in [
-        (0, "nibble sort (default)"),
-        (1, "nibble sort, byte-table histogram"),
-        (2, "nibble sort, half the reconstruction by shifts"),
+    for (variant, loads, name) in [
+        (0, 4, "nibble sort (default), 4 loads per thread"),
+        (0, 1, "nibble sort, 1 load per thread"),
+        (0, 2, "nibble sort, 2 loads per thread"),
+        (0, 8, "nibble sort, 8 loads per thread"),
+        (1, 4, "nibble sort, byte-table histogram"),
+        (2, 4, "nibble sort, half the reconstruction by shifts"),
     ] {
         let t = gpu_times(
             &ctx,
@@ -441,7 +444,7 @@ fn main() {
                 b.copy_buffer(CopyBufferInfo::buffers(pristine.clone(), work.clone()))
                     .unwrap();
             },
-            |b| nibble::record_variant(&ctx, b, work.clone(), variant).unwrap(),
+            |b| nibble::record_variant(&ctx, b, work.clone(), variant, loads).unwrap(),
         );
         let mut b = ctx.command_builder().unwrap();
         b.copy_buffer(CopyBufferInfo::buffers(
