@@ -1,5 +1,5 @@
 #version 450
-// variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k32f8:-DKEY64=0,-DPAIRS=0,-DKPT_FIXED=8 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1
+// variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1
 //
 // One radix pass over one 8-bit digit, Onesweep style (Adinets & Merrill, 2022): each
 // workgroup takes the next tile id from a counter, ranks its keys inside the tile, publishes
@@ -27,19 +27,13 @@
 #include "radix_common.glsl"
 
 layout(local_size_x_id = 0) in;
-#ifdef KPT_FIXED
-const uint KPT = KPT_FIXED;                            // experiment: a compile-time constant
-#else
 layout(constant_id = 1) const uint KPT = 8;            // keys per invocation
-#endif
 layout(constant_id = 2) const uint MAX_SUBGROUPS = 8;  // WG / the smallest subgroup size
 layout(constant_id = 3) const uint SPIN_LIMIT = 8192;  // reads of a missing look-back word before the fallback
 layout(constant_id = 4) const uint BALLOT_WORDS = 4;   // ballot words in use: 1 when subgroups have at most 32 lanes
-layout(constant_id = 5) const uint EARLY_COUNTS = 0;   // 1: count the tile's digits and publish them before ranking
 layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before scattering into shared memory
 layout(constant_id = 9) const uint LOOKBACK_READ = 0;  // look-back reads: 0 volatile loads, 1 atomics
 layout(constant_id = 10) const uint LOOKAHEAD = 1;     // earlier tiles whose words one look-back step reads
-layout(constant_id = 6) const uint EXPERIMENT = 0;     // timing only: 1 no look-back wait, 2 unordered ranks
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * KPT;
@@ -124,7 +118,7 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         }
         barrier();
         for (uint d = tid; d < RADIX; d += WG) {
-            uint next = EXPERIMENT == 1u ? 0u : s_lb_next[d];
+            uint next = s_lb_next[d];
             uint sum = s_lb_sum[d];
             uint spins = 0u;
             while (next > 0u && spins < SPIN_LIMIT) {
@@ -228,21 +222,6 @@ void main() {
         }
     }
 
-    if (EARLY_COUNTS == 1u) {
-        // Publish the tile's counts before the long ranking, so later tiles find them at once.
-        for (uint d = tid; d < RADIX; d += WG) s_count[d] = 0u;
-        barrier();
-        [[unroll]] for (uint k = 0u; k < KPT; k++) {
-            uint idx = sg_first + k * gl_SubgroupSize + lane;
-            if (idx < tile_n) atomicAdd(s_count[digit_of(keys[k], shift)], 1u);
-        }
-        barrier();
-        for (uint d = tid; d < RADIX; d += WG) {
-            atomicExchange(st[status_index(slot, tile, d)],
-                           (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | s_count[d]);
-        }
-    }
-
     // Rank within the subgroup: peers = lanes of this round with the same digit. With at
     // most 32 lanes (BALLOT_WORDS == 1) the match works on one word; the general path works
     // on all four.
@@ -275,11 +254,6 @@ void main() {
             leader = valid ? subgroupBallotFindLSB(peers) : lane;
         }
         uint before = 0u;
-        if (EXPERIMENT == 2u) {
-            // Unordered (unstable) ranks from plain shared atomics: timing comparison only.
-            rank[k] = valid ? atomicAdd(s_mem[sg * RADIX + d], 1u) : 0u;
-            continue;
-        }
         if (valid && lane == leader) {
             before = atomicAdd(s_mem[sg * RADIX + d], count);
         }
@@ -298,10 +272,8 @@ void main() {
             sum += t;
         }
         s_count[d] = sum;
-        if (EARLY_COUNTS == 0u) {
-            atomicExchange(st[status_index(slot, tile, d)],
-                           (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
-        }
+        atomicExchange(st[status_index(slot, tile, d)],
+                       (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
         // The other slot served the previous pass and serves the next one: clear it now.
         st[status_index(other_slot, tile, d)] = 0u;
         s_lb_sum[d] = 0u;

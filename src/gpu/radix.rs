@@ -196,7 +196,9 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// `SORTNET_RADIX_KPI_<k32|k64|p32|p64>` and `SORTNET_RADIX_WG` override keys per invocation
 /// and invocations per workgroup; `SORTNET_RADIX_SPIN_LIMIT=0` makes every look-back take
 /// the recount fallback and `SORTNET_RADIX_BALLOT_WORDS=4` the general four-word match
-/// (both in tests/gpu_radix_fallback.rs, so lavapipe runs those paths too).
+/// (both in tests/gpu_radix_fallback.rs, so lavapipe runs those paths too);
+/// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKBACK_READ` and `SORTNET_RADIX_LOOKAHEAD`
+/// pick the look-back variant (see `shaders/radix_scatter.comp`). All give the same result.
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
 }
@@ -239,7 +241,6 @@ impl RadixSorter {
                 ))
             })?;
         let code = spirv(variant);
-        let fixed = variant.suffix() == "k32" && env_u32("SORTNET_RADIX_FIXED8") == Some(1);
         let stream_wg = plan::STREAM_WORKGROUP.min(self.limits.max_invocations);
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
         let built = Arc::new(Pipelines {
@@ -251,14 +252,10 @@ impl RadixSorter {
                 .ctx
                 .compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
             scatter: self.ctx.compute_pipeline(
-                if fixed {
-                    include_bytes!("../../shaders/spv/radix_scatter_k32f8.spv").as_slice()
-                } else {
-                    code.scatter
-                },
+                code.scatter,
                 &[
                     (0, shape.workgroup),
-                    (if fixed { 7 } else { 1 }, shape.keys_per_invocation),
+                    (1, shape.keys_per_invocation),
                     (2, shape.max_subgroups),
                     (
                         3,
@@ -269,8 +266,6 @@ impl RadixSorter {
                         env_u32("SORTNET_RADIX_BALLOT_WORDS")
                             .unwrap_or_else(|| plan::ballot_words(self.limits.max_subgroup)),
                     ),
-                    (5, env_u32("SORTNET_RADIX_EARLY_COUNTS").unwrap_or(0)),
-                    (6, env_u32("SORTNET_RADIX_EXPERIMENT").unwrap_or(0)),
                     (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
                     (9, env_u32("SORTNET_RADIX_LOOKBACK_READ").unwrap_or(0)),
                     (10, env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(1)),
