@@ -256,9 +256,9 @@ impl SortBackend for Radix {
 
     fn status(&self) -> String {
         format!(
-            "8-bit LSD; MSD pass, streaming stores and {} rayon threads from {} keys",
+            "8-bit LSD; MSD pass, streaming stores and {} rayon threads from {} MiB of keys",
             rayon::current_num_threads(),
-            radix::MSD_MIN_LEN,
+            radix::MSD_MIN_BYTES >> 20,
         )
     }
 

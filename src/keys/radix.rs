@@ -9,13 +9,13 @@
 //!   with a common prefix, all-equal slices).
 //! * The [`KeyMap`] is fused into the passes: the counting pass and the first scatter encode
 //!   as they read, the last scatter decodes as it writes. No separate sweep over the data.
-//! * Slices of at least [`MSD_MIN_LEN`] elements first scatter once on their highest varying
-//!   digit (the "MSD pass"; one read finds it from the AND and OR of all keys and counts it),
-//!   which cuts them into up to 256 buckets that each fit in the private cache; every bucket
-//!   is then sorted by LSD passes on the remaining digits, ping-ponging with a bucket-sized
-//!   buffer that stays in cache, and only its last pass writes to the final place. Main
-//!   memory sees about two reads and two writes of the data for the whole sort, instead of
-//!   one of each per digit.
+//! * Slices of at least [`MSD_MIN_BYTES`] bytes of keys first scatter once on their highest
+//!   varying digit (the "MSD pass"; one read finds it from the AND and OR of all keys and
+//!   counts it), which cuts them into up to 256 buckets that each fit in the private cache;
+//!   every bucket is then sorted by LSD passes on the remaining digits, ping-ponging with a
+//!   bucket-sized buffer that stays in cache, and only its last pass writes to the final
+//!   place. Main memory sees about two reads and two writes of the data for the whole sort,
+//!   instead of one of each per digit.
 //! * The MSD scatter goes through software write-combining buffers (one cache line per
 //!   bucket, in L1) and, for outputs of at least [`STREAM_MIN_BYTES`], writes whole lines
 //!   with non-temporal stores, as does the last pass of every bucket: no read-for-ownership
@@ -59,18 +59,19 @@ const BUCKETS: usize = 1 << DIGIT_BITS;
 /// by LSD, at 64 keys 2.3 µs by LSD; `u64` at 49 keys 5.3 µs by LSD.
 pub const INSERTION_MAX_LEN: usize = 64;
 
-/// Inputs from this length on take an MSD pass in front of the LSD passes (and use more
-/// than one thread).
+/// Inputs whose keys take at least this many bytes get an MSD pass in front of the LSD passes
+/// (and use more than one thread): 2^23 `u32` keys, 2^22 `u64` keys.
 ///
-/// Below it the input and its scratch fit in the 32 MiB L3 of the test machine (AMD EPYC,
-/// Zen 4, 1 MiB L2 per core) and plain LSD passes on one thread are cheaper than an MSD pass
-/// plus 256 bucket sorts, even with the second core: measured with the `keys_timing` loop
-/// (best of 10 to 40 runs, u32 random, shared 2-core machine at load 4 to 5), LSD on one
-/// thread / LSD with every pass split over 2 threads / MSD route on 2 threads:
-/// 2^16: 0.25 / 0.47 / 0.48 ms; 2^18: 1.41 / 1.97 / 1.99 ms; 2^20: 4.4 / 6.4 / 6.2 ms;
-/// 2^22: 23 / 32 / 32 ms. At 2^24 the MSD route wins even on one thread (CPU time 142 ms
-/// against 252 ms for LSD), because LSD passes over 128 MiB miss every cache level.
-pub const MSD_MIN_LEN: usize = 1 << 23;
+/// Below it the keys and their scratch fit in about twice the 32 MiB L3 of the test machine
+/// (AMD EPYC, Zen 4, 1 MiB L2 per core) and plain LSD passes on one thread are cheaper than
+/// an MSD pass plus 256 bucket sorts, even with the second core. Measured with a best-of-N
+/// timing loop (8 to 40 runs, random keys, shared 2-core machine at load 4 to 5), plain LSD
+/// on one thread against the MSD route on 2 threads: `u32` 2^18: 1.41 / 2.00 ms, 2^20:
+/// 4.4 / 6.2 ms, 2^22: 23 / 35 ms, 2^24: the MSD route wins even on one thread (CPU time
+/// 142 ms against 252 ms); `u64` 2^18: 2.97 / 3.94 ms, 2^20: 10.2 / 10.6 ms, 2^22: 78 /
+/// 59 ms. Splitting every LSD pass over 2 threads instead lost everywhere below 2^22 (2^20
+/// `u32`: 6.4 ms).
+pub const MSD_MIN_BYTES: usize = 32 << 20;
 
 /// MSD routes over at least this many elements split their survey and scatter over all
 /// rayon threads, and sort their buckets in parallel.
@@ -192,7 +193,7 @@ pub fn sort_pairs64(keys: &mut [u64], values: &mut [u32], map: KeyMap) {
 enum Route {
     /// LSD or MSD+LSD by [`use_msd`].
     BySize,
-    /// MSD+LSD whatever the size (tests exercise it below [`MSD_MIN_LEN`]).
+    /// MSD+LSD whatever the size (tests exercise it below [`MSD_MIN_BYTES`]).
     #[cfg_attr(not(test), allow(dead_code))]
     Msd,
 }
@@ -287,7 +288,7 @@ where
     // exclusively ours for the duration of the call and do not overlap.
     unsafe {
         let msd = match route {
-            Route::BySize => use_msd(n),
+            Route::BySize => use_msd::<K>(n),
             Route::Msd => true,
         };
         if msd {
@@ -872,7 +873,7 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     // bucket's size, one per task, that stays in cache; only the last pass writes to `out`.
     let largest = (0..BUCKETS)
         .map(|b| bucket_start[b + 1] - bucket_start[b])
-        .filter(|&n| !use_msd(n))
+        .filter(|&n| !use_msd::<K>(n))
         .max()
         .unwrap_or(0);
     let new_tmp = || (Scratch::<K>::new(largest), Scratch::<V>::new(largest));
@@ -887,7 +888,7 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         // has room for `n` elements unless the bucket takes the MSD route.
         unsafe {
             let (s, d) = (dst.add(a), src.add(a));
-            if use_msd(n) && top > 1 {
+            if use_msd::<K>(n) && top > 1 {
                 msd_lsd::<K, V, C>(s, d, n, top, true, !result_in_dst);
             } else {
                 let out = if result_in_dst { s } else { d };
@@ -909,9 +910,9 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     }
 }
 
-/// Whether `len` elements take the MSD route ([`msd_lsd`]) rather than plain LSD.
-fn use_msd(len: usize) -> bool {
-    len >= MSD_MIN_LEN
+/// Whether `len` keys of type `K` take the MSD route ([`msd_lsd`]) rather than plain LSD.
+fn use_msd<K>(len: usize) -> bool {
+    len.saturating_mul(std::mem::size_of::<K>()) >= MSD_MIN_BYTES
 }
 
 #[cfg(test)]
@@ -1141,7 +1142,7 @@ mod tests {
         let mut a: Vec<u32> = (0..n).map(|_| rng(&mut s) as u32).collect();
         let mut want = a.clone();
         want.sort_unstable();
-        // Forced MSD route: the size alone takes it only from MSD_MIN_LEN.
+        // Forced MSD route: the size alone takes it only from MSD_MIN_BYTES.
         sort_with_map(&mut a, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
         assert!(a == want, "u32 n={n}");
 
