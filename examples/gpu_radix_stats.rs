@@ -172,9 +172,9 @@ fn main() {
     };
     assert!(r == vk::Result::SUCCESS || r == vk::Result::INCOMPLETE);
     for s in &stats[..count as usize] {
-        // SAFETY: the driver wrote NUL-terminated names; the union member read is the one
-        // the format names.
+        // SAFETY: the driver wrote a NUL-terminated name into the fixed-size array.
         let name = unsafe { CStr::from_ptr(s.name.as_ptr()) }.to_string_lossy();
+        // SAFETY: the union member read is the one `format` names.
         let value = unsafe {
             match s.format {
                 vk::PipelineExecutableStatisticFormatKHR::BOOL32 => s.value.b32.to_string(),
