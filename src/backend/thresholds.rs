@@ -49,18 +49,22 @@ pub(crate) const NIBBLE_MASKED_LUT_MAX_WORDS: usize = 4;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`.
 ///
-/// Measured on the test machine (AMD EPYC Zen 4, 2 cores, loaded), random `u32`, ns per key,
-/// one call per slice on cache-resident slices: at 1000 keys avx512 4.03 / radix 4.44, at
-/// 1500 keys 4.19 / 4.20, at 2048 keys 4.47 / 4.00. Below 256 keys avx512 is a single
-/// bitonic network (2.2 to 2.5 ns per key) and radix pays 6 to 11 ns per key.
-pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 1500;
+/// Measured with `cargo bench --bench keys -- keys-small-u32` (AMD EPYC Zen 4, 2 cores,
+/// loaded; median per call, random `u32`): 1000 keys: avx512 4.24 µs, radix 5.41 µs; 1500
+/// keys: avx512 7.85 µs, radix 6.38 µs; 2048 keys: 10.8 / 8.57 µs. A best-of-N loop over
+/// cache-resident slices put the crossover at 1500 (ns per key at 1000: 4.03 / 4.44, at 1500:
+/// 4.19 / 4.20); 1200 splits the two. Below 256 keys avx512 is one bitonic network (0.6 µs for
+/// 256 keys against 1.7 µs for radix).
+pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 1200;
 
 /// 64-bit keys from which `radix` beats the vectorised quicksort of `avx512` (radix needs up
 /// to 8 passes, so the crossover is later than for 32-bit keys).
 ///
-/// Measured as [`KEYS32_RADIX_MIN_LEN`], random `u64`, ns per key: at 2048 keys avx512 7.98
-/// / radix 8.66, at 4096 keys 9.31 / 8.44.
-pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 3072;
+/// Measured with `cargo bench --bench keys -- keys-small-u64` (as
+/// [`KEYS32_RADIX_MIN_LEN`], random `u64`): 3072 keys: avx512 20.4 µs, radix 27.0 µs; 4096
+/// keys: 26.8 / 36.5 µs; `keys-u64-random` at 2^16: 1.49 / 0.64 ms. A best-of-N loop over
+/// cache-resident slices gave ns per key at 4096: 9.31 / 8.44, at 16384: 11.75 / 8.25.
+pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 8192;
 
 // `vulkan-bitonic` is in no list: end to end from host slices (transfers included) it was
 // slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)
