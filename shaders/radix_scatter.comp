@@ -32,7 +32,6 @@ layout(constant_id = 2) const uint MAX_SUBGROUPS = 8;  // WG / the smallest subg
 layout(constant_id = 3) const uint SPIN_LIMIT = 8192;  // reads of a missing look-back word before the fallback
 layout(constant_id = 4) const uint BALLOT_WORDS = 4;   // ballot words in use: 1 when subgroups have at most 32 lanes
 layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before scattering into shared memory
-layout(constant_id = 9) const uint LOOKBACK_READ = 0;  // look-back reads: 0 volatile loads, 1 atomics
 layout(constant_id = 10) const uint LOOKAHEAD = 1;     // earlier tiles whose words one look-back step reads
 
 const uint WG = gl_WorkGroupSize.x;
@@ -47,8 +46,9 @@ layout(std430, binding = 1) writeonly buffer DstKeys { KEY dst_keys[]; };
 layout(std430, binding = 2) readonly buffer SrcVals { uint src_vals[]; };
 layout(std430, binding = 3) writeonly buffer DstVals { uint dst_vals[]; };
 #endif
-// Volatile so that each look-back read sees the latest word.
-layout(std430, binding = 4) coherent volatile buffer State { uint st[]; };
+// Coherent, not volatile: plain reads of the state (count, flags, bucket offsets) may be
+// scheduled early; the look-back words are read with atomics so each read sees the latest.
+layout(std430, binding = 4) coherent buffer State { uint st[]; };
 
 // Per-subgroup digit counters during ranking, then the tile's keys (and values) in their
 // sorted order inside the tile.
@@ -129,7 +129,7 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
                     words[i] = 0u;
                     if (next > i) {
                         uint at = status_index(slot, next - 1u - i, d);
-                        words[i] = LOOKBACK_READ == 1u ? atomicOr(st[at], 0u) : st[at];
+                        words[i] = atomicOr(st[at], 0u);
                     }
                 }
                 const uint start = next;

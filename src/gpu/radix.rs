@@ -197,8 +197,7 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// and invocations per workgroup; `SORTNET_RADIX_SPIN_LIMIT=0` makes every look-back take
 /// the recount fallback and `SORTNET_RADIX_BALLOT_WORDS=4` the general four-word match
 /// (both in tests/gpu_radix_fallback.rs, so lavapipe runs those paths too);
-/// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKBACK_READ` and `SORTNET_RADIX_LOOKAHEAD`
-/// pick the look-back variant (see `shaders/radix_scatter.comp`). All give the same result.
+/// `SORTNET_RADIX_LOOKBACK_FIRST` and `SORTNET_RADIX_LOOKAHEAD` pick the look-back variant (see `shaders/radix_scatter.comp`). All give the same result.
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
 }
@@ -267,7 +266,6 @@ impl RadixSorter {
                             .unwrap_or_else(|| plan::ballot_words(self.limits.max_subgroup)),
                     ),
                     (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
-                    (9, env_u32("SORTNET_RADIX_LOOKBACK_READ").unwrap_or(0)),
                     (10, env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(1)),
                 ],
             )?,
