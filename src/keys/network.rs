@@ -6,11 +6,11 @@
 //! [`KeyMap`](super::key::KeyMap)).
 //!
 //! * **Base case.** A block is loaded into `N` vectors (`N` a power of two, at most 16),
-//!   the tail padded with the largest key, and sorted by Batcher's bitonic sorter in its
-//!   "flip/disperse" form, where every comparator puts the minimum at the lower index (Knuth,
-//!   TAOCP vol. 3, 5.3.4, exercise 10; the form of the reference write-up on GPU bitonic
-//!   sort). Comparators between vectors are lane-wise min/max; comparators inside a vector
-//!   are a lane permutation (`lane ^ m`) plus min/max and a blend.
+//!   the tail padded with the largest key, and sorted by Batcher's bitonic sorter (Knuth,
+//!   TAOCP vol. 3, 5.3.4) in its "flip/disperse" form, where every comparator puts the
+//!   minimum at the lower index (the form of the reference write-up on GPU bitonic sort).
+//!   Comparators between vectors are lane-wise min/max; comparators inside a vector are a
+//!   lane permutation (`lane ^ m`) plus min/max and a blend.
 //! * **Partition.** Each vector is split by one unsigned compare against the pivot into the
 //!   keys below it and the rest, which are compressed to the two ends of the range (AVX-512
 //!   `vpcompressd`/`vpcompressq` in a register, then a masked store of only the wanted
@@ -24,6 +24,11 @@
 //! * **Worst cases.** Ranges are kept on an explicit stack (smaller side first), and a
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
+//! * **Where it stands.** Measured against `radix` (`thresholds::KEYS32_RADIX_MIN_LEN`), this
+//!   sort wins below about 1 200 `u32` or 8 192 `u64` keys and on few distinct keys up to
+//!   about 2^16 (not routed by `auto`, which sees only the length); the bitonic blocks
+//!   (about 2.3 ns per key for 256 keys: the 16 vectors of the largest block live on the
+//!   stack between stages) and the partition are not tuned further yet.
 
 use super::key::KeyMap;
 use super::radix;

@@ -25,6 +25,10 @@
 //!   bucket (chunk `t` writes after chunks `0..t` in every bucket, so the order of equal keys
 //!   is kept), and the buckets are sorted in parallel. A bucket that is itself large (skewed
 //!   data) gets its own MSD pass on the next digit.
+//! * Between [`PARALLEL_LSD_MIN_LEN`] and the MSD route, every LSD pass is split over the
+//!   rayon threads the same way (per-chunk histograms, per-chunk offsets, one scatter per
+//!   chunk); digits after the first are recounted per chunk, since the chunks' contents
+//!   change with every pass.
 //! * Runs of at most [`INSERTION_MAX_LEN`] elements (small inputs, small buckets) are sorted
 //!   by insertion sort, which beats clearing and scanning 256-entry histograms.
 //!
@@ -69,8 +73,8 @@ pub const INSERTION_MAX_LEN: usize = 64;
 /// on one thread against the MSD route on 2 threads: `u32` 2^18: 1.41 / 2.00 ms, 2^20:
 /// 4.4 / 6.2 ms, 2^22: 23 / 35 ms, 2^24: the MSD route wins even on one thread (CPU time
 /// 142 ms against 252 ms); `u64` 2^18: 2.97 / 3.94 ms, 2^20: 10.2 / 10.6 ms, 2^22: 78 /
-/// 59 ms. Splitting every LSD pass over 2 threads instead lost everywhere below 2^22 (2^20
-/// `u32`: 6.4 ms).
+/// 59 ms. (Splitting every LSD pass over 2 threads, [`PARALLEL_LSD_MIN_LEN`], lost at
+/// that load; on a quieter machine it wins from 2^18 keys.)
 pub const MSD_MIN_BYTES: usize = 32 << 20;
 
 /// MSD routes over at least this many elements split their survey and scatter over all
@@ -79,6 +83,17 @@ pub const MSD_MIN_BYTES: usize = 32 << 20;
 /// Every MSD route chosen by size is above it; it matters where tests force the MSD route
 /// on small inputs: below it rayon's fork/join costs more than a second core saves.
 pub const PARALLEL_MIN_LEN: usize = 1 << 17;
+
+/// Inputs from this length on (and below the MSD route) run their LSD passes on all rayon
+/// threads, each pass split into one chunk per thread ([`lsd_parallel`]).
+///
+/// Measured with the best-of-N loop of [`MSD_MIN_BYTES`] on the 2-core machine when it was
+/// quieter (load about 1), plain LSD on one thread / split passes on 2 threads: `u32` 2^17:
+/// 0.53 / 0.59 ms, 2^18: 1.42 / 1.28 to 1.41 ms, 2^20: 4.4 / 3.2 ms (one run in three 4.5 /
+/// 4.9), 2^22: 23 / 17.6 ms; `u64` 2^18: 3.0 / 2.4 to 2.8 ms, 2^20: 10.4 to 11.7 / 8.2 to
+/// 8.6 ms. At load 4 to 5 (other processes holding the second core) the split passes lost
+/// at every size (see [`MSD_MIN_BYTES`]).
+pub const PARALLEL_LSD_MIN_LEN: usize = 1 << 18;
 
 /// An unsigned key as a sequence of 8-bit digits, least significant first.
 pub(crate) trait RadixKey:
@@ -194,8 +209,9 @@ enum Route {
     /// LSD or MSD+LSD by [`use_msd`].
     BySize,
     /// MSD+LSD whatever the size (tests exercise it below [`MSD_MIN_BYTES`]).
-    #[cfg_attr(not(test), allow(dead_code))]
     Msd,
+    /// LSD with every pass split over the rayon threads, whatever the size.
+    ParallelLsd,
 }
 
 /// Values for a keys-only sort: zero-sized, so every value move compiles to nothing and one
@@ -287,12 +303,17 @@ where
     // SAFETY: `data` holds `n` initialised elements, `scratch` has room for `n`; both are
     // exclusively ours for the duration of the call and do not overlap.
     unsafe {
-        let msd = match route {
-            Route::BySize => use_msd::<K>(n),
-            Route::Msd => true,
+        let route = match route {
+            Route::BySize if use_msd::<K>(n) => Route::Msd,
+            Route::BySize if n >= PARALLEL_LSD_MIN_LEN && rayon::current_num_threads() > 1 => {
+                Route::ParallelLsd
+            }
+            other => other,
         };
-        if msd {
+        if let Route::Msd = route {
             msd_lsd::<K, V, C>(data, scratch, n, K::DIGITS, false, false);
+        } else if let Route::ParallelLsd = route {
+            lsd_parallel::<K, V, C>(data, scratch, n);
         } else {
             lsd::<K, V, C>(data, scratch, data, n, K::DIGITS, false, false);
         }
@@ -697,6 +718,95 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
     }
 }
 
+/// [`lsd`] for a whole input on all rayon threads: every pass splits the current buffer into
+/// one contiguous chunk per thread, counts each chunk's digit, gives chunk `t` the offsets
+/// after chunks `0..t` in every bucket (so equal keys keep their order) and lets each thread
+/// scatter its chunk. Counting the first digit comes with the survey of all digits; later
+/// digits are recounted per chunk (a read of cache-resident data) because the chunks' contents
+/// change with every pass. The input at `data` is raw; the decoded result ends there.
+///
+/// # Safety
+/// `data` holds `len` initialised elements, `scratch` has room for `len`, they do not overlap,
+/// and both belong to the caller alone.
+unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
+    data: Buf<K, V>,
+    scratch: Buf<K, V>,
+    len: usize,
+) {
+    let chunks = chunk_bounds(len, rayon::current_num_threads());
+    let counts: Vec<Vec<[usize; BUCKETS]>> = chunks
+        .par_iter()
+        // SAFETY: `data[a..b]` is initialised and only read here.
+        .map(|&(a, b)| unsafe { count_all::<K, V, C, true>(data.add(a), b - a, K::DIGITS) })
+        .collect();
+    let passes: Vec<usize> = (0..K::DIGITS)
+        .filter(|&d| (0..BUCKETS).all(|b| counts.iter().map(|c| c[d][b]).sum::<usize>() != len))
+        .collect();
+    let mut cur = data;
+    for (i, &d) in passes.iter().enumerate() {
+        let (first, last) = (i == 0, i + 1 == passes.len());
+        let target = if cur.k == data.k { scratch } else { data };
+        let per_chunk: Vec<[usize; BUCKETS]> = if first {
+            counts.iter().map(|c| c[d]).collect()
+        } else {
+            chunks
+                .par_iter()
+                // SAFETY: `cur[a..b]` holds initialised (encoded) elements, only read here.
+                .map(|&(a, b)| unsafe { count_one::<K, V>(cur.add(a), b - a, d) })
+                .collect()
+        };
+        let mut offsets = vec![[0usize; BUCKETS]; chunks.len()];
+        let mut sum = 0;
+        for b in 0..BUCKETS {
+            for (t, h) in per_chunk.iter().enumerate() {
+                offsets[t][b] = sum;
+                sum += h[b];
+            }
+        }
+        chunks
+            .par_iter()
+            .zip(offsets.par_iter_mut())
+            .for_each(|(&(a, b), offs)| {
+                // SAFETY: chunk `cur[a..b]` is initialised; its offsets come from its own
+                // histogram placed after the earlier chunks', so its writes land in ranges of
+                // `target` that no other chunk writes.
+                unsafe {
+                    let s = cur.add(a);
+                    match (first, last) {
+                        (true, true) => scatter::<K, V, C, true, true>(s, target, b - a, d, offs),
+                        (true, false) => scatter::<K, V, C, true, false>(s, target, b - a, d, offs),
+                        (false, true) => scatter::<K, V, C, false, true>(s, target, b - a, d, offs),
+                        (false, false) => {
+                            scatter::<K, V, C, false, false>(s, target, b - a, d, offs)
+                        }
+                    }
+                }
+            });
+        cur = target;
+    }
+    if cur.k != data.k {
+        // An odd number of passes ended in the scratch buffer (already decoded).
+        chunks.par_iter().for_each(|&(a, b)| {
+            // SAFETY: disjoint chunks of two disjoint buffers; `scratch[a..b]` is initialised.
+            unsafe { copy_decode::<K, V, C, false>(scratch.add(a), data.add(a), b - a) }
+        });
+    }
+}
+
+/// Histogram of digit `d` of the (already encoded) keys of `src[..len]`.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+unsafe fn count_one<K: RadixKey, V>(src: Buf<K, V>, len: usize, d: usize) -> [usize; BUCKETS] {
+    // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
+    let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
+    let mut hist = [0usize; BUCKETS];
+    for &k in keys {
+        hist[k.digit(d)] += 1;
+    }
+    hist
+}
+
 /// What one read of a chunk tells the MSD pass.
 struct Survey<K> {
     /// Histogram of one digit.
@@ -991,6 +1101,14 @@ mod tests {
                 assert_eq!(a, want, "{name} n={n}");
                 sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
                 assert_eq!(b, want, "msd {name} n={n}");
+                let mut c = want.iter().rev().copied().collect::<Vec<_>>();
+                sort_with_map(
+                    &mut c,
+                    &mut unit_values(n),
+                    KeyMap::Unsigned,
+                    Route::ParallelLsd,
+                );
+                assert_eq!(c, want, "parallel lsd {name} n={n}");
             }
         }
     }
@@ -1007,6 +1125,14 @@ mod tests {
                 assert_eq!(a, want, "{name} n={n}");
                 sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
                 assert_eq!(b, want, "msd {name} n={n}");
+                let mut c = want.iter().rev().copied().collect::<Vec<_>>();
+                sort_with_map(
+                    &mut c,
+                    &mut unit_values(n),
+                    KeyMap::Unsigned,
+                    Route::ParallelLsd,
+                );
+                assert_eq!(c, want, "parallel lsd {name} n={n}");
             }
         }
     }
@@ -1110,7 +1236,7 @@ mod tests {
                 let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
                 want.sort_by_key(|p| p.0);
 
-                for route in [Route::BySize, Route::Msd] {
+                for route in [Route::BySize, Route::Msd, Route::ParallelLsd] {
                     let mut k64 = keys.clone();
                     let mut v: Vec<u32> = (0..n as u32).collect();
                     sort_with_map(&mut k64, &mut v, KeyMap::Unsigned, route);
@@ -1123,7 +1249,7 @@ mod tests {
                 let mut want32: Vec<(i32, u32)> =
                     k32.iter().map(|&k| k as i32).zip(0..n as u32).collect();
                 want32.sort_by_key(|p| p.0);
-                for route in [Route::BySize, Route::Msd] {
+                for route in [Route::BySize, Route::Msd, Route::ParallelLsd] {
                     let mut k = k32.clone();
                     let mut v: Vec<u32> = (0..n as u32).collect();
                     sort_with_map(&mut k, &mut v, KeyMap::Signed, route);
