@@ -9,5 +9,5 @@ for first in 0 1; do for la in 1 4 8; do
 done; done
 echo "== defaults"; $B 24 26 28 --reps 5 2>&1
 echo "== lookahead 4"; SORTNET_RADIX_LOOKAHEAD=4 $B 24 26 28 --reps 5 2>&1 | grep -v phases
-python3 cub_ref.py 24 26 28 2>&1
+python3 gpu-radix-cub.py 24 26 28 2>&1
 $B 10 --reps 1 --only none --host 2>&1 | grep host
