@@ -9,6 +9,7 @@
 #
 #   scripts/fuzz.sh                    # every target, 30 s each
 #   FUZZ_SECONDS=5 scripts/fuzz.sh pairs keys_f32
+#   FUZZ_FEATURES=gpu scripts/fuzz.sh  # the Vulkan backends too (slow to build and run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,15 @@ seconds="${FUZZ_SECONDS:-30}"
 # Inputs up to 64 KiB reach the multi-block paths of the SIMD and radix sorts.
 max_len="${FUZZ_MAX_LEN:-65536}"
 export RUSTC_BOOTSTRAP=1
+features=()
+extra=()
+if [ -n "${FUZZ_FEATURES:-}" ]; then
+    features=(--features "$FUZZ_FEATURES")
+    # Vulkan drivers (lavapipe) keep allocations for the life of the process; LeakSanitizer
+    # would report them as findings, both per input and at exit.
+    extra=(-detect_leaks=0)
+    export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+fi
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "== installing cargo-fuzz"
@@ -30,7 +40,7 @@ fi
 # cargo-fuzz's default build is optimized with debug assertions and overflow checks on,
 # under AddressSanitizer.
 echo "== building fuzz targets: ${targets[*]}"
-(cd fuzz && cargo fuzz build)
+(cd fuzz && cargo fuzz build "${features[@]}")
 
 # New inputs go to a scratch corpus; the kept corpus is only read, so runs leave the tree
 # clean.
@@ -41,7 +51,7 @@ for t in "${targets[@]}"; do
     mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t" "$scratch/$t"
     echo "== fuzz $t for ${seconds}s"
     log="$scratch/$t.log"
-    if (cd fuzz && cargo fuzz run "$t" "$scratch/$t" "corpus/$t" -- \
+    if (cd fuzz && cargo fuzz run "${features[@]}" "$t" "$scratch/$t" "corpus/$t" -- "${extra[@]}" \
             -max_total_time="$seconds" -max_len="$max_len" -timeout=20 \
             -artifact_prefix="artifacts/$t/" -print_final_stats=1) >"$log" 2>&1; then
         grep -E '^(Done|stat::number_of_executed_units|INFO: seed corpus)' "$log" || tail -n 3 "$log"

@@ -30,6 +30,9 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint KPT = 8;            // keys per invocation
 layout(constant_id = 2) const uint MAX_SUBGROUPS = 8;  // WG / the smallest subgroup size
 layout(constant_id = 3) const uint SPIN_LIMIT = 8192;  // reads of a missing look-back word before the fallback
+layout(constant_id = 4) const uint BALLOT_WORDS = 4;   // ballot words in use: 1 when subgroups have at most 32 lanes
+layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before scattering into shared memory
+layout(constant_id = 10) const uint LOOKAHEAD = 1;     // earlier tiles whose words one look-back step reads
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * KPT;
@@ -43,7 +46,9 @@ layout(std430, binding = 1) writeonly buffer DstKeys { KEY dst_keys[]; };
 layout(std430, binding = 2) readonly buffer SrcVals { uint src_vals[]; };
 layout(std430, binding = 3) writeonly buffer DstVals { uint dst_vals[]; };
 #endif
-layout(std430, binding = 4) coherent volatile buffer State { uint st[]; };
+// Coherent, not volatile: plain reads of the state (count, flags, bucket offsets) may be
+// scheduled early; the look-back words are read with atomics so each read sees the latest.
+layout(std430, binding = 4) coherent buffer State { uint st[]; };
 
 // Per-subgroup digit counters during ranking, then the tile's keys (and values) in their
 // sorted order inside the tile.
@@ -77,12 +82,15 @@ void scan_counts() {
     uint total = subgroupAdd(sum);
     if (subgroupElect()) s_sg_sum[gl_SubgroupID] = total;
     barrier();
-    if (gl_LocalInvocationIndex == 0u) {
-        uint run = 0u;
-        for (uint s = 0u; s < gl_NumSubgroups; s++) {
-            uint t = s_sg_sum[s];
-            s_sg_sum[s] = run;
-            run += t;
+    if (gl_SubgroupID == 0u) {
+        // The first subgroup scans the subgroup totals, a subgroup's width at a time.
+        uint carry = 0u;
+        for (uint at = 0u; at < gl_NumSubgroups; at += gl_SubgroupSize) {
+            uint i = at + gl_SubgroupInvocationID;
+            uint v = i < gl_NumSubgroups ? s_sg_sum[i] : 0u;
+            uint excl = subgroupExclusiveAdd(v) + carry;
+            carry += subgroupAdd(v);
+            if (i < gl_NumSubgroups) s_sg_sum[i] = excl;
         }
     }
     barrier();
@@ -97,99 +105,11 @@ void scan_counts() {
     barrier();
 }
 
-void main() {
+// Decoupled look-back with a bounded spin and the recount fallback: leaves in s_out the output
+// index of tile-local index 0 of each digit, and publishes this tile's inclusive prefix.
+// Called in uniform control flow.
+void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucket_first) {
     const uint tid = gl_LocalInvocationIndex;
-    const uint flags = st[ST_FLAGS + params.pass_index];
-    const bool encode = (flags & 1u) != 0u;
-    const bool decode = (flags & 2u) != 0u;
-    const uint slot = (flags >> 2) & 1u;
-    const uint n = min(st[ST_COUNT], params.capacity);
-    const uint shift = params.pass_index * 8u;
-
-    if (tid == 0u) s_tile = atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u);
-    for (uint i = tid; i < HIST_WORDS; i += WG) s_mem[i] = 0u;
-    barrier();
-    const uint tile = s_tile;
-    const uint base = tile * TILE;
-    const uint tile_n = min(TILE, n - base);
-
-    const uint sg = gl_SubgroupID;
-    const uint lane = gl_SubgroupInvocationID;
-    const uint sg_first = sg * gl_SubgroupSize * KPT;
-
-    KEY keys[KPT];
-    uint rank[KPT];
-    [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint idx = sg_first + k * gl_SubgroupSize + lane;
-        keys[k] = KEY_ZERO;
-        if (idx < tile_n) {
-            keys[k] = src_keys[base + idx];
-            if (encode) keys[k] = encode_key(keys[k], params.map);
-        }
-    }
-
-    // Rank within the subgroup: peers = lanes of this round with the same digit.
-    [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint idx = sg_first + k * gl_SubgroupSize + lane;
-        bool valid = idx < tile_n;
-        uint d = digit_of(keys[k], shift);
-        uvec4 peers = subgroupBallot(valid);
-        [[unroll]] for (uint b = 0u; b < 8u; b++) {
-            bool bit = ((d >> b) & 1u) != 0u;
-            uvec4 m = subgroupBallot(bit);
-            peers &= bit ? m : ~m;
-        }
-        uint below = subgroupBallotExclusiveBitCount(peers);
-        uint leader = valid ? subgroupBallotFindLSB(peers) : lane;
-        uint before = 0u;
-        if (valid && lane == leader) {
-            before = atomicAdd(s_mem[sg * RADIX + d], subgroupBallotBitCount(peers));
-        }
-        rank[k] = subgroupShuffle(before, leader) + below;
-    }
-    barrier();
-
-    // Per digit: the tile's count, and each subgroup's counter turned into its exclusive
-    // prefix over the subgroups before it. Publish the count at once for later tiles.
-    const uint other_slot = slot ^ 1u;
-    for (uint d = tid; d < RADIX; d += WG) {
-        uint sum = 0u;
-        for (uint s = 0u; s < gl_NumSubgroups; s++) {
-            uint t = s_mem[s * RADIX + d];
-            s_mem[s * RADIX + d] = sum;
-            sum += t;
-        }
-        s_count[d] = sum;
-        atomicExchange(st[status_index(slot, tile, d)],
-                       (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
-        // The other slot served the previous pass and serves the next one: clear it now.
-        st[status_index(other_slot, tile, d)] = 0u;
-        s_lb_sum[d] = 0u;
-        s_lb_next[d] = tile;
-    }
-    barrier();
-    scan_counts();
-
-    [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint idx = sg_first + k * gl_SubgroupSize + lane;
-        if (idx < tile_n) {
-            uint d = digit_of(keys[k], shift);
-            rank[k] += s_excl[d] + s_mem[sg * RADIX + d];
-        }
-    }
-    barrier();
-    [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint idx = sg_first + k * gl_SubgroupSize + lane;
-        if (idx < tile_n) {
-#if KEY64
-            s_mem[rank[k]] = keys[k].x;
-            s_mem[TILE + rank[k]] = keys[k].y;
-#else
-            s_mem[rank[k]] = keys[k];
-#endif
-        }
-    }
-
     // Decoupled look-back with a bounded spin and the recount fallback.
     for (;;) {
         if (tid == 0u) {
@@ -202,15 +122,31 @@ void main() {
             uint sum = s_lb_sum[d];
             uint spins = 0u;
             while (next > 0u && spins < SPIN_LIMIT) {
-                uint word = st[status_index(slot, next - 1u, d)];
-                uint flag = word & ~VALUE_MASK;
-                if (flag == 0u) {
-                    spins++;
-                    continue;
+                // Read LOOKAHEAD earlier tiles at once (independent loads), then walk them in
+                // order while they hold counts.
+                uint words[LOOKAHEAD];
+                [[unroll]] for (uint i = 0u; i < LOOKAHEAD; i++) {
+                    words[i] = 0u;
+                    if (next > i) {
+                        uint at = status_index(slot, next - 1u - i, d);
+                        words[i] = atomicOr(st[at], 0u);
+                    }
                 }
-                sum += word & VALUE_MASK;
-                next = flag == FLAG_PREFIX ? 0u : next - 1u;
-                spins = 0u;
+                const uint start = next;
+                bool walking = true;
+                [[unroll]] for (uint i = 0u; i < LOOKAHEAD; i++) {
+                    if (walking && start > i) {
+                        uint flag = words[i] & ~VALUE_MASK;
+                        if (flag == 0u) {
+                            walking = false;
+                        } else {
+                            sum += words[i] & VALUE_MASK;
+                            next = flag == FLAG_PREFIX ? 0u : start - 1u - i;
+                            walking = flag != FLAG_PREFIX;
+                        }
+                    }
+                }
+                spins = next == start ? spins + 1u : 0u;
             }
             s_lb_next[d] = next;
             s_lb_sum[d] = sum;
@@ -247,8 +183,127 @@ void main() {
         if (tile != 0u) {
             atomicExchange(st[status_index(slot, tile, d)], FLAG_PREFIX | (earlier + s_count[d]));
         }
-        s_out[d] = st[ST_BUCKET + params.pass_index * RADIX + d] + earlier - s_excl[d];
+        uint bucket = d == tid ? bucket_first : st[ST_BUCKET + params.pass_index * RADIX + d];
+        s_out[d] = bucket + earlier - s_excl[d];
     }
+}
+
+void main() {
+    const uint tid = gl_LocalInvocationIndex;
+    const uint flags = st[ST_FLAGS + params.pass_index];
+    const bool encode = (flags & 1u) != 0u;
+    const bool decode = (flags & 2u) != 0u;
+    const uint slot = (flags >> 2) & 1u;
+    const uint n = min(st[ST_COUNT], params.capacity);
+    const uint shift = params.pass_index * 8u;
+
+    // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
+    // the ranking (it is needed only at the end).
+    const uint bucket_first = tid < RADIX ? st[ST_BUCKET + params.pass_index * RADIX + tid] : 0u;
+    if (tid == 0u) s_tile = atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u);
+    for (uint i = tid; i < HIST_WORDS; i += WG) s_mem[i] = 0u;
+    barrier();
+    const uint tile = s_tile;
+    const uint base = tile * TILE;
+    const uint tile_n = min(TILE, n - base);
+
+    const uint sg = gl_SubgroupID;
+    const uint lane = gl_SubgroupInvocationID;
+    const uint sg_first = sg * gl_SubgroupSize * KPT;
+
+    KEY keys[KPT];
+    uint rank[KPT];
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = sg_first + k * gl_SubgroupSize + lane;
+        keys[k] = KEY_ZERO;
+        if (idx < tile_n) {
+            keys[k] = src_keys[base + idx];
+            if (encode) keys[k] = encode_key(keys[k], params.map);
+        }
+    }
+
+    // Rank within the subgroup: peers = lanes of this round with the same digit. With at
+    // most 32 lanes (BALLOT_WORDS == 1) the match works on one word; the general path works
+    // on all four.
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = sg_first + k * gl_SubgroupSize + lane;
+        bool valid = idx < tile_n;
+        uint d = digit_of(keys[k], shift);
+        uint below;
+        uint count;
+        uint leader;
+        if (BALLOT_WORDS == 1u) {
+            uint peers = subgroupBallot(valid).x;
+            [[unroll]] for (uint b = 0u; b < 8u; b++) {
+                bool bit = ((d >> b) & 1u) != 0u;
+                uint m = subgroupBallot(bit).x;
+                peers &= bit ? m : ~m;
+            }
+            below = bitCount(peers & gl_SubgroupLtMask.x);
+            count = bitCount(peers);
+            leader = valid ? uint(findLSB(peers)) : lane;
+        } else {
+            uvec4 peers = subgroupBallot(valid);
+            [[unroll]] for (uint b = 0u; b < 8u; b++) {
+                bool bit = ((d >> b) & 1u) != 0u;
+                uvec4 m = subgroupBallot(bit);
+                peers &= bit ? m : ~m;
+            }
+            below = subgroupBallotExclusiveBitCount(peers);
+            count = subgroupBallotBitCount(peers);
+            leader = valid ? subgroupBallotFindLSB(peers) : lane;
+        }
+        uint before = 0u;
+        if (valid && lane == leader) {
+            before = atomicAdd(s_mem[sg * RADIX + d], count);
+        }
+        rank[k] = subgroupShuffle(before, leader) + below;
+    }
+    barrier();
+
+    // Per digit: the tile's count, and each subgroup's counter turned into its exclusive
+    // prefix over the subgroups before it. Publish the count at once for later tiles.
+    const uint other_slot = slot ^ 1u;
+    for (uint d = tid; d < RADIX; d += WG) {
+        uint sum = 0u;
+        for (uint s = 0u; s < gl_NumSubgroups; s++) {
+            uint t = s_mem[s * RADIX + d];
+            s_mem[s * RADIX + d] = sum;
+            sum += t;
+        }
+        s_count[d] = sum;
+        atomicExchange(st[status_index(slot, tile, d)],
+                       (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
+        // The other slot served the previous pass and serves the next one: clear it now.
+        st[status_index(other_slot, tile, d)] = 0u;
+        s_lb_sum[d] = 0u;
+        s_lb_next[d] = tile;
+    }
+    barrier();
+    scan_counts();
+    if (LOOKBACK_FIRST == 1u) look_back(tile, slot, n, encode, shift, bucket_first);
+
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = sg_first + k * gl_SubgroupSize + lane;
+        if (idx < tile_n) {
+            uint d = digit_of(keys[k], shift);
+            rank[k] += s_excl[d] + s_mem[sg * RADIX + d];
+        }
+    }
+    barrier();
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = sg_first + k * gl_SubgroupSize + lane;
+        if (idx < tile_n) {
+#if KEY64
+            s_mem[rank[k]] = keys[k].x;
+            s_mem[TILE + rank[k]] = keys[k].y;
+#else
+            s_mem[rank[k]] = keys[k];
+#endif
+        }
+    }
+
+    if (LOOKBACK_FIRST == 0u) look_back(tile, slot, n, encode, shift, bucket_first);
     barrier();
 
 #if PAIRS

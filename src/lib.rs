@@ -2,17 +2,61 @@
 //!
 //! SIMD sorting networks on the CPU, Vulkan compute on the GPU, one API.
 //!
+//! Two workloads: **nibble sort** (the 16 four-bit nibbles inside every `u64` of a batch,
+//! largest nibble on top) and **key sort** (`u32`, `i32`, `f32`, `u64`, `i64`, `f64` keys,
+//! floats in IEEE-754 total order, and key/value pairs with `u32` values).
+//!
+//! ## Quick start
+//!
 //! ```
 //! use sortnet::backend;
 //!
 //! let mut words = vec![0x42badc0ffeed00d5u64, 0x0badbeef];
 //! backend::auto().sort_nibbles(&mut words)?;
 //! assert_eq!(words, [0xffeedddcba542000, 0xfeedbba000000000]);
+//!
+//! let mut keys = vec![2.5f64, -0.0, f64::NEG_INFINITY, 0.0];
+//! let mut ids = vec![0u32, 1, 2, 3];
+//! backend::auto().sort_pairs(&mut keys, &mut ids)?;
+//! assert_eq!(ids, [2, 1, 3, 0]);
+//!
 //! for b in backend::available() {
 //!     println!("{}", b.name());
 //! }
 //! # Ok::<(), sortnet::Error>(())
 //! ```
+//!
+//! Every call returns `Result<(), Error>`; on `Err` the data is untouched or fully sorted.
+//!
+//! ## Backends
+//!
+//! | name | where | nibbles | keys | pairs |
+//! |---|---|---|---|---|
+//! | `scalar` | everywhere | counting sort, packed 4-bit counters | | |
+//! | `lut` | everywhere | lookup tables (count two nibbles per load, emit additively) | | |
+//! | `portable` | everywhere (`wide`) | 16-input network, 16 words per block | | |
+//! | `avx2` | x86-64 with AVX2 | 16-input network, 32 words per block | | |
+//! | `avx512` | x86-64 with AVX-512 BW/VBMI | 16-input network, 64 words per block | vectorised quicksort over register networks | |
+//! | `radix` | everywhere | | stable LSD radix, rayon for large slices | stable |
+//! | `vulkan-bitonic` | a Vulkan device | GPU counting sort | bitonic merge sort | yes |
+//! | `vulkan-radix` | a Vulkan device | GPU counting sort | Onesweep radix sort | stable |
+//! | `auto` | always | picks per call from the thresholds in [`backend::thresholds`] | | |
+//!
+//! [`backend::by_name`] returns a backend by its stable name; [`SortBackend::supports`] says
+//! which workloads it does (others return [`Error::Unsupported`]). `auto` never picks a
+//! software Vulkan driver (lavapipe), and falls back to the CPU when the GPU fails.
+//!
+//! ## Features and environment
+//!
+//! - `gpu` (default): the Vulkan backends (vulkano; the Vulkan loader is opened at run time,
+//!   so building needs no Vulkan SDK). Without a loader or device they are simply absent.
+//! - `cli` (default): the `sortnet` command-line tool's dependencies.
+//! - `SORTNET_BACKEND=<name>` makes [`backend::auto`] return that backend;
+//!   `SORTNET_NO_GPU=1` and `SORTNET_NO_AVX512=1` take those backends off the list;
+//!   `SORTNET_PROFILE=0` ignores a saved `sortnet calibrate` profile.
+//!
+//! Data already on the GPU: [`gpu::bitonic`] and [`gpu::radix`] record their sort into your
+//! own vulkano command buffer for your buffer, with a query of the scratch memory they need.
 
 pub mod backend;
 mod error;

@@ -163,6 +163,20 @@ fn sort_text_i64_with_a_named_backend() {
 }
 
 #[test]
+fn sort_text_f32_prints_keys_that_parse_back() {
+    if !keys_supported() {
+        eprintln!("skipped: no key backend usable here");
+        return;
+    }
+    let out = run_with_stdin(
+        sortnet().args(["sort", "--type", "f32", "--format", "text", "-"]),
+        b"1e-45\n-0\n3.5\nNaN\n-inf\n0\n1e38\n",
+    );
+    assert_ok(&out);
+    assert_eq!(stdout(&out), "-inf\n-0.0\n0.0\n1e-45\n3.5\n1e38\nNaN\n");
+}
+
+#[test]
 fn sort_refuses_a_file_that_is_not_whole_keys_and_writes_nothing() {
     let dir = Scratch::new("ragged");
     write(&dir.path("in.bin"), &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);

@@ -308,10 +308,16 @@ fn repeated_runs_give_the_same_result() {
 #[test]
 fn record_with_count_from_gpu_buffer() {
     let Some(_) = radix() else { return };
+    // A count above the buffers' capacity is clamped to it.
+    for (count, sorted) in [(0u32, 0usize), (1, 1), (3001, 3001), (u32::MAX, 5000)] {
+        record_with_count(count, sorted);
+    }
+}
+
+fn record_with_count(count: u32, sorted: usize) {
     let sorter = RadixSorter::get().unwrap();
     let ctx = sorter.context();
     let cap = 5000u64;
-    let count = 3001u32;
     let input: Vec<i32> = keys::<i32>(Pattern::Random, cap as usize, 32, 11);
     let bits: Vec<u32> = input.iter().map(|&k| k as u32).collect();
     let values: Vec<u32> = (0..cap as u32).collect();
@@ -364,8 +370,8 @@ fn record_with_count_from_gpu_buffer() {
     ctx.submit_and_wait(b).unwrap();
     let got: Vec<u32> = staging.slice::<u32>(cap).read().unwrap().to_vec();
     let got_v: Vec<u32> = staging_v.slice::<u32>(cap).read().unwrap().to_vec();
-    let c = count as usize;
-    let mut expected: Vec<u32> = (0..count).collect();
+    let c = sorted;
+    let mut expected: Vec<u32> = (0..c as u32).collect();
     expected.sort_by_key(|&i| input[i as usize]);
     assert_eq!(&got_v[..c], &expected[..]);
     assert!(got[..c].windows(2).all(|w| (w[0] as i32) <= (w[1] as i32)));
@@ -380,8 +386,11 @@ fn reports_where_it_runs_and_what_it_does() {
     use sortnet::backend::Workload;
     assert!(b.supports(Workload::Keys(KeyWidth::W64)));
     assert!(b.supports(Workload::Pairs(KeyWidth::W32)));
-    let mut words = vec![0x42ba_dc0f_feed_00d5u64];
-    if !b.supports(Workload::Nibbles) {
+    let mut words = vec![0x42ba_dc0f_feed_00d5u64, 0x0bad_beef];
+    if b.supports(Workload::Nibbles) {
+        b.sort_nibbles(&mut words).unwrap();
+        assert_eq!(words, [0xffee_dddc_ba54_2000, 0xfeed_bba0_0000_0000]);
+    } else {
         assert!(b.sort_nibbles(&mut words).is_err());
         assert_eq!(
             words[0], 0x42ba_dc0f_feed_00d5,

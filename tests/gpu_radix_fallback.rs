@@ -2,6 +2,7 @@
 //! earlier tile recounts it from the keys instead (the path taken when a driver does not
 //! run earlier workgroups). The result must be the same sorted, stable order. A test binary
 //! of its own, because the limit is read once per process when the pipelines are built.
+//! The same binary runs the general four-word ballot match.
 #![cfg(feature = "gpu")]
 
 use sortnet::backend;
@@ -11,6 +12,8 @@ use sortnet::KeyWidth;
 #[test]
 fn recount_fallback_sorts_stably() {
     std::env::set_var("SORTNET_RADIX_SPIN_LIMIT", "0");
+    // And the four-word ballot match that subgroups of more than 32 lanes need.
+    std::env::set_var("SORTNET_RADIX_BALLOT_WORDS", "4");
     let required = std::env::var("SORTNET_REQUIRE_GPU").is_ok_and(|v| !v.is_empty() && v != "0");
     let Some(b) = backend::by_name("vulkan-radix") else {
         assert!(

@@ -5,7 +5,6 @@
 //! GPU backend may instead fail with the data untouched); one that does not must say
 //! `Unsupported` and leave the data alone.
 
-
 use sortnet::backend::{self, Device};
 use sortnet::{Error, Key, SortBackend, Workload};
 
@@ -58,7 +57,11 @@ fn check_error(b: &dyn SortBackend, workload: Workload, err: &Error) {
         Error::Gpu(_) | Error::TooLarge { .. } => b.device() != Device::Cpu,
         _ => false,
     };
-    assert!(allowed, "{}: unexpected error for {workload:?}: {err}", b.name());
+    assert!(
+        allowed,
+        "{}: unexpected error for {workload:?}: {err}",
+        b.name()
+    );
 }
 
 /// Every backend sorts `input` exactly as `slice::sort_by(key_cmp)` does.
@@ -91,14 +94,21 @@ pub fn check_keys<K: FuzzKey>(input: &[K]) {
 /// Every backend sorts every word's nibbles as `nibble::reference` does.
 pub fn check_nibbles(data: &[u8]) {
     let input: Vec<u64> = keys_from(data);
-    let expected: Vec<u64> = input.iter().map(|&w| sortnet::nibble::reference(w)).collect();
+    let expected: Vec<u64> = input
+        .iter()
+        .map(|&w| sortnet::nibble::reference(w))
+        .collect();
     for b in backend::available() {
         let mut got = input.clone();
         match b.sort_nibbles(&mut got) {
             Ok(()) => assert_eq!(got, expected, "{} sorted nibbles wrongly", b.name()),
             Err(e) => {
                 check_error(b, Workload::Nibbles, &e);
-                assert!(got == input || got == expected, "{} failed ({e}) and changed words", b.name());
+                assert!(
+                    got == input || got == expected,
+                    "{} failed ({e}) and changed words",
+                    b.name()
+                );
             }
         }
     }
@@ -116,7 +126,10 @@ fn canonical<K: FuzzKey>(keys: &[K], values: &[u32]) -> Vec<(u64, u32)> {
 /// different lengths every backend returns `LengthMismatch` and changes nothing.
 pub fn check_pairs<K: FuzzKey>(data: &[u8], mismatch: bool) {
     let record = K::BYTES + 4;
-    let keys: Vec<K> = data.chunks_exact(record).map(|r| K::from_le(&r[..K::BYTES])).collect();
+    let keys: Vec<K> = data
+        .chunks_exact(record)
+        .map(|r| K::from_le(&r[..K::BYTES]))
+        .collect();
     let mut values: Vec<u32> = data
         .chunks_exact(record)
         .map(|r| u32::from_le_bytes(r[K::BYTES..].try_into().expect("4 bytes")))
@@ -126,7 +139,7 @@ pub fn check_pairs<K: FuzzKey>(data: &[u8], mismatch: bool) {
         // One value too many, or one too few when there are keys to pair with.
         if values.pop().is_none() {
             values.push(7);
-        } else if keys.len() > 1 && data.len() % 2 == 0 {
+        } else if keys.len() > 1 && data[0] & 1 == 0 {
             values.pop();
         } else {
             values.extend([1, 2]);
@@ -141,7 +154,11 @@ pub fn check_pairs<K: FuzzKey>(data: &[u8], mismatch: bool) {
                 keys.len(),
                 values.len()
             );
-            assert!(same_bits(&k, &keys) && v == values, "{} changed mismatched slices", b.name());
+            assert!(
+                same_bits(&k, &keys) && v == values,
+                "{} changed mismatched slices",
+                b.name()
+            );
         }
         return;
     }
@@ -154,14 +171,27 @@ pub fn check_pairs<K: FuzzKey>(data: &[u8], mismatch: bool) {
         let (mut k, mut v) = (keys.clone(), values.clone());
         match b.sort_pairs(&mut k, &mut v) {
             Ok(()) => {
-                assert!(same_bits(&k, &expected_keys), "{} sorted pair keys wrongly", b.name());
-                assert_eq!(canonical(&k, &v), expected, "{} separated values from keys", b.name());
+                assert!(
+                    same_bits(&k, &expected_keys),
+                    "{} sorted pair keys wrongly",
+                    b.name()
+                );
+                assert_eq!(
+                    canonical(&k, &v),
+                    expected,
+                    "{} separated values from keys",
+                    b.name()
+                );
             }
             Err(e) => {
                 check_error(b, workload, &e);
                 let untouched = same_bits(&k, &keys) && v == values;
                 let sorted = same_bits(&k, &expected_keys) && canonical(&k, &v) == expected;
-                assert!(untouched || sorted, "{} failed ({e}) and changed the pairs", b.name());
+                assert!(
+                    untouched || sorted,
+                    "{} failed ({e}) and changed the pairs",
+                    b.name()
+                );
             }
         }
     }
@@ -180,4 +210,3 @@ pub fn fuzz_pairs(data: &[u8]) {
         _ => check_pairs::<f64>(rest, mismatch),
     }
 }
-

@@ -10,6 +10,8 @@ use super::SortBackend;
 pub(crate) fn concrete() -> &'static [&'static dyn SortBackend] {
     static BACKENDS: OnceLock<Vec<&'static dyn SortBackend>> = OnceLock::new();
     BACKENDS.get_or_init(|| {
+        // `mut` is only needed when the GPU backends are compiled in.
+        #[cfg_attr(not(feature = "gpu"), allow(unused_mut))]
         let mut list = cpu::backends();
         #[cfg(feature = "gpu")]
         if !env_flag("SORTNET_NO_GPU") {

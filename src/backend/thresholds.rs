@@ -7,16 +7,45 @@ use super::Workload;
 use crate::keys::key::KeyWidth;
 
 /// Words from which the SIMD nibble backends (portable, avx2, avx512) split a slice over
-/// rayon's pool. Provisional until measured.
-pub(crate) const NIBBLE_SIMD_PARALLEL_MIN_WORDS: usize = 1 << 16;
+/// rayon's pool.
+///
+/// Splitting costs a fork-join, measured at 1.8-5 µs (best of 2000, 2 threads,
+/// `NIBBLES_CONTEST=1 RAYON_NUM_THREADS=2 cargo bench --bench nibbles`); 2^17 words take
+/// 66 µs single-threaded with avx512 and 79 µs with avx2 (0.51 and 0.60 ns/word, AMD EPYC
+/// Zen 4), over ten times that. The crossover itself could not be measured on the shared
+/// 2-core build machine (load average 10: two threads never beat one there); re-measure on
+/// an idle multi-core machine.
+pub(crate) const NIBBLE_SIMD_PARALLEL_MIN_WORDS: usize = 1 << 17;
 
-/// Words from which the `lut` nibble backend splits a slice over rayon's pool.
-/// Provisional until measured.
+/// Words from which the `lut` nibble backend splits a slice over rayon's pool: 2^14 words
+/// take 82 µs single-threaded (5.0 ns/word), over ten times the fork-join cost measured
+/// as for [`NIBBLE_SIMD_PARALLEL_MIN_WORDS`].
 pub(crate) const NIBBLE_LUT_PARALLEL_MIN_WORDS: usize = 1 << 14;
 
-/// Words per parallel task of the nibble backends: a multiple of every SIMD block (64
-/// words), 128 KiB of data.
-pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 14;
+/// Fewest words per parallel task of the nibble backends (chunks grow with the slice, see
+/// `nibble::sort_in_parallel`): 4096 words are 2 µs of avx512 work, 20 µs of `lut` work,
+/// both above rayon's per-task cost, and fit a 32 KiB L1 data cache.
+pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 12;
+
+/// Longest tail (words after the last whole SIMD block) that the avx2 and portable kernels
+/// sort with the lookup-table sort instead of one more, overlapping, block. Measured
+/// (contest timing, AMD EPYC Zen 4, 1 thread, BENCHMARKS-nibble.md): `lut` takes 9.7,
+/// 13.3, 16.6 and 21.0 ns for 1 to 4 words, one more 32-word avx2 block about 20 ns and
+/// more when it must wait for the stores of the block before it. `auto` also sends slices
+/// this short straight to `lut`.
+pub(crate) const NIBBLE_TAIL_LUT_MAX_WORDS: usize = 4;
+
+/// Longest whole slice, shorter than one SIMD block, that the kernels without masked
+/// stores (portable, avx2) sort with the lookup-table sort instead of one block in a stack
+/// buffer. The buffer costs more than an overlapping block (the block's vector loads wait
+/// for the word-sized copies to reach the cache): avx2 through the buffer 41-43 ns for 5
+/// to 9 words, `lut` 25.7 ns for 5 words and 40.2 for 8 (45.4 for 9).
+pub(crate) const NIBBLE_SHORT_LUT_MAX_WORDS: usize = 8;
+
+/// As [`NIBBLE_SHORT_LUT_MAX_WORDS`] for kernels with masked loads and stores (avx512),
+/// used for whole short slices and for tails: a masked block costs a flat 25 ns for 5 to
+/// 12 words, `lut` 21.0 ns for 4 words and 25.7 for 5.
+pub(crate) const NIBBLE_MASKED_LUT_MAX_WORDS: usize = 4;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`.
 ///
@@ -37,9 +66,28 @@ pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 1200;
 /// cache-resident slices gave ns per key at 4096: 9.31 / 8.44, at 16384: 11.75 / 8.25.
 pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 8192;
 
+// `vulkan-bitonic` is in no list: end to end from host slices (transfers included) it was
+// slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)
+// and far slower than `avx512` on nibbles, see BENCHMARKS-gpu.md; it stays usable by name.
+
+/// Keys from which `auto` sends a key sort (32- or 64-bit keys) to `vulkan-radix` on a
+/// hardware GPU, end to end from a host slice (upload, sort, download).
+///
+/// Measured on an NVIDIA H200 host with 16 CPU cores (BENCHMARKS-gpu-radix.md, run 4):
+/// `vulkan-radix` from a host slice against rayon's `par_sort_unstable` on the same host was
+/// 0.67x at 2^16 u32 keys, 1.8x at 2^18, 3.1x at 2^20 and 2^22, 2.6x at 2^24; for u64 keys
+/// 0.78x at 2^16, 1.2x at 2^18, 1.6x at 2^20 and 2^22, 1.4x at 2^24. 2^22 is where the GPU
+/// won by 1.6x or more for both widths, a margin kept for the faster CPU `radix` backend
+/// (not measured on that host). Software drivers are never picked (`auto` checks).
+pub const GPU_RADIX_MIN_KEYS: usize = 1 << 22;
+
 /// Backends `auto` tries for `workload` at `len` elements, best first.
 pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
     match workload {
+        // The same order at every length (auto resolves it once, see `Auto::nibbles_cpu`): each
+        // SIMD kernel sorts its own short inputs and tails (a few words by `lut`, short ones
+        // by narrower blocks), so a wider kernel is within a few percent of a narrower one
+        // at every length; the figures are in BENCHMARKS-nibble.md.
         Workload::Nibbles => vec!["avx512", "avx2", "portable", "lut", "scalar"],
         Workload::Keys(width) => {
             let radix_from = match width {
@@ -48,11 +96,32 @@ pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
             };
             if len < radix_from {
                 vec!["avx512", "avx2", "portable", "radix"]
+            } else if len >= GPU_RADIX_MIN_KEYS {
+                vec!["vulkan-radix", "radix", "avx512", "avx2", "portable"]
             } else {
                 vec!["radix", "avx512", "avx2", "portable"]
             }
         }
         // Only radix sorts pairs on the CPU (stable, values follow their keys).
         Workload::Pairs(_) => vec!["radix"],
+    }
+}
+
+#[cfg(test)]
+mod gpu_radix_tests {
+    use super::*;
+
+    #[test]
+    fn large_key_sorts_prefer_the_gpu_radix_and_small_ones_do_not() {
+        for w in [KeyWidth::W32, KeyWidth::W64] {
+            assert_eq!(
+                preference(Workload::Keys(w), GPU_RADIX_MIN_KEYS)[0],
+                "vulkan-radix"
+            );
+            assert!(
+                !preference(Workload::Keys(w), GPU_RADIX_MIN_KEYS - 1).contains(&"vulkan-radix")
+            );
+        }
+        assert!(!preference(Workload::Pairs(KeyWidth::W32), 1 << 30).contains(&"vulkan-radix"));
     }
 }

@@ -57,9 +57,14 @@ use crate::keys::key::KeyMap;
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
-/// At most this many elements per thread in the local (shared-memory) kernels.
-const MAX_PER_THREAD: u32 = 32;
+/// At most this many elements per thread in the local (shared-memory) kernels: tiles of
+/// 256 x 4 = 1024 keys. Measured on an NVIDIA H200 (BENCHMARKS-gpu.md, tuning sweep, u32
+/// keys on the GPU): 4 per thread sorted 2^16 / 2^20 / 2^24 keys in 0.067 / 0.226 / 3.56 ms,
+/// 8 in 0.070 / 0.258 / 4.30, 16 in 0.083 / 0.263 / 4.59, 32 in 0.124 / 0.292 / 5.55 ms.
+const MAX_PER_THREAD: u32 = 4;
 /// Global steps fused into one dispatch: each thread holds `2^FUSE` keys in registers.
+/// Measured on an NVIDIA H200 with 16 elements per thread: fusing 3 / 4 / 5 steps sorted
+/// 2^24 u32 keys in 4.56 / 4.59 / 4.79 ms and 2^20 in 0.265 / 0.263 / 0.273 ms.
 const FUSE: u32 = 4;
 /// The most elements one GPU sort takes: indices are 32-bit in the shaders and the padded
 /// length must fit them.
@@ -142,6 +147,8 @@ pub struct BitonicSorter {
     workgroup: u32,
     pipelines: Mutex<HashMap<(Variant, Kernel), Arc<ComputePipeline>>>,
     chunk_limit: u64,
+    max_per_thread: u32,
+    fuse: u32,
 }
 
 impl std::fmt::Debug for BitonicSorter {
@@ -149,6 +156,8 @@ impl std::fmt::Debug for BitonicSorter {
         f.debug_struct("BitonicSorter")
             .field("workgroup", &self.workgroup)
             .field("chunk_limit", &self.chunk_limit)
+            .field("max_per_thread", &self.max_per_thread)
+            .field("fuse", &self.fuse)
             .finish_non_exhaustive()
     }
 }
@@ -166,6 +175,20 @@ impl BitonicSorter {
             workgroup,
             pipelines: Mutex::new(HashMap::new()),
             chunk_limit: MAX_LEN,
+            max_per_thread: MAX_PER_THREAD,
+            fuse: FUSE,
+        }
+    }
+
+    /// A sorter with other tuning: at most `max_per_thread` elements per thread in the
+    /// local kernels (a power of two, 2..=64) and `fuse` global steps per dispatch (1..=5).
+    /// For benchmarks that tune the defaults.
+    #[doc(hidden)]
+    pub fn with_tuning(ctx: Arc<GpuContext>, max_per_thread: u32, fuse: u32) -> Self {
+        BitonicSorter {
+            max_per_thread: max_per_thread.clamp(2, 64).next_power_of_two(),
+            fuse: fuse.clamp(1, 5),
+            ..Self::new(ctx)
         }
     }
 
@@ -199,11 +222,12 @@ impl BitonicSorter {
 
     /// Elements per tile (one workgroup's shared memory) for a variant.
     fn tile(&self, variant: Variant) -> u32 {
+        // The local kernels pad shared memory by one slot per 32 (bank spreading).
         plan::bitonic_tile(
-            self.ctx.limits().max_shared_memory,
+            self.ctx.limits().max_shared_memory / 33 * 32,
             variant.element_bytes(),
             self.workgroup,
-            MAX_PER_THREAD,
+            self.max_per_thread,
         )
     }
 
@@ -300,6 +324,47 @@ impl BitonicSorter {
         len: u64,
         map: KeyMap,
     ) -> Result<()> {
+        self.record_steps(builder, variant, keys, values, len, map, &mut |_, _| {})
+    }
+
+    /// Records the sort of `len` u32 keys like [`record`](Self::record) and calls
+    /// `after_step(builder, step)` after each dispatch (benchmarks put timestamps there).
+    #[doc(hidden)]
+    pub fn record_profiled(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        keys: Subbuffer<[u32]>,
+        after_step: &mut dyn FnMut(
+            &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+            BitonicStep,
+        ),
+    ) -> Result<()> {
+        let len = keys.len();
+        self.record_steps(
+            builder,
+            Variant::U32,
+            keys.into_bytes(),
+            None,
+            len,
+            KeyMap::Unsigned,
+            after_step,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record_steps(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        variant: Variant,
+        keys: Subbuffer<[u8]>,
+        values: Option<Subbuffer<[u32]>>,
+        len: u64,
+        map: KeyMap,
+        after_step: &mut dyn FnMut(
+            &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+            BitonicStep,
+        ),
+    ) -> Result<()> {
         if len < 2 {
             return Ok(());
         }
@@ -311,7 +376,7 @@ impl BitonicSorter {
             });
         }
         let tile = self.tile(variant);
-        let schedule = plan::bitonic_schedule(len, tile, FUSE);
+        let schedule = plan::bitonic_schedule(len, tile, self.fuse);
         let local = self.pipeline(variant, Kernel::Local)?;
         let mut writes = vec![WriteDescriptorSet::buffer(0, keys)];
         if let Some(values) = values {
@@ -373,11 +438,12 @@ impl BitonicSorter {
             // limits and groups past `groups` return at once. vulkano inserts the barriers
             // between dispatches that touch the same buffer.
             unsafe { builder.dispatch(grid) }.map_err(gpu_err("dispatching a bitonic step"))?;
+            after_step(builder, *step);
         }
         Ok(())
     }
 
-    /// Sorts host `u32` keys with `values` along on the GPU (see [`sort_host`]).
+    /// Sorts host `u32` keys with `values` along on the GPU (see [`sort_host`](Self::sort_host)).
     pub fn sort_pairs(&self, keys: &mut [u32], values: &mut [u32]) -> Result<()> {
         if keys.len() != values.len() {
             return Err(Error::LengthMismatch {
@@ -448,9 +514,22 @@ impl BitonicSorter {
                 .map_err(gpu_err("recording the download"))?;
         }
         self.ctx.submit_and_wait(builder)?;
-        GpuContext::stage_out(&staging_keys, keys)?;
-        if let (Some((staging, _)), Some(v)) = (&staged_values, values) {
-            GpuContext::stage_out(staging, v)?;
+        // Map every result before writing any, so that a failed mapping leaves both slices
+        // as they were.
+        let key_view = staging_keys.slice::<T>(n);
+        let key_guard = key_view
+            .read()
+            .map_err(gpu_err("mapping a staging buffer"))?;
+        let value_view = staged_values
+            .as_ref()
+            .map(|(staging, _)| staging.slice::<u32>(n));
+        let value_guard = match &value_view {
+            Some(view) => Some(view.read().map_err(gpu_err("mapping a staging buffer"))?),
+            None => None,
+        };
+        keys.copy_from_slice(&key_guard);
+        if let (Some(guard), Some(v)) = (value_guard, values) {
+            v.copy_from_slice(&guard);
         }
         Ok(())
     }

@@ -306,7 +306,7 @@ impl GpuContext {
         spirv: &[u8],
         specialization: &[(u32, u32)],
     ) -> Result<Arc<ComputePipeline>> {
-        if spirv.len() % 4 != 0 {
+        if !spirv.len().is_multiple_of(4) {
             return Err(Error::Gpu("SPIR-V length is not a multiple of 4".into()));
         }
         let words: Vec<u32> = spirv

@@ -37,7 +37,7 @@ pub fn record_copy(
     src: Subbuffer<[u32]>,
     dst: Subbuffer<[u32]>,
 ) -> Result<()> {
-    if src.len() != dst.len() || src.len() % 4 != 0 {
+    if src.len() != dst.len() || !src.len().is_multiple_of(4) {
         return Err(Error::Gpu(
             "copy needs equal lengths that are a multiple of 4 words".into(),
         ));

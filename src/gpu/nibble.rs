@@ -7,7 +7,8 @@
 //! shader's header. It needs `shaderInt64`, which the context enables where the device has
 //! it ([`supported`]).
 
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use vulkano::buffer::Subbuffer;
 use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer};
@@ -19,6 +20,13 @@ use super::plan;
 use crate::error::{Error, Result};
 
 const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
+/// Variants kept for benchmarks: the histogram from a 256-entry byte table, and half of
+/// the reconstruction by shifts instead of table loads.
+const SPIRV_VARIANTS: [&[u8]; 3] = [
+    SPIRV,
+    include_bytes!("../../shaders/spv/nibble_bytetable.spv"),
+    include_bytes!("../../shaders/spv/nibble_mixed.spv"),
+];
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
@@ -30,24 +38,34 @@ pub fn supported(ctx: &GpuContext) -> bool {
     ctx.limits().shader_int64
 }
 
-/// The pipeline and its workgroup size, built once.
-fn pipeline(ctx: &GpuContext) -> Result<(Arc<ComputePipeline>, u32)> {
-    static PIPELINE: OnceLock<(Arc<ComputePipeline>, u32)> = OnceLock::new();
-    if let Some(p) = PIPELINE.get() {
-        return Ok(p.clone());
-    }
+/// A pipeline (shader variant, loads per invocation) and its workgroup size, built once.
+type Pipelines = HashMap<(usize, u32), (Arc<ComputePipeline>, u32)>;
+
+/// The pipeline and its workgroup size, built once per variant and load count.
+fn pipeline(ctx: &GpuContext, variant: usize, loads: u32) -> Result<(Arc<ComputePipeline>, u32)> {
+    static PIPELINES: OnceLock<Mutex<Pipelines>> = OnceLock::new();
     if !supported(ctx) {
         return Err(Error::Unsupported {
             backend: "vulkan",
             workload: "nibbles on a device without shaderInt64".into(),
         });
     }
+    let variant = variant.min(SPIRV_VARIANTS.len() - 1);
+    let loads = loads.clamp(1, 16);
+    let mut cache = PIPELINES
+        .get_or_init(Default::default)
+        .lock()
+        .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?;
+    if let Some(p) = cache.get(&(variant, loads)) {
+        return Ok(p.clone());
+    }
     let l = ctx.limits();
     let size = WORKGROUP
         .min(l.max_workgroup_invocations)
         .min(l.max_workgroup_size_x);
-    let p = ctx.compute_pipeline(SPIRV, &[(0, size), (1, LOADS_PER_THREAD)])?;
-    Ok(PIPELINE.get_or_init(|| (p, size)).clone())
+    let p = ctx.compute_pipeline(SPIRV_VARIANTS[variant], &[(0, size), (1, loads)])?;
+    cache.insert((variant, loads), (p.clone(), size));
+    Ok((p, size))
 }
 
 /// Records the nibble sort of every word of `words` (a caller-owned storage buffer) into
@@ -57,6 +75,19 @@ pub fn record(
     ctx: &Arc<GpuContext>,
     builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     words: Subbuffer<[u64]>,
+) -> Result<()> {
+    record_variant(ctx, builder, words, 0, LOADS_PER_THREAD)
+}
+
+/// [`record`] with a shader variant for benchmarks: 0 the default, 1 the byte-table
+/// histogram, 2 half of the reconstruction by shifts; `loads` 16-byte loads per invocation.
+#[doc(hidden)]
+pub fn record_variant(
+    ctx: &Arc<GpuContext>,
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    words: Subbuffer<[u64]>,
+    variant: usize,
+    loads: u32,
 ) -> Result<()> {
     let n = words.len();
     if n == 0 {
@@ -80,7 +111,15 @@ pub fn record(
             .detach()
             .reinterpret::<[[u32; 4]]>()
     };
-    record_views(ctx, builder, pairs, (even / 2) as u32, tail, n % 2 == 1)
+    record_views(
+        ctx,
+        builder,
+        pairs,
+        (even / 2) as u32,
+        tail,
+        n % 2 == 1,
+        (variant, loads),
+    )
 }
 
 fn record_views(
@@ -90,8 +129,9 @@ fn record_views(
     pair_count: u32,
     tail: Subbuffer<[u32]>,
     has_tail: bool,
+    (variant, loads): (usize, u32),
 ) -> Result<()> {
-    let (pipeline, size) = pipeline(ctx)?;
+    let (pipeline, size) = pipeline(ctx, variant, loads)?;
     let layout = pipeline.layout().clone();
     let set = DescriptorSet::new(
         ctx.descriptor_set_allocator().clone(),
@@ -103,7 +143,7 @@ fn record_views(
         [],
     )
     .map_err(gpu_err("creating the nibble descriptor set"))?;
-    let groups = pair_count.div_ceil(size * LOADS_PER_THREAD).max(1);
+    let groups = pair_count.div_ceil(size * loads.clamp(1, 16)).max(1);
     let grid = plan::grid(groups, ctx.limits().max_workgroup_count);
     builder
         .bind_pipeline_compute(pipeline.clone())
@@ -126,7 +166,7 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
     if words.is_empty() {
         return Ok(());
     }
-    pipeline(ctx)?;
+    pipeline(ctx, 0, LOADS_PER_THREAD)?;
     // Chunks of an even number of words that one storage buffer holds.
     let max_words = ((ctx.limits().max_storage_buffer_range / 8) & !1).max(2) as usize;
     if words.len() <= max_words {
@@ -162,6 +202,7 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
         (padded / 2) as u32,
         tail.slice::<u32>(2),
         false,
+        (0, LOADS_PER_THREAD),
     )?;
     builder
         .copy_buffer(CopyBufferInfo::buffers(

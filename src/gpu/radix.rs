@@ -195,7 +195,9 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// Knobs for benchmarks and tests, read when a variant's pipelines are built:
 /// `SORTNET_RADIX_KPI_<k32|k64|p32|p64>` and `SORTNET_RADIX_WG` override keys per invocation
 /// and invocations per workgroup; `SORTNET_RADIX_SPIN_LIMIT=0` makes every look-back take
-/// the recount fallback (tests/gpu_radix_fallback.rs).
+/// the recount fallback and `SORTNET_RADIX_BALLOT_WORDS=4` the general four-word match
+/// (both in tests/gpu_radix_fallback.rs, so lavapipe runs those paths too);
+/// `SORTNET_RADIX_LOOKBACK_FIRST` and `SORTNET_RADIX_LOOKAHEAD` pick the look-back variant (see `shaders/radix_scatter.comp`). All give the same result.
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
 }
@@ -258,6 +260,13 @@ impl RadixSorter {
                         3,
                         env_u32("SORTNET_RADIX_SPIN_LIMIT").unwrap_or(plan::SPIN_LIMIT),
                     ),
+                    (
+                        4,
+                        env_u32("SORTNET_RADIX_BALLOT_WORDS")
+                            .unwrap_or_else(|| plan::ballot_words(self.limits.max_subgroup)),
+                    ),
+                    (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
+                    (10, env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(1)),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
@@ -365,6 +374,20 @@ impl RadixSorter {
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
         job: &SortJob,
         scratch: &RadixScratch,
+    ) -> Result<()> {
+        self.record_marked(builder, job, scratch, &mut |_, _| {})
+    }
+
+    /// [`record`](Self::record) that calls `mark(builder, phase)` after each phase
+    /// (`"clear"`, `"histogram"`, `"plan"`, `"pass 0"`.., `"copy"`), e.g. to write timestamps
+    /// for a per-phase profile.
+    #[doc(hidden)]
+    pub fn record_marked(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+        mark: &mut dyn FnMut(&mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>, &str),
     ) -> Result<()> {
         let variant = job.variant();
         if scratch.variant != variant {
@@ -481,6 +504,8 @@ impl RadixSorter {
             w
         };
 
+        mark(builder, "clear");
+
         // 2. Histogram of every digit.
         let hist_set = set(
             &p.histogram,
@@ -496,6 +521,7 @@ impl RadixSorter {
         // which holds state_words >= STATUS words.
         unsafe { builder.dispatch([groups, 1, 1]) }
             .map_err(gpu_err("dispatching the radix histogram"))?;
+        mark(builder, "histogram");
 
         // 3. Plan.
         let indirect = scratch.indirect.clone();
@@ -510,6 +536,7 @@ impl RadixSorter {
         // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
         // and the 51 words of the indirect buffer, all of which exist.
         unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
+        mark(builder, "plan");
 
         // 4. The passes, each in both directions; the plan gives tiles to one of them.
         let ab = set(
@@ -532,6 +559,7 @@ impl RadixSorter {
                 unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                     .map_err(gpu_err("dispatching a radix pass"))?;
             }
+            mark(builder, &format!("pass {pass}"));
         }
 
         // 5. Back to A when an odd number of passes ran.
@@ -542,6 +570,7 @@ impl RadixSorter {
         // elements; the plan sizes it (at most 65535 workgroups, or zero).
         unsafe { builder.dispatch_indirect(indirect.slice(at..at + 1)) }
             .map_err(gpu_err("dispatching the radix copy"))?;
+        mark(builder, "copy");
         Ok(())
     }
 
@@ -676,7 +705,15 @@ impl SortBackend for VulkanRadix {
     }
 
     fn supports(&self, workload: Workload) -> bool {
-        matches!(workload, Workload::Keys(_) | Workload::Pairs(_))
+        match workload {
+            Workload::Nibbles => super::nibble::supported(&self.sorter.ctx),
+            Workload::Keys(_) | Workload::Pairs(_) => true,
+        }
+    }
+
+    /// Nibble sorts are independent 16-element sorts, no radix work: the GPU nibble kernel.
+    fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
+        super::nibble::sort_host(&self.sorter.ctx, words)
     }
 
     fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {

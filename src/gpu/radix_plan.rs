@@ -54,6 +54,16 @@ pub const PLAN_WORKGROUP: u32 = 256;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
 
+/// 32-bit words of a subgroup ballot that can hold lanes: the scatter shader's match works
+/// on one word where subgroups have at most 32 lanes (NVIDIA, lavapipe), on two for 64.
+pub fn ballot_words(max_subgroup: u32) -> u32 {
+    max_subgroup
+        .div_ceil(32)
+        .clamp(1, 4)
+        .next_power_of_two()
+        .min(4)
+}
+
 /// The key width and whether values ride along: one set of pipelines each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Variant {
@@ -143,20 +153,23 @@ impl TileShape {
     }
 }
 
-/// Keys per invocation the tile starts from for each variant: Onesweep-sized tiles that
-/// keep one tile of keys in shared memory (15 x 256 = 3840 32-bit keys is CUB's Onesweep
-/// tile for 32-bit keys; wide keys and pairs hold more registers per key).
+/// Keys per invocation the tile starts from for each variant. Measured on an H200 with 512
+/// invocations (n = 2^26, one pass, run 3 of BENCHMARKS-gpu-radix.md): 32-bit keys 8 per
+/// invocation (0.84 ms per pass; 6: 0.99, 10: 1.24, 12: 1.17; 256 x 15, CUB's Onesweep
+/// tile: 1.12), pairs 6, 64-bit keys 4. More keys per invocation mean more registers and
+/// fewer workgroups per multiprocessor, which cost more than the larger tile saves.
 pub fn preferred_keys_per_invocation(variant: Variant) -> u32 {
     match (variant.wide, variant.pairs) {
-        (false, false) => 15,
-        (false, true) => 12,
-        (true, false) => 8,
-        (true, true) => 7,
+        (false, false) => 8,
+        (false, true) => 6,
+        (true, false) => 4,
+        (true, true) => 4,
     }
 }
 
-/// The invocations per workgroup the tile starts from.
-pub const PREFERRED_WORKGROUP: u32 = 256;
+/// The invocations per workgroup the tile starts from (halved where shared memory is short,
+/// as on lavapipe with its 8-lane subgroups): 512 beat 256 and 1024 on the H200 (run 3).
+pub const PREFERRED_WORKGROUP: u32 = 512;
 
 /// The largest tile that fits the device: the preferred shape, halving the workgroup (never
 /// below the largest subgroup or 64) and then trimming keys per invocation until the
@@ -348,7 +361,7 @@ mod tests {
                 assert!(s.keys_per_invocation >= 1);
             }
         }
-        // NVIDIA keeps the preferred Onesweep tile.
+        // NVIDIA keeps the preferred tile.
         let s = choose_shape(
             Variant {
                 wide: false,
@@ -359,9 +372,9 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!((s.workgroup, s.tile_keys()), (256, 3840));
+        assert_eq!((s.workgroup, s.tile_keys()), (512, 4096));
         // Lavapipe's 8-lane subgroups need 32 counters per 256 invocations: 32 KiB alone,
-        // so the workgroup halves.
+        // so the workgroup halves twice.
         let s = choose_shape(
             Variant {
                 wide: false,
@@ -388,6 +401,14 @@ mod tests {
         );
         let s = choose_shape(v, &NVIDIA, Some(4), Some(256)).unwrap();
         assert_eq!(s.tile_keys(), 1024);
+    }
+
+    #[test]
+    fn ballot_words_cover_the_subgroup() {
+        assert_eq!(ballot_words(8), 1);
+        assert_eq!(ballot_words(32), 1);
+        assert_eq!(ballot_words(64), 2);
+        assert_eq!(ballot_words(128), 4);
     }
 
     #[test]
@@ -444,7 +465,7 @@ mod tests {
             max_groups_x: 10,
             ..NVIDIA
         };
-        assert_eq!(max_len(v32, shape, &tight), 10 * 3840);
+        assert_eq!(max_len(v32, shape, &tight), 10 * 4096);
     }
 
     #[test]
@@ -452,10 +473,8 @@ mod tests {
         assert_eq!(histogram_groups(0, 65535), 1);
         assert_eq!(histogram_groups(8192, 65535), 1);
         assert_eq!(histogram_groups(8193, 65535), 2);
-        assert_eq!(
-            histogram_groups(1 << 30, 65535),
-            65535.min((1 << 30) / 8192)
-        );
+        assert_eq!(histogram_groups(1 << 28, 65535), (1 << 28) / 8192);
+        assert_eq!(histogram_groups(1 << 30, 65535), 65535);
         assert_eq!(histogram_groups(1 << 40, u32::MAX), 65535);
     }
 
@@ -485,8 +504,8 @@ mod tests {
         assert_eq!(define("IND_COPY"), indirect::COPY);
         assert_eq!(define("IND_WORDS"), indirect::WORDS);
         // The regions do not overlap.
-        assert!(state::TILE_COUNTER + MAX_PASSES <= state::FLAGS);
-        assert!(state::FLAGS + MAX_PASSES <= state::BUCKET);
+        const { assert!(state::TILE_COUNTER + MAX_PASSES <= state::FLAGS) };
+        const { assert!(state::FLAGS + MAX_PASSES <= state::BUCKET) };
         assert_eq!(state::BUCKET + MAX_PASSES * RADIX, state::HIST);
         assert_eq!(state::HIST + MAX_PASSES * RADIX, state::STATUS);
         assert_eq!(indirect::PASS + MAX_PASSES * 6, indirect::COPY);

@@ -1,7 +1,7 @@
 //! Nibble sort: sort the 16 four-bit nibbles inside every `u64` of a batch, largest nibble
 //! in the most significant position (`0x42badc0ffeed00d5` -> `0xffeedddcba542000`).
 //!
-//! Every implementation here is checked against [`reference`] on the same inputs.
+//! Every implementation here is checked against [`reference()`] on the same inputs.
 
 pub mod lut;
 pub(crate) mod network;
@@ -14,22 +14,36 @@ pub use network::GREEN_16;
 
 use rayon::prelude::*;
 
-/// Runs `sort` over `words`, split across rayon's pool in chunks of `chunk_words` when the
-/// slice has at least `min_words` words (and the pool has more than one thread).
+/// Runs `sort` over `words`, split across rayon's pool when the slice has at least
+/// `min_words` words (and the pool has more than one thread).
 ///
-/// `chunk_words` must be a multiple of the kernel's block so that only the last chunk can
-/// end in a partial block.
+/// Chunks are about a quarter of an even share per thread (so a thread slowed by other
+/// work is balanced by the others), at least `min_chunk_words`, and a multiple of 64 words,
+/// every SIMD block, so that only the last chunk can end in a partial block.
 pub(crate) fn sort_in_parallel(
     words: &mut [u64],
     min_words: usize,
-    chunk_words: usize,
+    min_chunk_words: usize,
     sort: impl Fn(&mut [u64]) + Sync,
 ) {
-    if words.len() < min_words || rayon::current_num_threads() < 2 {
+    if words.len() < min_words {
         sort(words);
     } else {
-        words.par_chunks_mut(chunk_words).for_each(&sort);
+        split_over_pool(words, min_chunk_words, sort);
     }
+}
+
+/// The parallel half of [`sort_in_parallel`], out of line so that short calls do not pay
+/// for its setup.
+#[inline(never)]
+fn split_over_pool(words: &mut [u64], min_chunk_words: usize, sort: impl Fn(&mut [u64]) + Sync) {
+    let threads = rayon::current_num_threads();
+    if threads < 2 {
+        return sort(words);
+    }
+    let share = words.len() / (4 * threads);
+    let chunk = share.max(min_chunk_words).next_multiple_of(64);
+    words.par_chunks_mut(chunk).for_each(&sort);
 }
 
 /// The reference semantics: extract the 16 nibbles, sort them, repack (largest on top).

@@ -12,9 +12,28 @@ pub fn sort_words(words: &mut [u64]) {
     unsafe { network::sort_words::<Bytes16>(words) }
 }
 
-/// 16 byte lanes in a `wide::u8x16`.
+/// 16 byte lanes in a `wide::u8x16` (also the AVX2 kernel's vector for short slices).
 #[derive(Clone, Copy)]
-struct Bytes16(u8x16);
+pub(crate) struct Bytes16(u8x16);
+
+#[cfg(target_arch = "x86_64")]
+impl Bytes16 {
+    /// From an x86 register (for the AVX-512 kernel's masked loads).
+    #[inline(always)]
+    pub(crate) fn from_m128i(v: std::arch::x86_64::__m128i) -> Self {
+        // SAFETY: both are 16 plain bytes with no invalid bit patterns.
+        Bytes16(u8x16::new(unsafe {
+            std::mem::transmute::<std::arch::x86_64::__m128i, [u8; 16]>(v)
+        }))
+    }
+
+    /// To an x86 register (for the AVX-512 kernel's masked stores).
+    #[inline(always)]
+    pub(crate) fn to_m128i(self) -> std::arch::x86_64::__m128i {
+        // SAFETY: both are 16 plain bytes with no invalid bit patterns.
+        unsafe { std::mem::transmute::<[u8; 16], std::arch::x86_64::__m128i>(self.0.to_array()) }
+    }
+}
 
 impl ByteVector for Bytes16 {
     const BYTES: usize = 16;

@@ -68,10 +68,16 @@ pub fn run() -> Outcome {
         );
     }
     let _ = writeln!(out, "\ncalibration profile: {}", profile::state());
+    for switch in ["SORTNET_NO_GPU", "SORTNET_NO_AVX512", "SORTNET_PROFILE"] {
+        if let Some(value) = std::env::var_os(switch) {
+            let _ = writeln!(out, "{switch}={}", value.to_string_lossy());
+        }
+    }
     if let Ok(forced) = std::env::var("SORTNET_BACKEND") {
         let _ = writeln!(
             out,
-            "SORTNET_BACKEND={forced}: backend::auto() returns that backend instead of the picks below"
+            "SORTNET_BACKEND={forced}: backend::auto() returns that backend instead of the picks \
+             below"
         );
     }
     let _ = write!(out, "\nauto picks, by elements:\n  {:<10}", "workload");

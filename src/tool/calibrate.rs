@@ -15,12 +15,16 @@ use super::{fail, Outcome};
 /// The seed of the random inputs (any fixed value; differs from bench's on purpose).
 const SEED: u64 = 0xca11_b4a7_e000;
 
+/// Each backend is timed in this many interleaved rounds per size.
+const ROUNDS: usize = 3;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The largest size measured; the ladder is 16, 64, 256, ... (powers of 4) up to it.
     #[arg(long, default_value_t = 1 << 22)]
     max_size: usize,
-    /// Seconds spent timing each backend at each size (at least 3 runs, best one counts).
+    /// Seconds spent timing each backend at each size (in 3 interleaved rounds of at least
+    /// 3 runs; the best run counts).
     #[arg(long, default_value_t = 0.1)]
     seconds: f64,
     /// Write the profile here instead of the cache folder.
@@ -47,6 +51,22 @@ fn kind_for(workload: Workload) -> Kind {
 /// ladder sizes, since throughput curves are smooth in log(size).
 fn boundary(below: usize, above: usize) -> usize {
     ((below as f64 * above as f64).sqrt().round() as usize).clamp(below + 1, above)
+}
+
+/// The profile entries for one workload from the winner at each ladder size: one entry per
+/// change of winner, the first from length 0.
+fn crossovers<'a>(winners: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
+    let mut entries: Vec<(usize, &str)> = Vec::new();
+    for (i, &(size, name)) in winners.iter().enumerate() {
+        match entries.last() {
+            None => entries.push((0, name)),
+            Some(&(_, current)) if current != name => {
+                entries.push((boundary(winners[i - 1].0, size), name))
+            }
+            _ => {}
+        }
+    }
+    entries
 }
 
 pub fn run(args: &Args) -> Outcome {
@@ -86,7 +106,7 @@ pub fn run(args: &Args) -> Outcome {
     let policy = super::data::Policy {
         min_reps: 3,
         max_reps: 50,
-        budget: Duration::from_secs_f64(args.seconds),
+        budget: Duration::from_secs_f64(args.seconds / ROUNDS as f64),
     };
 
     let mut result = Profile {
@@ -113,15 +133,33 @@ pub fn run(args: &Args) -> Outcome {
         let mut winners: Vec<(usize, &'static str)> = Vec::new();
         for &size in &ladder {
             let data = Data::random(kind, size, SEED);
-            let mut times: Vec<(f64, &'static str)> = Vec::new();
-            for &b in &who {
-                bar.set_message(format!("{wname} {size} {}", b.name()));
-                match measure(&data, Contestant::Backend(b), policy) {
-                    Ok(sample) => times.push((sample.best, b.name())),
-                    Err(why) => bar.suspend(|| println!("  {} at {size}: {why}", b.name())),
+            // Interleaved rounds, best of all: a burst of load from other processes then
+            // slows one round of every backend instead of every run of one backend.
+            let mut best: Vec<Option<f64>> = vec![None; who.len()];
+            let mut failed = vec![false; who.len()];
+            for _ in 0..ROUNDS {
+                for (i, &b) in who.iter().enumerate() {
+                    if failed[i] {
+                        continue;
+                    }
+                    bar.set_message(format!("{wname} {size} {}", b.name()));
+                    match measure(&data, Contestant::Backend(b), policy) {
+                        Ok(sample) => {
+                            best[i] = Some(best[i].map_or(sample.best, |t| t.min(sample.best)))
+                        }
+                        Err(why) => {
+                            failed[i] = true;
+                            bar.suspend(|| println!("  {} at {size}: {why}", b.name()));
+                        }
+                    }
                 }
-                bar.inc(1);
             }
+            bar.inc(who.len() as u64);
+            // A backend that failed at this size is not a candidate here.
+            let mut times: Vec<(f64, &'static str)> = (0..who.len())
+                .filter(|&i| !failed[i])
+                .filter_map(|i| Some((best[i]?, who[i].name())))
+                .collect();
             times.sort_by(|a, b| a.0.total_cmp(&b.0));
             if let Some(&(best, name)) = times.first() {
                 let margin = times.get(1).map_or(String::new(), |&(next, next_name)| {
@@ -133,19 +171,8 @@ pub fn run(args: &Args) -> Outcome {
                 winners.push((size, name));
             }
         }
-        // One entry per change of winner, starting at 0.
-        let mut last: Option<(usize, &str)> = None;
-        for (size, name) in winners {
-            match last {
-                None => result.entries.push((workload, 0, name.to_string())),
-                Some((prev_size, prev)) if prev != name => {
-                    result
-                        .entries
-                        .push((workload, boundary(prev_size, size), name.to_string()));
-                }
-                _ => {}
-            }
-            last = Some((size, name));
+        for (from, name) in crossovers(&winners) {
+            result.entries.push((workload, from, name.to_string()));
         }
     }
     bar.finish_and_clear();
@@ -170,7 +197,17 @@ pub fn run(args: &Args) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::boundary;
+    use super::{boundary, crossovers};
+
+    #[test]
+    fn crossovers_keep_one_entry_per_change_of_winner() {
+        assert_eq!(crossovers(&[]), []);
+        assert_eq!(crossovers(&[(16, "a"), (64, "a")]), [(0, "a")]);
+        assert_eq!(
+            crossovers(&[(16, "a"), (64, "b"), (256, "b"), (1024, "a")]),
+            [(0, "a"), (32, "b"), (512, "a")]
+        );
+    }
 
     #[test]
     fn boundaries_sit_between_the_ladder_sizes() {

@@ -11,7 +11,7 @@ use sortnet::backend::{self, Device};
 use sortnet::{Key, KeyWidth, SortBackend, Workload};
 
 /// A key type as the tool handles it: parse, print, and build from random bits.
-pub trait ToolKey: Key + Default + FromStr<Err: Display> + Display {
+pub trait ToolKey: Key + Default + FromStr<Err: Display> + std::fmt::Debug {
     /// The key from the low bits of a random word.
     fn from_random(bits: u64) -> Self;
 }

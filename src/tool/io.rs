@@ -69,14 +69,16 @@ fn ragged<K: ToolKey>(name: &str, len: u64) -> super::Failure {
     )
 }
 
-/// Reads raw little-endian keys. A file is read straight into the key vector (one
-/// allocation, no conversion pass on little-endian machines); stdin is read whole first.
+/// Reads raw little-endian keys. A regular file is read straight into the key vector (one
+/// allocation, no conversion pass on little-endian machines); stdin, pipes and other
+/// streams are read whole first.
 pub fn read_binary_keys<K: ToolKey>(path: &Path) -> Outcome<Vec<K>> {
     let name = display_name(path);
     let width = std::mem::size_of::<K>();
-    if path.as_os_str() == "-" {
+    let regular = path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if !regular {
         let bytes = read_all(path)?;
-        if bytes.len() % width != 0 {
+        if !bytes.len().is_multiple_of(width) {
             return Err(ragged::<K>(&name, bytes.len() as u64));
         }
         let mut keys = vec![K::default(); bytes.len() / width];
@@ -87,7 +89,7 @@ pub fn read_binary_keys<K: ToolKey>(path: &Path) -> Outcome<Vec<K>> {
     let cannot = |e: io::Error| fail!("{name}: cannot read: {e}");
     let mut file = File::open(path).map_err(cannot)?;
     let len = file.metadata().map_err(cannot)?.len();
-    if len % width as u64 != 0 {
+    if !len.is_multiple_of(width as u64) {
         return Err(ragged::<K>(&name, len));
     }
     let count = usize::try_from(len / width as u64)

@@ -15,7 +15,8 @@ use super::{fail, output_target, KeyType, Outcome};
 pub enum Format {
     /// Raw little-endian keys, back to back.
     Bin,
-    /// One number per line (floats as Rust prints and parses them: `-0`, `inf`, `NaN`).
+    /// One number per line (floats as Rust prints and parses them: `-0.0`, `1e-45`, `inf`,
+    /// `NaN`; the sign and payload of a NaN are kept only by the binary format).
     Text,
 }
 
@@ -113,7 +114,9 @@ fn sort_file<K: ToolKey>(args: &SortArgs) -> Outcome {
     let t2 = Instant::now();
     io::write_output(output_target(&args.output), |out| match args.format {
         Format::Bin => io::write_binary_keys(out, &mut keys),
-        Format::Text => keys.iter().try_for_each(|k| writeln!(out, "{k}")),
+        // Debug prints the shortest text that parses back to the same key, and uses an
+        // exponent for tiny and huge floats (Display would print 1e-45 with 45 digits).
+        Format::Text => keys.iter().try_for_each(|k| writeln!(out, "{k:?}")),
     })?;
     if args.timings {
         let t3 = Instant::now();

@@ -23,13 +23,15 @@ impl Avx2Token {
 
 #[target_feature(enable = "avx2")]
 unsafe fn sort_words_avx2(words: &mut [u64]) {
-    // SAFETY: this function only runs where AVX2 is enabled (target_feature + token).
-    unsafe { network::sort_words::<Bytes32>(words) }
+    // Slices shorter than a block take 128-bit blocks: half the work of a 256-bit one.
+    // SAFETY: this function only runs where AVX2 is enabled (target_feature + token); the
+    // 128-bit vector needs SSE2 only.
+    unsafe { network::sort_words_with_tail::<Bytes32, crate::nibble::portable::Bytes16>(words) }
 }
 
-/// 32 byte lanes in one AVX2 register.
+/// 32 byte lanes in one AVX2 register (also the AVX-512 kernel's vector for short tails).
 #[derive(Clone, Copy)]
-struct Bytes32(__m256i);
+pub(super) struct Bytes32(pub(super) __m256i);
 
 // SAFETY (for every method): the trait contract makes callers guarantee AVX2 and valid
 // pointers; the intrinsics need nothing else.

@@ -1,0 +1,558 @@
+//! GPU benchmark for BENCHMARKS-gpu.md: kernels timed on the GPU with timestamp queries
+//! (data already on the GPU), and end to end from host slices (wall clock, transfers
+//! included) against the bound set by a plain upload + download of the same bytes.
+//!
+//! `cargo run --release --example gpu_bench -- --full` runs the sweep of BENCHMARKS-gpu.md
+//! (2^16..2^26 keys, 2^28 words: needs a GPU with 4 GiB storage buffers); without `--full`
+//! it runs small sizes only (CI runs it so on lavapipe). Without a Vulkan device it says so
+//! and exits.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use sortnet::backend;
+use sortnet::gpu::bitonic::BitonicSorter;
+use sortnet::gpu::context::{context, GpuContext, Memory};
+use sortnet::gpu::{copy, nibble};
+use vulkano::buffer::Subbuffer;
+use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer};
+use vulkano::query::{QueryPool, QueryPoolCreateInfo, QueryResultFlags, QueryType};
+use vulkano::sync::PipelineStage;
+
+type Builder = AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>;
+
+fn random_u64(n: usize, seed: u64) -> Vec<u64> {
+    (0..n)
+        .into_par_iter()
+        .map(|i| {
+            // splitmix64 of (seed, i): independent per element, so it fills in parallel.
+            let mut z = (i as u64 ^ seed.rotate_left(32)).wrapping_add(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+fn device_buffer<T: vulkano::buffer::BufferContents>(
+    ctx: &Arc<GpuContext>,
+    len: u64,
+) -> Subbuffer<[T]> {
+    let bytes = len * std::mem::size_of::<T>() as u64;
+    ctx.buffer(Memory::Device, bytes)
+        .expect("device buffer")
+        .detach()
+        .slice(0..bytes)
+        .reinterpret::<[T]>()
+}
+
+/// Uploads `data` into a new device buffer.
+fn upload<T: vulkano::buffer::BufferContents + Copy>(
+    ctx: &Arc<GpuContext>,
+    data: &[T],
+) -> Subbuffer<[T]> {
+    let n = data.len() as u64;
+    let dev = device_buffer::<T>(ctx, n);
+    let staging = ctx.stage_in(data).unwrap();
+    let mut b = ctx.command_builder().unwrap();
+    b.copy_buffer(CopyBufferInfo::buffers(staging.slice::<T>(n), dev.clone()))
+        .unwrap();
+    ctx.submit_and_wait(b).unwrap();
+    dev
+}
+
+/// Runs `reps` repetitions of `prepare` (untimed) then `work` (between two timestamps) in one
+/// command buffer; returns the GPU times of `work`, sorted.
+fn gpu_times(
+    ctx: &Arc<GpuContext>,
+    reps: u32,
+    mut prepare: impl FnMut(&mut Builder),
+    mut work: impl FnMut(&mut Builder),
+) -> Vec<Duration> {
+    let period = ctx
+        .limits()
+        .timestamp_period_ns
+        .expect("timestamps on the compute queue");
+    let pool = QueryPool::new(
+        ctx.device().clone(),
+        QueryPoolCreateInfo {
+            query_count: 2 * reps,
+            ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
+        },
+    )
+    .unwrap();
+    let mut b = ctx.command_builder().unwrap();
+    // SAFETY: the pool is new and used by this command buffer only.
+    unsafe { b.reset_query_pool(pool.clone(), 0..2 * reps) }.unwrap();
+    for r in 0..reps {
+        prepare(&mut b);
+        // SAFETY: each query is written once after the reset above.
+        unsafe { b.write_timestamp(pool.clone(), 2 * r, PipelineStage::AllCommands) }.unwrap();
+        work(&mut b);
+        // SAFETY: as above.
+        unsafe { b.write_timestamp(pool.clone(), 2 * r + 1, PipelineStage::AllCommands) }.unwrap();
+    }
+    ctx.submit_and_wait(b).unwrap();
+    let mut ticks = vec![0u64; 2 * reps as usize];
+    pool.get_results(0..2 * reps, &mut ticks, QueryResultFlags::WAIT)
+        .unwrap();
+    let mut times: Vec<Duration> = ticks
+        .chunks(2)
+        .map(|t| Duration::from_nanos((t[1].wrapping_sub(t[0]) as f64 * period) as u64))
+        .collect();
+    times.sort();
+    times
+}
+
+fn median(t: &[Duration]) -> Duration {
+    t[t.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Best of `reps` wall-clock runs of `f` after one warm-up; `reset` runs untimed before each.
+fn wall_best<S>(reps: u32, state: &mut S, reset: impl Fn(&mut S), f: impl Fn(&mut S)) -> Duration {
+    reset(state);
+    f(state);
+    (0..reps)
+        .map(|_| {
+            reset(state);
+            let t = Instant::now();
+            f(state);
+            t.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+/// Host slice -> device -> host slice through the same pooled staging path the backends use.
+fn roundtrip<T: vulkano::buffer::BufferContents + Copy>(ctx: &Arc<GpuContext>, data: &mut [T]) {
+    let n = data.len() as u64;
+    let bytes = n * std::mem::size_of::<T>() as u64;
+    let staging = ctx.stage_in(data).unwrap();
+    let dev = ctx.buffer(Memory::Device, bytes).unwrap();
+    let mut b = ctx.command_builder().unwrap();
+    b.copy_buffer(CopyBufferInfo::buffers(
+        staging.slice::<T>(n),
+        dev.slice::<T>(n),
+    ))
+    .unwrap();
+    b.copy_buffer(CopyBufferInfo::buffers(
+        dev.slice::<T>(n),
+        staging.slice::<T>(n),
+    ))
+    .unwrap();
+    ctx.submit_and_wait(b).unwrap();
+    GpuContext::stage_out(&staging, data).unwrap();
+}
+
+/// The host path of a u32 sort phase by phase (stage in, record, submit and wait, stage
+/// out), wall clock, to see where end-to-end time goes.
+fn host_phases(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, data: &mut [u32]) -> [f64; 7] {
+    let n = data.len() as u64;
+    let period = ctx.limits().timestamp_period_ns.unwrap_or(1.0);
+    let pool = QueryPool::new(
+        ctx.device().clone(),
+        QueryPoolCreateInfo {
+            query_count: 4,
+            ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
+        },
+    )
+    .unwrap();
+    let stamp = |b: &mut Builder, q: u32| {
+        // SAFETY: a new pool, reset below, each query written once.
+        unsafe { b.write_timestamp(pool.clone(), q, PipelineStage::AllCommands) }.unwrap();
+    };
+    let t0 = Instant::now();
+    let staging = ctx.stage_in(data).unwrap();
+    let dev = ctx.buffer(Memory::Device, n * 4).unwrap();
+    let t1 = Instant::now();
+    let mut b = ctx.command_builder().unwrap();
+    // SAFETY: the pool is new and used by this command buffer only.
+    unsafe { b.reset_query_pool(pool.clone(), 0..4) }.unwrap();
+    stamp(&mut b, 0);
+    b.copy_buffer(CopyBufferInfo::buffers(
+        staging.slice::<u32>(n),
+        dev.slice::<u32>(n),
+    ))
+    .unwrap();
+    stamp(&mut b, 1);
+    sorter.record(&mut b, dev.slice::<u32>(n)).unwrap();
+    stamp(&mut b, 2);
+    b.copy_buffer(CopyBufferInfo::buffers(
+        dev.slice::<u32>(n),
+        staging.slice::<u32>(n),
+    ))
+    .unwrap();
+    stamp(&mut b, 3);
+    let t2 = Instant::now();
+    ctx.submit_and_wait(b).unwrap();
+    let t3 = Instant::now();
+    GpuContext::stage_out(&staging, data).unwrap();
+    let t4 = Instant::now();
+    let mut ticks = [0u64; 4];
+    pool.get_results(0..4, &mut ticks, QueryResultFlags::WAIT)
+        .unwrap();
+    let gpu = |a: usize, b: usize| (ticks[b] - ticks[a]) as f64 * period / 1e6;
+    let [a, b2, c, d] = [t1 - t0, t2 - t1, t3 - t2, t4 - t3].map(ms);
+    [a, b2, c, d, gpu(0, 1), gpu(1, 2), gpu(2, 3)]
+}
+
+fn main() {
+    let quick = !std::env::args().any(|a| a == "--full");
+    let Some(ctx) = context() else {
+        println!("no Vulkan device: nothing to measure");
+        return;
+    };
+    println!("device: {}", ctx.status());
+    let sorter = BitonicSorter::new(ctx.clone());
+    println!(
+        "tiles: u32 {} u32+val {} u64 {}",
+        sorter.tile_len(4, false),
+        sorter.tile_len(4, true),
+        sorter.tile_len(8, false)
+    );
+    let reps = 7;
+
+    // 1. vulkan-bitonic, u32 keys on the GPU, timestamps.
+    let sizes: Vec<u32> = if quick {
+        (12..=16).collect()
+    } else {
+        (16..=26).collect()
+    };
+    println!("\n## vulkan-bitonic, u32 keys already on the GPU (median of {reps}, GPU timestamps)");
+    println!("| n | ms | Mkeys/s |");
+    println!("|---|---|---|");
+    for &k in &sizes {
+        let n = 1u64 << k;
+        let data: Vec<u32> = random_u64(n as usize, k as u64)
+            .into_iter()
+            .map(|x| x as u32)
+            .collect();
+        let pristine = upload(&ctx, &data);
+        let work = device_buffer::<u32>(&ctx, n);
+        let t = gpu_times(
+            &ctx,
+            reps,
+            |b| {
+                b.copy_buffer(CopyBufferInfo::buffers(pristine.clone(), work.clone()))
+                    .unwrap();
+            },
+            |b| sorter.record(b, work.clone()).unwrap(),
+        );
+        // Check the last repetition's result.
+        let staging = ctx.buffer(Memory::Staging, n * 4).unwrap();
+        let mut b = ctx.command_builder().unwrap();
+        b.copy_buffer(CopyBufferInfo::buffers(
+            work.clone(),
+            staging.slice::<u32>(n),
+        ))
+        .unwrap();
+        ctx.submit_and_wait(b).unwrap();
+        let mut want = data.clone();
+        want.par_sort_unstable();
+        assert!(
+            staging.slice::<u32>(n).read().unwrap()[..] == want[..],
+            "wrong sort at 2^{k}"
+        );
+        let m = median(&t);
+        println!(
+            "| 2^{k} | {:.4} | {:.0} |",
+            ms(m),
+            n as f64 / m.as_secs_f64() / 1e6
+        );
+    }
+
+    // 1t. Tuning: elements per thread in the local kernels x fused global steps.
+    println!("\n## tuning (median of {reps} ms): per_thread fuse -> times");
+    for (pt, fuse) in [(4, 4), (8, 4), (16, 4), (32, 4), (16, 3), (16, 5), (32, 5)] {
+        let tuned = BitonicSorter::with_tuning(ctx.clone(), pt, fuse);
+        let mut line = format!(
+            "per_thread {pt} fuse {fuse} (tile {}):",
+            tuned.tile_len(4, false)
+        );
+        for &k in if quick {
+            &[14u32][..]
+        } else {
+            &[16u32, 20, 24][..]
+        } {
+            let n = 1u64 << k;
+            let data: Vec<u32> = random_u64(n as usize, 21)
+                .into_iter()
+                .map(|x| x as u32)
+                .collect();
+            let pristine = upload(&ctx, &data);
+            let work = device_buffer::<u32>(&ctx, n);
+            let t = gpu_times(
+                &ctx,
+                reps,
+                |b| {
+                    b.copy_buffer(CopyBufferInfo::buffers(pristine.clone(), work.clone()))
+                        .unwrap();
+                },
+                |b| tuned.record(b, work.clone()).unwrap(),
+            );
+            line += &format!(" 2^{k} {:.4}", ms(median(&t)));
+        }
+        println!("{line}");
+    }
+
+    // 1a. Where the time goes: a timestamp after every dispatch of one sort.
+    for &k in if quick {
+        &[15u32][..]
+    } else {
+        &[20u32, 24][..]
+    } {
+        let n = 1u64 << k;
+        let data: Vec<u32> = random_u64(n as usize, 5)
+            .into_iter()
+            .map(|x| x as u32)
+            .collect();
+        let work = upload(&ctx, &data);
+        let steps =
+            sortnet::gpu::plan::bitonic_schedule(n, sorter.tile_len(4, false), 4).len() as u32;
+        let period = ctx.limits().timestamp_period_ns.unwrap();
+        let pool = QueryPool::new(
+            ctx.device().clone(),
+            QueryPoolCreateInfo {
+                query_count: steps + 1,
+                ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
+            },
+        )
+        .unwrap();
+        let mut b = ctx.command_builder().unwrap();
+        let mut kinds = Vec::new();
+        // SAFETY: a new pool, used by this command buffer only; each query written once.
+        unsafe {
+            b.reset_query_pool(pool.clone(), 0..steps + 1).unwrap();
+            b.write_timestamp(pool.clone(), 0, PipelineStage::AllCommands)
+                .unwrap();
+        }
+        let mut q = 1;
+        sorter
+            .record_profiled(&mut b, work.clone(), &mut |b, step| {
+                kinds.push(step);
+                // SAFETY: as above.
+                unsafe { b.write_timestamp(pool.clone(), q, PipelineStage::AllCommands) }.unwrap();
+                q += 1;
+            })
+            .unwrap();
+        ctx.submit_and_wait(b).unwrap();
+        let mut ticks = vec![0u64; steps as usize + 1];
+        pool.get_results(0..steps + 1, &mut ticks, QueryResultFlags::WAIT)
+            .unwrap();
+        let (mut local_sort, mut local_merge, mut global, mut globals) = (0.0, 0.0, 0.0, 0);
+        for (i, step) in kinds.iter().enumerate() {
+            let t = (ticks[i + 1] - ticks[i]) as f64 * period / 1e6;
+            match step {
+                sortnet::gpu::plan::BitonicStep::LocalSort { .. } => local_sort += t,
+                sortnet::gpu::plan::BitonicStep::LocalMerge => local_merge += t,
+                sortnet::gpu::plan::BitonicStep::Global { .. } => {
+                    global += t;
+                    globals += 1
+                }
+            }
+        }
+        println!(
+            "profile 2^{k}: local sort {local_sort:.4} ms, {} local merges {local_merge:.4} ms, {globals} global passes {global:.4} ms",
+            kinds.len() - globals - 1
+        );
+    }
+
+    // 1b. Pairs and u64 keys at a few sizes.
+    println!("\n## vulkan-bitonic, other variants on the GPU (median of {reps})");
+    println!("| variant | n | ms |");
+    println!("|---|---|---|");
+    for &k in if quick {
+        &[14u32][..]
+    } else {
+        &[20u32, 24][..]
+    } {
+        let n = 1u64 << k;
+        let data: Vec<u32> = random_u64(n as usize, 7)
+            .into_iter()
+            .map(|x| x as u32)
+            .collect();
+        let pk = upload(&ctx, &data);
+        let wk = device_buffer::<u32>(&ctx, n);
+        let wv = device_buffer::<u32>(&ctx, n);
+        let t = gpu_times(
+            &ctx,
+            reps,
+            |b| {
+                b.copy_buffer(CopyBufferInfo::buffers(pk.clone(), wk.clone()))
+                    .unwrap();
+            },
+            |b| sorter.record_pairs(b, wk.clone(), wv.clone()).unwrap(),
+        );
+        println!("| u32 keys + u32 values | 2^{k} | {:.4} |", ms(median(&t)));
+        let data64 = random_u64(n as usize, 9);
+        let p64 = upload(&ctx, &data64);
+        let w64 = device_buffer::<u64>(&ctx, n);
+        let t = gpu_times(
+            &ctx,
+            reps,
+            |b| {
+                b.copy_buffer(CopyBufferInfo::buffers(p64.clone(), w64.clone()))
+                    .unwrap();
+            },
+            |b| sorter.record_u64(b, w64.clone()).unwrap(),
+        );
+        println!("| u64 keys | 2^{k} | {:.4} |", ms(median(&t)));
+    }
+
+    // 2. GPU nibble sort vs a plain copy of the same bytes, same command buffer.
+    let k = if quick { 20 } else { 28 };
+    let n = 1u64 << k;
+    println!("\n## GPU nibble sort, 2^{k} words on the GPU vs a plain copy (median of {reps})");
+    let words = random_u64(n as usize, 3);
+    let pristine = upload(&ctx, &words);
+    let work = device_buffer::<u64>(&ctx, n);
+    let copy_src = pristine.clone().reinterpret::<[u32]>();
+    let copy_dst = device_buffer::<u32>(&ctx, 2 * n);
+    let t_copy = gpu_times(
+        &ctx,
+        reps,
+        |_| {},
+        |b| copy::record_copy(&ctx, b, copy_src.clone(), copy_dst.clone()).unwrap(),
+    );
+    let gb = (2 * n * 8) as f64 / 1e9; // bytes read + written
+    let c = median(&t_copy);
+    println!("| kernel | ms | GB/s (read+write) | vs copy |");
+    println!("|---|---|---|---|");
+    println!(
+        "| copy kernel | {:.3} | {:.0} | 100% |",
+        ms(c),
+        gb / c.as_secs_f64()
+    );
+    let staging = ctx.buffer(Memory::Staging, n * 8).unwrap();
+    for (variant, loads, name) in [
+        (0, 4, "nibble sort (default), 4 loads per thread"),
+        (0, 1, "nibble sort, 1 load per thread"),
+        (0, 2, "nibble sort, 2 loads per thread"),
+        (0, 8, "nibble sort, 8 loads per thread"),
+        (1, 4, "nibble sort, byte-table histogram"),
+        (2, 4, "nibble sort, half the reconstruction by shifts"),
+    ] {
+        let t = gpu_times(
+            &ctx,
+            reps,
+            |b| {
+                b.copy_buffer(CopyBufferInfo::buffers(pristine.clone(), work.clone()))
+                    .unwrap();
+            },
+            |b| nibble::record_variant(&ctx, b, work.clone(), variant, loads).unwrap(),
+        );
+        let mut b = ctx.command_builder().unwrap();
+        b.copy_buffer(CopyBufferInfo::buffers(
+            work.clone(),
+            staging.slice::<u64>(n),
+        ))
+        .unwrap();
+        ctx.submit_and_wait(b).unwrap();
+        {
+            let view = staging.slice::<u64>(n);
+            let got = view.read().unwrap();
+            assert!(got
+                .par_iter()
+                .zip(words.par_iter())
+                .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
+        }
+        let s = median(&t);
+        println!(
+            "| {name} | {:.3} | {:.0} | {:.1}% |",
+            ms(s),
+            gb / s.as_secs_f64(),
+            100.0 * c.as_secs_f64() / s.as_secs_f64()
+        );
+    }
+    drop(staging);
+    drop((pristine, work, copy_src, copy_dst));
+    ctx.trim_pool();
+
+    // 3. End to end from host slices vs the upload+download bound.
+    println!("\n## End to end from host slices (best of 3 wall clock, after a warm-up)");
+    println!("| workload | n | sort ms | upload+download ms | bound / sort |");
+    println!("|---|---|---|---|---|");
+    let b = backend::by_name("vulkan-bitonic").unwrap();
+    let e2e_sizes: Vec<u32> = if quick { vec![16] } else { vec![20, 24, 26] };
+    for &k in &e2e_sizes {
+        let n = 1usize << k;
+        let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
+        let mut v = pristine.clone();
+        let sort = wall_best(
+            3,
+            &mut v,
+            |v| v.copy_from_slice(&pristine),
+            |v| b.sort(v).unwrap(),
+        );
+        let bound = wall_best(3, &mut v, |_| {}, |v| roundtrip(&ctx, v));
+        for _ in 0..2 {
+            v.copy_from_slice(&pristine);
+            let p = host_phases(&ctx, &sorter, &mut v);
+            println!(
+                "phases 2^{k}: stage in {:.3} ms, record {:.3} ms, submit+wait {:.3} ms (GPU: upload {:.3}, sort {:.3}, download {:.3}), stage out {:.3} ms",
+                p[0], p[1], p[2], p[4], p[5], p[6], p[3]
+            );
+        }
+        println!(
+            "| u32 keys | 2^{k} | {:.3} | {:.3} | {:.0}% |",
+            ms(sort),
+            ms(bound),
+            100.0 * bound.as_secs_f64() / sort.as_secs_f64()
+        );
+        let pristine = random_u64(n, 13);
+        let mut v = pristine.clone();
+        let sort = wall_best(
+            3,
+            &mut v,
+            |v| v.copy_from_slice(&pristine),
+            |v| b.sort_nibbles(v).unwrap(),
+        );
+        let bound = wall_best(3, &mut v, |_| {}, |v| roundtrip(&ctx, v));
+        println!(
+            "| nibbles | 2^{k} | {:.3} | {:.3} | {:.0}% |",
+            ms(sort),
+            ms(bound),
+            100.0 * bound.as_secs_f64() / sort.as_secs_f64()
+        );
+        // Every other backend on the same data, in the same run (the peers auto chooses from).
+        for peer in backend::available() {
+            if peer.name() == "vulkan-bitonic" || peer.name() == "scalar" {
+                continue;
+            }
+            let mut v: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
+            let pristine = v.clone();
+            if peer.supports(sortnet::Workload::Keys(sortnet::KeyWidth::W32)) {
+                let t = wall_best(
+                    3,
+                    &mut v,
+                    |v| v.copy_from_slice(&pristine),
+                    |v| peer.sort(v).unwrap(),
+                );
+                println!("| u32 keys, {} | 2^{k} | {:.3} | | |", peer.name(), ms(t));
+            }
+            let mut w = random_u64(n, 13);
+            let pristine = w.clone();
+            if peer.supports(sortnet::Workload::Nibbles) {
+                let t = wall_best(
+                    3,
+                    &mut w,
+                    |w| w.copy_from_slice(&pristine),
+                    |w| peer.sort_nibbles(w).unwrap(),
+                );
+                println!("| nibbles, {} | 2^{k} | {:.3} | | |", peer.name(), ms(t));
+            }
+        }
+        let mut v: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
+        let t = Instant::now();
+        v.par_sort_unstable();
+        println!(
+            "| u32 keys, rayon par_sort_unstable | 2^{k} | {:.3} | | |",
+            ms(t.elapsed())
+        );
+    }
+}
