@@ -63,7 +63,7 @@ impl Auto {
         // A calibration profile measured on this machine goes before the built-in list.
         super::profile::measured_fastest(workload, len)
             .into_iter()
-            .chain(super::thresholds::preference(workload, len))
+            .chain(super::thresholds::preference(workload, len).iter().copied())
             .filter_map(|name| self.named(name))
             .find(|b| b.supports(workload) && allowed(b.device()))
             .or_else(|| {

@@ -82,28 +82,28 @@ pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 8192;
 pub const GPU_RADIX_MIN_KEYS: usize = 1 << 22;
 
 /// Backends `auto` tries for `workload` at `len` elements, best first.
-pub(crate) fn preference(workload: Workload, len: usize) -> Vec<&'static str> {
+pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static str] {
     match workload {
         // The same order at every length (auto resolves it once, see `Auto::nibbles_cpu`): each
         // SIMD kernel sorts its own short inputs and tails (a few words by `lut`, short ones
         // by narrower blocks), so a wider kernel is within a few percent of a narrower one
         // at every length; the figures are in BENCHMARKS-nibble.md.
-        Workload::Nibbles => vec!["avx512", "avx2", "portable", "lut", "scalar"],
+        Workload::Nibbles => &["avx512", "avx2", "portable", "lut", "scalar"],
         Workload::Keys(width) => {
             let radix_from = match width {
                 KeyWidth::W32 => KEYS32_RADIX_MIN_LEN,
                 KeyWidth::W64 => KEYS64_RADIX_MIN_LEN,
             };
             if len < radix_from {
-                vec!["avx512", "avx2", "portable", "radix"]
+                &["avx512", "avx2", "portable", "radix"]
             } else if len >= GPU_RADIX_MIN_KEYS {
-                vec!["vulkan-radix", "radix", "avx512", "avx2", "portable"]
+                &["vulkan-radix", "radix", "avx512", "avx2", "portable"]
             } else {
-                vec!["radix", "avx512", "avx2", "portable"]
+                &["radix", "avx512", "avx2", "portable"]
             }
         }
         // Only radix sorts pairs on the CPU (stable, values follow their keys).
-        Workload::Pairs(_) => vec!["radix"],
+        Workload::Pairs(_) => &["radix"],
     }
 }
 
