@@ -70,16 +70,26 @@ pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 8192;
 // slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)
 // and far slower than `avx512` on nibbles, see BENCHMARKS-gpu.md; it stays usable by name.
 
-/// Keys from which `auto` sends a key sort (32- or 64-bit keys) to `vulkan-radix` on a
-/// hardware GPU, end to end from a host slice (upload, sort, download).
+/// The window of lengths in which `auto` sends a key sort to `vulkan-radix` on a hardware
+/// GPU, end to end from a host slice (upload, sort, download): from this many keys ...
 ///
-/// Measured on an NVIDIA H200 host with 16 CPU cores (BENCHMARKS-gpu-radix.md, run 4):
-/// `vulkan-radix` from a host slice against rayon's `par_sort_unstable` on the same host was
-/// 0.67x at 2^16 u32 keys, 1.8x at 2^18, 3.1x at 2^20 and 2^22, 2.6x at 2^24; for u64 keys
-/// 0.78x at 2^16, 1.2x at 2^18, 1.6x at 2^20 and 2^22, 1.4x at 2^24. 2^22 is where the GPU
-/// won by 1.6x or more for both widths, a margin kept for the faster CPU `radix` backend
-/// (not measured on that host). Software drivers are never picked (`auto` checks).
-pub const GPU_RADIX_MIN_KEYS: usize = 1 << 22;
+/// Measured on an NVIDIA H200 host with 16 CPU cores, `sortnet bench --workload
+/// u32,u64,pairs,f32 --sizes 2^20,2^22,2^24,2^26 --backends std,rayon,radix,vulkan-radix,..
+/// --stat best` (BENCHMARKS.md, "GPU against CPU end to end"), `vulkan-radix` / `radix`
+/// throughput: u32 keys 1.72x at 2^20, 1.59x at 2^22, 0.69x at 2^24, 0.62x at 2^26; f32
+/// 1.20x, 1.21x, 0.65x, 0.69x; u64 keys 1.38x, 0.58x, 0.42x, 1.06x; u32 pairs 0.92x, 1.29x,
+/// 0.48x, 0.90x. The CPU `radix` takes its MSD route on all cores from 32 MiB of keys
+/// (2^23 u32), and from there the transfers make the GPU lose; below 2^20 keys the
+/// transfers' fixed cost does. Pairs stay on `radix` (no clear window). Software drivers are
+/// never picked (`auto` checks).
+pub const GPU_RADIX_MIN_KEYS: usize = 1 << 20;
+
+/// ... up to (not including) this many 32-bit keys (see [`GPU_RADIX_MIN_KEYS`]).
+pub const GPU_RADIX_KEYS32_END: usize = 1 << 23;
+
+/// ... up to (not including) this many 64-bit keys (see [`GPU_RADIX_MIN_KEYS`]): only at
+/// 2^20 did the GPU win for u64 keys (1.38x); at 2^26 it was a tie (1.06x).
+pub const GPU_RADIX_KEYS64_END: usize = 1 << 21;
 
 /// Backends `auto` tries for `workload` at `len` elements, best first.
 pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static str] {
@@ -90,13 +100,13 @@ pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static s
         // at every length; the figures are in BENCHMARKS-nibble.md.
         Workload::Nibbles => &["avx512", "avx2", "portable", "lut", "scalar"],
         Workload::Keys(width) => {
-            let radix_from = match width {
-                KeyWidth::W32 => KEYS32_RADIX_MIN_LEN,
-                KeyWidth::W64 => KEYS64_RADIX_MIN_LEN,
+            let (radix_from, gpu_end) = match width {
+                KeyWidth::W32 => (KEYS32_RADIX_MIN_LEN, GPU_RADIX_KEYS32_END),
+                KeyWidth::W64 => (KEYS64_RADIX_MIN_LEN, GPU_RADIX_KEYS64_END),
             };
             if len < radix_from {
                 &["avx512", "avx2", "portable", "radix"]
-            } else if len >= GPU_RADIX_MIN_KEYS {
+            } else if (GPU_RADIX_MIN_KEYS..gpu_end).contains(&len) {
                 &["vulkan-radix", "radix", "avx512", "avx2", "portable"]
             } else {
                 &["radix", "avx512", "avx2", "portable"]
@@ -112,16 +122,19 @@ mod gpu_radix_tests {
     use super::*;
 
     #[test]
-    fn large_key_sorts_prefer_the_gpu_radix_and_small_ones_do_not() {
-        for w in [KeyWidth::W32, KeyWidth::W64] {
+    fn key_sorts_go_to_the_gpu_radix_only_inside_the_measured_window() {
+        for (w, end) in [
+            (KeyWidth::W32, GPU_RADIX_KEYS32_END),
+            (KeyWidth::W64, GPU_RADIX_KEYS64_END),
+        ] {
+            let gpu = |len| preference(Workload::Keys(w), len).contains(&"vulkan-radix");
             assert_eq!(
                 preference(Workload::Keys(w), GPU_RADIX_MIN_KEYS)[0],
                 "vulkan-radix"
             );
-            assert!(
-                !preference(Workload::Keys(w), GPU_RADIX_MIN_KEYS - 1).contains(&"vulkan-radix")
-            );
+            assert_eq!(preference(Workload::Keys(w), end - 1)[0], "vulkan-radix");
+            assert!(!gpu(GPU_RADIX_MIN_KEYS - 1) && !gpu(end) && !gpu(1 << 30));
         }
-        assert!(!preference(Workload::Pairs(KeyWidth::W32), 1 << 30).contains(&"vulkan-radix"));
+        assert!(!preference(Workload::Pairs(KeyWidth::W32), 1 << 21).contains(&"vulkan-radix"));
     }
 }
