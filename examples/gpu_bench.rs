@@ -1,8 +1,8 @@
-//! GPU benchmark for BENCHMARKS-gpu.md: kernels timed on the GPU with timestamp queries
+//! GPU benchmark for BENCHMARKS.md (vulkan-bitonic and GPU nibbles): kernels timed on the GPU with timestamp queries
 //! (data already on the GPU), and end to end from host slices (wall clock, transfers
 //! included) against the bound set by a plain upload + download of the same bytes.
 //!
-//! `cargo run --release --example gpu_bench -- --full` runs the sweep of BENCHMARKS-gpu.md
+//! `cargo run --release --example gpu_bench -- --full` runs the sweep of BENCHMARKS.md (vulkan-bitonic and GPU nibbles)
 //! (2^16..2^26 keys, 2^28 words: needs a GPU with 4 GiB storage buffers); without `--full`
 //! it runs small sizes only (CI runs it so on lavapipe). Without a Vulkan device it says so
 //! and exits.

@@ -6,7 +6,7 @@
 //! cargo run --release --example gpu_radix_bench -- [log2 sizes..] [--reps N] [--only k32,k64,p32,p64] [--host]
 //! ```
 //!
-//! Prints one line per figure; BENCHMARKS-gpu-radix.md records runs on real GPUs.
+//! Prints one line per figure; BENCHMARKS.md (vulkan-radix) records runs on real GPUs.
 
 use std::sync::Arc;
 use std::time::Instant;

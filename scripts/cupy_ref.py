@@ -1,4 +1,4 @@
-# Reference for BENCHMARKS-gpu.md: CUB's radix sort via cupy.sort, timed with CUDA events
+# Reference for BENCHMARKS.md (vulkan-bitonic and GPU nibbles): CUB's radix sort via cupy.sort, timed with CUDA events
 # (median of 7 after a warm-up), on the sizes gpu_bench sorts on the GPU.
 import cupy as cp
 

@@ -29,7 +29,7 @@ pub(crate) const NIBBLE_PARALLEL_CHUNK_WORDS: usize = 1 << 12;
 
 /// Longest tail (words after the last whole SIMD block) that the avx2 and portable kernels
 /// sort with the lookup-table sort instead of one more, overlapping, block. Measured
-/// (contest timing, AMD EPYC Zen 4, 1 thread, BENCHMARKS-nibble.md): `lut` takes 9.7,
+/// (contest timing, AMD EPYC Zen 4, 1 thread, BENCHMARKS.md (nibble sort on the CPU)): `lut` takes 9.7,
 /// 13.3, 16.6 and 21.0 ns for 1 to 4 words, one more 32-word avx2 block about 20 ns and
 /// more when it must wait for the stores of the block before it. `auto` also sends slices
 /// this short straight to `lut`.
@@ -68,7 +68,7 @@ pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 8192;
 
 // `vulkan-bitonic` is in no list: end to end from host slices (transfers included) it was
 // slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)
-// and far slower than `avx512` on nibbles, see BENCHMARKS-gpu.md; it stays usable by name.
+// and far slower than `avx512` on nibbles, see BENCHMARKS.md (vulkan-bitonic and GPU nibbles); it stays usable by name.
 
 /// The window of lengths in which `auto` sends a key sort to `vulkan-radix` on a hardware
 /// GPU, end to end from a host slice (upload, sort, download): from this many keys ...
@@ -97,7 +97,7 @@ pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static s
         // The same order at every length (auto resolves it once, see `Auto::nibbles_cpu`): each
         // SIMD kernel sorts its own short inputs and tails (a few words by `lut`, short ones
         // by narrower blocks), so a wider kernel is within a few percent of a narrower one
-        // at every length; the figures are in BENCHMARKS-nibble.md.
+        // at every length; the figures are in BENCHMARKS.md (nibble sort on the CPU).
         Workload::Nibbles => &["avx512", "avx2", "portable", "lut", "scalar"],
         Workload::Keys(width) => {
             let (radix_from, gpu_end) = match width {

@@ -58,7 +58,7 @@ use crate::keys::key::KeyMap;
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
 /// At most this many elements per thread in the local (shared-memory) kernels: tiles of
-/// 256 x 4 = 1024 keys. Measured on an NVIDIA H200 (BENCHMARKS-gpu.md, tuning sweep, u32
+/// 256 x 4 = 1024 keys. Measured on an NVIDIA H200 (BENCHMARKS.md (vulkan-bitonic and GPU nibbles), tuning sweep, u32
 /// keys on the GPU): 4 per thread sorted 2^16 / 2^20 / 2^24 keys in 0.067 / 0.226 / 3.56 ms,
 /// 8 in 0.070 / 0.258 / 4.30, 16 in 0.083 / 0.263 / 4.59, 32 in 0.124 / 0.292 / 5.55 ms.
 const MAX_PER_THREAD: u32 = 4;

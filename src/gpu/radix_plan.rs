@@ -154,7 +154,7 @@ impl TileShape {
 }
 
 /// Keys per invocation the tile starts from for each variant. Measured on an H200 with 512
-/// invocations (n = 2^26, one pass, run 3 of BENCHMARKS-gpu-radix.md): 32-bit keys 8 per
+/// invocations (n = 2^26, one pass, run 3 of BENCHMARKS.md (vulkan-radix)): 32-bit keys 8 per
 /// invocation (0.84 ms per pass; 6: 0.99, 10: 1.24, 12: 1.17; 256 x 15, CUB's Onesweep
 /// tile: 1.12), pairs 6, 64-bit keys 4. More keys per invocation mean more registers and
 /// fewer workgroups per multiprocessor, which cost more than the larger tile saves.

@@ -11,7 +11,7 @@
 //! multiplications around one more count: the histogram of the fifteen starts, looked up
 //! three nibbles at a time. Jerome instead added runs from a 34 KiB table indexed by counter
 //! byte and offset, with a second table to advance the offset; this is 1.3x faster here
-//! (BENCHMARKS-nibble.md).
+//! (BENCHMARKS.md (nibble sort on the CPU)).
 
 /// A nibble of value 1 in every position.
 const ONES: u64 = 0x1111_1111_1111_1111;
