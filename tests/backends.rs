@@ -337,7 +337,7 @@ fn names_are_stable_ids_and_by_name_finds_them() {
 
 #[test]
 fn gpu_backends_present_when_required() {
-    if std::env::var("SORTNET_REQUIRE_GPU").is_ok_and(|v| v == "1") && cfg!(feature = "gpu") {
+    if common::gpu_required() && cfg!(feature = "gpu") {
         assert!(
             backend::available().iter().any(|b| is_gpu(*b)),
             "SORTNET_REQUIRE_GPU=1 but no Vulkan backend is available (install libvulkan1 and \

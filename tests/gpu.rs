@@ -2,6 +2,8 @@
 //! `SORTNET_REQUIRE_GPU=1`, which turns a missing device into a failure.
 #![cfg(feature = "gpu")]
 
+mod common;
+
 use std::sync::Arc;
 
 use sortnet::gpu::context::{context, GpuContext, Memory};
@@ -10,16 +12,7 @@ use vulkano::command_buffer::CopyBufferInfo;
 /// The shared context, or `None` (skip) when there is no Vulkan device and the environment
 /// does not require one.
 fn gpu() -> Option<Arc<GpuContext>> {
-    let ctx = context();
-    let required = std::env::var("SORTNET_REQUIRE_GPU").is_ok_and(|v| !v.is_empty() && v != "0");
-    if ctx.is_none() {
-        assert!(
-            !required,
-            "SORTNET_REQUIRE_GPU=1 but no Vulkan device is usable"
-        );
-        eprintln!("no Vulkan device: skipping");
-    }
-    ctx
+    common::gpu_or_skip(context(), "a Vulkan device")
 }
 
 #[test]

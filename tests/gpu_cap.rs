@@ -3,19 +3,15 @@
 //! when the process creates the shared context.
 #![cfg(feature = "gpu")]
 
+mod common;
+
 use sortnet::{backend, Error};
 
 #[test]
 fn allocation_over_the_cap_is_an_error_and_the_data_is_untouched() {
     // Set before anything in this process touches the GPU (one test in this binary).
     std::env::set_var("SORTNET_GPU_MEMORY_CAP", "1m");
-    let Some(ctx) = sortnet::gpu::context::context() else {
-        let required =
-            std::env::var("SORTNET_REQUIRE_GPU").is_ok_and(|v| !v.is_empty() && v != "0");
-        assert!(
-            !required,
-            "SORTNET_REQUIRE_GPU=1 but no Vulkan device is usable"
-        );
+    let Some(ctx) = common::gpu_or_skip(sortnet::gpu::context::context(), "a Vulkan device") else {
         return;
     };
     assert_eq!(ctx.memory_cap(), Some(1 << 20));

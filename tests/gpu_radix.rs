@@ -2,6 +2,8 @@
 //! device the tests skip, unless `SORTNET_REQUIRE_GPU=1`, which turns that into a failure.
 #![cfg(feature = "gpu")]
 
+mod common;
+
 use sortnet::backend;
 use sortnet::gpu::context::Memory;
 use sortnet::gpu::radix::{Count, RadixSorter, SortJob};
@@ -10,16 +12,7 @@ use sortnet::{Key, KeyMap, KeyWidth};
 use vulkano::command_buffer::CopyBufferInfo;
 
 fn radix() -> Option<&'static dyn SortBackend> {
-    let found = backend::by_name("vulkan-radix");
-    let required = std::env::var("SORTNET_REQUIRE_GPU").is_ok_and(|v| !v.is_empty() && v != "0");
-    if found.is_none() {
-        assert!(
-            !required,
-            "SORTNET_REQUIRE_GPU=1 but vulkan-radix is not available"
-        );
-        eprintln!("no Vulkan device with subgroup ballots: skipping");
-    }
-    found
+    common::gpu_or_skip(backend::by_name("vulkan-radix"), "vulkan-radix")
 }
 
 /// Keys of the test with their bit patterns, so NaNs compare equal to themselves.

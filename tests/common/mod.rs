@@ -199,3 +199,22 @@ pub fn equal_nibble_words() -> Vec<u64> {
     }
     v
 }
+
+/// Whether `SORTNET_REQUIRE_GPU` asks for a missing Vulkan device to fail the tests rather
+/// than skip them (CI sets it: lavapipe must be there).
+pub fn gpu_required() -> bool {
+    std::env::var("SORTNET_REQUIRE_GPU").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `found`, or `None` (the caller skips) when it is missing and no GPU is required; fails
+/// the test when it is missing and `SORTNET_REQUIRE_GPU` is set. `what` names it.
+pub fn gpu_or_skip<T>(found: Option<T>, what: &str) -> Option<T> {
+    if found.is_none() {
+        assert!(
+            !gpu_required(),
+            "SORTNET_REQUIRE_GPU=1 but {what} is not usable"
+        );
+        eprintln!("{what} is not usable here: skipping");
+    }
+    found
+}
