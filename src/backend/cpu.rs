@@ -129,7 +129,8 @@ impl SortBackend for Lut {
 }
 
 /// `portable`: the sorting network over `wide`'s 128-bit vectors (SSE2, NEON, or plain
-/// arrays); runs everywhere.
+/// arrays) for nibbles, and the vectorised key quicksort over `wide`'s `u32x8`/`u64x4`;
+/// runs everywhere.
 pub struct Portable;
 
 impl SortBackend for Portable {
@@ -145,11 +146,21 @@ impl SortBackend for Portable {
         } else {
             "scalar fallback"
         };
-        format!("wide u8x16 ({isa})")
+        format!("wide u8x16, u32x8, u64x4 ({isa})")
     }
 
     fn supports(&self, workload: Workload) -> bool {
-        workload == Workload::Nibbles
+        matches!(workload, Workload::Nibbles | Workload::Keys(_))
+    }
+
+    fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        crate::keys::portable::sort32(keys, map);
+        Ok(())
+    }
+
+    fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        crate::keys::portable::sort64(keys, map);
+        Ok(())
     }
 
     fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
@@ -158,10 +169,13 @@ impl SortBackend for Portable {
     }
 }
 
-/// `avx2`: the sorting network over 256-bit vectors, 32 words per block.
+/// `avx2`: the sorting network over 256-bit vectors, 32 words per block; the vectorised key
+/// quicksort over 8 `u32` or 4 `u64` lanes.
 #[cfg(target_arch = "x86_64")]
 pub struct Avx2 {
     nibbles: nibble::x86_64::avx2::Avx2Token,
+    /// `None` on a CPU with AVX2 but without POPCNT (none is known; kept truthful).
+    keys: Option<crate::keys::x86_64::avx2::Avx2KeysToken>,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -169,7 +183,8 @@ impl Avx2 {
     /// The backend, if this CPU has AVX2.
     pub fn new() -> Option<Self> {
         let nibbles = nibble::x86_64::avx2::Avx2Token::new()?;
-        Some(Avx2 { nibbles })
+        let keys = crate::keys::x86_64::avx2::Avx2KeysToken::new();
+        Some(Avx2 { nibbles, keys })
     }
 }
 
@@ -180,11 +195,38 @@ impl SortBackend for Avx2 {
     }
 
     fn status(&self) -> String {
-        "avx2".to_string()
+        match self.keys {
+            Some(_) => crate::keys::x86_64::avx2::Avx2KeysToken::FEATURES.to_string(),
+            None => "avx2 (no key sort: no popcnt)".to_string(),
+        }
     }
 
     fn supports(&self, workload: Workload) -> bool {
-        workload == Workload::Nibbles
+        match workload {
+            Workload::Nibbles => true,
+            Workload::Keys(_) => self.keys.is_some(),
+            Workload::Pairs(_) => false,
+        }
+    }
+
+    fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        match self.keys {
+            Some(token) => {
+                token.sort32(keys, map);
+                Ok(())
+            }
+            None => Err(self.unsupported(Workload::Keys(crate::KeyWidth::W32))),
+        }
+    }
+
+    fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        match self.keys {
+            Some(token) => {
+                token.sort64(keys, map);
+                Ok(())
+            }
+            None => Err(self.unsupported(Workload::Keys(crate::KeyWidth::W64))),
+        }
     }
 
     fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {

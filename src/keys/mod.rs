@@ -3,6 +3,7 @@
 
 pub mod key;
 pub(crate) mod network;
+pub mod portable;
 pub mod radix;
 pub(crate) mod scratch;
 #[cfg(target_arch = "x86_64")]

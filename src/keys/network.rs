@@ -14,13 +14,14 @@
 //! * **Partition.** Each vector is split by one unsigned compare against the pivot into the
 //!   keys below it and the rest, which are compressed to the two ends of the range (AVX-512
 //!   `vpcompressd`/`vpcompressq` in a register, then a masked store of only the wanted
-//!   lanes). Two vectors read ahead from the ends give the writes room, so the partition is
+//!   lanes; AVX2 a permutation from a table and two whole-vector stores, see
+//!   [`KeyVector::partition_store`]). Two vectors read ahead from the ends give the writes room, so the partition is
 //!   in place and reads always come from the side with less room left (the scheme of Bramas,
 //!   "A Novel Hybrid Quicksort Algorithm Vectorized using AVX-512 on Intel Skylake", 2017,
 //!   also used by x86-simd-sort and vqsort).
-//! * **Pivots** are the median of a sorted sample of one vector's worth of keys spread over
-//!   the range. When no key is below the pivot, the keys equal to it are split off at once
-//!   (so few distinct keys cost one pass per distinct key, not a quadratic run).
+//! * **Pivots** are the median of a sorted sample of 16 keys spread over the range. When
+//!   no key is below the pivot, the keys equal to it are split off at once (so few
+//!   distinct keys cost one pass per distinct key, not a quadratic run).
 //! * **Worst cases.** Ranges are kept on an explicit stack (smaller side first), and a
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
@@ -68,8 +69,14 @@ pub(crate) trait KeyVector: Copy {
     unsafe fn xor_permute(self, m: usize) -> Self;
     /// Lane `l` from `hi` where `l & bit != 0`, else from `lo` (`bit` a power of two).
     unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self;
-    /// Writes the lanes below `pivot` to `left[..c]` and the others to
-    /// `right_end[-(LANES - c)..]`, each group in lane order, and returns `c`.
+    /// Splits `self` around `pivot` and returns `c`, the number of lanes below it.
+    ///
+    /// Let `P` be the lanes of `self` reordered: the `c` lanes below `pivot` first, then the
+    /// others, each group in lane order. `P[..c]` must end in `left[..c]` and `P[c..]` in
+    /// `right_end[-(LANES - c)..]`. Implementations without masked or compressing stores may
+    /// write the whole of `P` to `left[..LANES]` and to `right_end[-LANES..]`, so both ranges
+    /// must be writable and hold no key the caller still needs; they may be the same range
+    /// (`left + LANES == right_end`), where both writes leave `P`, which is right.
     unsafe fn partition_store(
         self,
         pivot: Self,
@@ -219,8 +226,14 @@ unsafe fn partition<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize {
     let p = keys.as_mut_ptr();
     let mut b = 0;
     if m >= 2 * lanes {
-        // SAFETY: all reads and writes stay in `keys[..m]`: the two vectors read ahead keep
-        // `LANES` free slots on the side each write goes to (see the module docs).
+        // SAFETY: all reads and writes stay in `keys[..m]`. When a vector is written, the
+        // free slots (read, not yet written back) are `l_write..l_read` and
+        // `r_read..r_write`, `3 * LANES` in all (this vector and the two read ahead). The
+        // loop reads from the side with less room, so each side has at least `LANES`:
+        // `keys[l_write..][..LANES]` and `keys[..r_write][r_write - LANES..]` hold no key
+        // still needed, which is what `partition_store` may overwrite. For the two vectors
+        // read ahead, the free slots are `2 * LANES` and then `LANES` contiguous keys: the
+        // last write's two ranges coincide, as its contract allows.
         unsafe {
             let pv = V::splat(pivot);
             let first = V::load(p);
@@ -267,22 +280,26 @@ unsafe fn partition<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize {
     b
 }
 
-/// The median of one vector's worth of keys spread evenly over `keys`.
+/// Keys sampled for each pivot: one AVX-512 vector of `u32`, two of `u64`, two or four AVX2
+/// vectors. A narrower sample (the 4 keys of one AVX2 `u64` vector) gives pivots far from
+/// the median and more partition passes.
+pub(crate) const PIVOT_SAMPLE: usize = 16;
+
+/// The median of [`PIVOT_SAMPLE`] keys spread evenly over `keys`.
 ///
 /// # Safety
 /// The CPU supports `V`'s instructions; `keys.len() > block_max::<V>()`.
 #[inline(always)]
 unsafe fn pick_pivot<V: KeyVector>(keys: &[V::Key]) -> V::Key {
     let n = keys.len();
-    let mut sample = [V::MAX; 64];
-    let s = &mut sample[..V::LANES];
-    let step = n / V::LANES;
-    for (i, x) in s.iter_mut().enumerate() {
+    let mut sample = [V::MAX; PIVOT_SAMPLE];
+    let step = n / PIVOT_SAMPLE;
+    for (i, x) in sample.iter_mut().enumerate() {
         *x = keys[i * step + step / 2];
     }
-    // SAFETY: caller's guarantee; the sample fits in one vector.
-    unsafe { sort_block_n::<V, 1>(s) };
-    s[V::LANES / 2]
+    // SAFETY: caller's guarantee; the sample is no larger than a block (16 vectors).
+    unsafe { sort_block::<V>(&mut sample) };
+    sample[PIVOT_SAMPLE / 2]
 }
 
 /// What the quicksort needs of an unsigned key beyond the vector operations.
@@ -387,4 +404,293 @@ where
     // With integer keys, "at most p" is "below p + 1"; `pivot < MAX` so it does not wrap.
     // SAFETY: caller's guarantee.
     unsafe { partition::<V>(keys, pivot.succ()) }
+}
+
+/// Checks shared by the instantiations' unit tests (`x86_64::avx2`, `x86_64::avx512`,
+/// `portable`): each calls these with its own vectors and sorts.
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::KeyVector;
+    use crate::keys::key::KeyMap;
+
+    /// xorshift64*: deterministic test data.
+    pub(crate) fn rng(s: &mut u64) -> u64 {
+        *s ^= *s >> 12;
+        *s ^= *s << 25;
+        *s ^= *s >> 27;
+        s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// The lanes of `v`.
+    ///
+    /// # Safety
+    /// The CPU supports `V`'s instructions.
+    unsafe fn lanes<V: KeyVector>(v: V) -> Vec<V::Key> {
+        let mut out = vec![V::MAX; V::LANES];
+        // SAFETY: `out` has `LANES` slots; the caller guarantees the CPU.
+        unsafe { v.store(out.as_mut_ptr()) };
+        out
+    }
+
+    /// `partition_store` on one vector for every below-pivot lane mask, with the two output
+    /// ranges apart and with them coinciding (the last write of a partition): the result
+    /// is right and nothing outside `left[..LANES]` and `right_end[-LANES..]` is written.
+    /// `key(lane, below)` makes a key below `pivot` when `below`, else one at or above it.
+    ///
+    /// # Safety
+    /// The CPU supports `V`'s instructions.
+    pub(crate) unsafe fn check_partition_store<V: KeyVector>(
+        pivot: V::Key,
+        key: impl Fn(usize, bool) -> V::Key,
+        guard: V::Key,
+    ) where
+        V::Key: std::fmt::Debug,
+    {
+        let l = V::LANES;
+        for mask in 0..1usize << l {
+            let keys: Vec<V::Key> = (0..l).map(|i| key(i, mask & (1 << i) != 0)).collect();
+            assert!(keys
+                .iter()
+                .enumerate()
+                .all(|(i, &k)| (k < pivot) == (mask & (1 << i) != 0)));
+            let below: Vec<V::Key> = keys.iter().copied().filter(|&k| k < pivot).collect();
+            let rest: Vec<V::Key> = keys.iter().copied().filter(|&k| k >= pivot).collect();
+            let c = below.len();
+            // SAFETY: `keys` has `LANES` keys; the caller guarantees the CPU.
+            let (v, p) = unsafe { (V::load(keys.as_ptr()), V::splat(pivot)) };
+
+            // Apart: left = buf[0..], right_end = buf[3L]; buf[L..2L] must stay untouched.
+            let mut buf = vec![guard; 3 * l];
+            let at = buf.as_mut_ptr();
+            // SAFETY: `left[..L]` and `right_end[-L..]` lie inside `buf`.
+            let got = unsafe { v.partition_store(p, at, at.add(3 * l)) };
+            assert_eq!(got, c, "mask {mask:b}");
+            assert_eq!(buf[..c], below[..], "mask {mask:b}: left");
+            assert_eq!(buf[3 * l - (l - c)..], rest[..], "mask {mask:b}: right");
+            assert!(
+                buf[l..2 * l].iter().all(|&k| k == guard),
+                "mask {mask:b}: wrote between"
+            );
+
+            // Coinciding: left = buf[L..], right_end = buf[2L]; outside must stay untouched.
+            let mut buf = vec![guard; 3 * l];
+            let at = buf.as_mut_ptr();
+            // SAFETY: both ranges are `buf[L..2L]`.
+            let got = unsafe { v.partition_store(p, at.add(l), at.add(2 * l)) };
+            assert_eq!(got, c);
+            let want: Vec<V::Key> = below.iter().chain(&rest).copied().collect();
+            assert_eq!(buf[l..2 * l], want[..], "mask {mask:b}: coinciding");
+            assert!(buf[..l].iter().chain(&buf[2 * l..]).all(|&k| k == guard));
+        }
+    }
+
+    /// Every lane operation against its scalar meaning, on keys from `key(random)` (with
+    /// equal keys in some lanes so that ties are covered).
+    ///
+    /// # Safety
+    /// The CPU supports `V`'s instructions.
+    pub(crate) unsafe fn check_vector_ops<V: KeyVector>(key: impl Fn(u64) -> V::Key)
+    where
+        V::Key: std::fmt::Debug,
+    {
+        let l = V::LANES;
+        let mut s = 0x1234_5678_9abc_def1u64;
+        for round in 0..2000 {
+            let a: Vec<V::Key> = (0..l).map(|_| key(rng(&mut s))).collect();
+            let b: Vec<V::Key> = (0..l)
+                .map(|i| {
+                    if (round + i) % 5 == 0 {
+                        a[i]
+                    } else {
+                        key(rng(&mut s))
+                    }
+                })
+                .collect();
+            // SAFETY: `a` and `b` have `LANES` keys; the caller guarantees the CPU.
+            unsafe {
+                let (va, vb) = (V::load(a.as_ptr()), V::load(b.as_ptr()));
+                let min: Vec<_> = a.iter().zip(&b).map(|(&x, &y)| x.min(y)).collect();
+                let max: Vec<_> = a.iter().zip(&b).map(|(&x, &y)| x.max(y)).collect();
+                assert_eq!(lanes(va.min(vb)), min);
+                assert_eq!(lanes(va.max(vb)), max);
+                for m in 0..l {
+                    let want: Vec<_> = (0..l).map(|i| a[i ^ m]).collect();
+                    assert_eq!(lanes(va.xor_permute(m)), want, "xor_permute {m}");
+                }
+                let mut bit = 1;
+                while bit < l {
+                    let want: Vec<_> = (0..l)
+                        .map(|i| if i & bit != 0 { b[i] } else { a[i] })
+                        .collect();
+                    assert_eq!(lanes(V::blend_bit(va, vb, bit)), want, "blend_bit {bit}");
+                    bit *= 2;
+                }
+                for n in 0..l {
+                    let padded: Vec<_> =
+                        (0..l).map(|i| if i < n { a[i] } else { V::MAX }).collect();
+                    assert_eq!(
+                        lanes(V::load_padded(a.as_ptr(), n)),
+                        padded,
+                        "load_padded {n}"
+                    );
+                    let mut out = b.clone();
+                    va.store_first(out.as_mut_ptr(), n);
+                    let want: Vec<_> = (0..l).map(|i| if i < n { a[i] } else { b[i] }).collect();
+                    assert_eq!(out, want, "store_first {n}");
+                }
+            }
+        }
+    }
+
+    /// Input patterns for the sort tests.
+    fn inputs(n: usize, seed: u64) -> Vec<Vec<u64>> {
+        let mut s = seed | 1;
+        vec![
+            (0..n).map(|_| rng(&mut s)).collect(),
+            (0..n as u64).collect(),
+            (0..n as u64).rev().collect(),
+            (0..n as u64).map(|i| i % 17).collect(),
+            (0..n as u64).map(|i| i.min(n as u64 - i)).collect(),
+            vec![7; n],
+            (0..n).map(|_| rng(&mut s) % 5).collect(),
+            (0..n)
+                .map(|i| if i % 2 == 0 { u64::MAX } else { 0 })
+                .collect(),
+        ]
+    }
+
+    fn lengths() -> Vec<usize> {
+        let mut v: Vec<usize> = (0..=300).collect();
+        for k in 9..=16 {
+            v.extend([(1 << k) - 1, 1 << k, (1 << k) + 1]);
+        }
+        v
+    }
+
+    /// A 32-bit and a 64-bit sort under test: unsigned keys on std's patterns and every
+    /// length up to 300 plus powers of two up to 2^16, then float and signed keys through
+    /// their maps, then the adversarial input that sends ranges to the radix fallback.
+    pub(crate) fn check_sorts(
+        sort32: impl Fn(&mut [u32], KeyMap),
+        sort64: impl Fn(&mut [u64], KeyMap),
+    ) {
+        for n in lengths() {
+            for (p, input) in inputs(n, n as u64).into_iter().enumerate() {
+                let mut a: Vec<u32> = input.iter().map(|&x| (x ^ (x >> 32)) as u32).collect();
+                let mut want = a.clone();
+                want.sort_unstable();
+                sort32(&mut a, KeyMap::Unsigned);
+                assert_eq!(a, want, "u32 pattern {p} n={n}");
+
+                let mut b = input;
+                let mut want = b.clone();
+                want.sort_unstable();
+                sort64(&mut b, KeyMap::Unsigned);
+                assert_eq!(b, want, "u64 pattern {p} n={n}");
+            }
+        }
+        check_floats_and_signed(&sort32, &sort64);
+        check_adversarial_pivots(&sort32);
+    }
+
+    fn check_floats_and_signed(
+        sort32: &impl Fn(&mut [u32], KeyMap),
+        sort64: &impl Fn(&mut [u64], KeyMap),
+    ) {
+        let specials = [
+            f64::from_bits(0xfff8_0000_0000_0000),
+            f64::NEG_INFINITY,
+            f64::MIN,
+            -1.0,
+            -f64::MIN_POSITIVE,
+            -f64::from_bits(1),
+            -0.0,
+            0.0,
+            f64::from_bits(1),
+            1.5,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for n in [0, 1, 13, 16, 17, 255, 256, 257, 1000, 5000] {
+            let mut s = 3 + n as u64;
+            let f: Vec<f64> = (0..n)
+                .map(|i| {
+                    if i % 3 == 0 {
+                        specials[rng(&mut s) as usize % specials.len()]
+                    } else {
+                        (rng(&mut s) as i64 as f64) * 1e-10
+                    }
+                })
+                .collect();
+            let mut bits: Vec<u64> = f.iter().map(|x| x.to_bits()).collect();
+            let mut want = f.clone();
+            want.sort_by(f64::total_cmp);
+            sort64(&mut bits, KeyMap::Float);
+            let want_bits: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
+            assert_eq!(bits, want_bits, "f64 n={n}");
+
+            let mut b32: Vec<u32> = f.iter().map(|&x| (x as f32).to_bits()).collect();
+            let mut want: Vec<f32> = f.iter().map(|&x| x as f32).collect();
+            want.sort_by(f32::total_cmp);
+            sort32(&mut b32, KeyMap::Float);
+            let want_bits: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
+            assert_eq!(b32, want_bits, "f32 n={n}");
+
+            let mut i: Vec<i32> = (0..n)
+                .map(|k| match k % 4 {
+                    0 => i32::MIN,
+                    1 => i32::MAX,
+                    _ => rng(&mut s) as i32,
+                })
+                .collect();
+            let mut want = i.clone();
+            want.sort_unstable();
+            let bits: &mut [u32] = crate::keys::key::as_bits32(&mut i).expect("i32 is 32-bit");
+            sort32(bits, KeyMap::Signed);
+            assert_eq!(i, want, "i32 n={n}");
+
+            let mut i: Vec<i64> = (0..n)
+                .map(|k| match k % 4 {
+                    0 => i64::MIN,
+                    1 => i64::MAX,
+                    _ => rng(&mut s) as i64,
+                })
+                .collect();
+            let mut want = i.clone();
+            want.sort_unstable();
+            let bits: &mut [u64] = crate::keys::key::as_bits64(&mut i).expect("i64 is 64-bit");
+            sort64(bits, KeyMap::Signed);
+            assert_eq!(i, want, "i64 n={n}");
+        }
+    }
+
+    /// Sample positions hold the smallest keys: every pivot is near the minimum, so the
+    /// depth budget runs out and the radix fallback finishes.
+    fn check_adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap)) {
+        let n = 1 << 15;
+        let samples = super::PIVOT_SAMPLE;
+        let mut a: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let mut order: Vec<u32> = a.clone();
+        order.sort_unstable();
+        let mut small = order.iter();
+        let mut len = n;
+        while len > 256 {
+            let step = len / samples;
+            for i in 0..samples {
+                let at = i * step + step / 2;
+                if let Some(&k) = small.next() {
+                    let j = a.iter().position(|&x| x == k).expect("present");
+                    a.swap(at, j);
+                }
+            }
+            len -= len / 8;
+        }
+        let mut want = a.clone();
+        want.sort_unstable();
+        sort32(&mut a, KeyMap::Unsigned);
+        assert_eq!(a, want);
+    }
 }

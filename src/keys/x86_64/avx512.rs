@@ -260,36 +260,51 @@ impl KeyVector for U64x8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keys::network::tests as shared;
 
-    fn rng(s: &mut u64) -> u64 {
-        *s ^= *s >> 12;
-        *s ^= *s << 25;
-        *s ^= *s >> 27;
-        s.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn inputs(n: usize, seed: u64) -> Vec<Vec<u64>> {
-        let mut s = seed | 1;
-        vec![
-            (0..n).map(|_| rng(&mut s)).collect(),
-            (0..n as u64).collect(),
-            (0..n as u64).rev().collect(),
-            (0..n as u64).map(|i| i % 17).collect(),
-            (0..n as u64).map(|i| i.min(n as u64 - i)).collect(),
-            vec![7; n],
-            (0..n).map(|_| rng(&mut s) % 5).collect(),
-            (0..n)
-                .map(|i| if i % 2 == 0 { u64::MAX } else { 0 })
-                .collect(),
-        ]
-    }
-
-    fn lengths() -> Vec<usize> {
-        let mut v: Vec<usize> = (0..=300).collect();
-        for k in 9..=16 {
-            v.extend([(1 << k) - 1, 1 << k, (1 << k) + 1]);
+    #[test]
+    fn partition_store_on_every_mask() {
+        if Avx512KeysToken::new().is_none() {
+            eprintln!("no AVX-512F here: skipped");
+            return;
         }
-        v
+        // SAFETY: AVX-512F was detected above.
+        unsafe {
+            shared::check_partition_store::<U32x16>(
+                0x8000_0000,
+                |l, below| {
+                    if below {
+                        l as u32 * 3
+                    } else {
+                        0x8000_0000 + l as u32
+                    }
+                },
+                0x5555_5555,
+            );
+            shared::check_partition_store::<U64x8>(
+                1 << 63,
+                |l, below| {
+                    if below {
+                        (1 << 63) - 100 + l as u64 * 3
+                    } else {
+                        u64::MAX - l as u64
+                    }
+                },
+                0x5555_5555,
+            );
+        }
+    }
+
+    #[test]
+    fn vector_operations_match_scalar() {
+        if Avx512KeysToken::new().is_none() {
+            return;
+        }
+        // SAFETY: AVX-512F was detected above.
+        unsafe {
+            shared::check_vector_ops::<U32x16>(|s| (s ^ (s >> 32)) as u32);
+            shared::check_vector_ops::<U64x8>(|s| s);
+        }
     }
 
     #[test]
@@ -298,112 +313,6 @@ mod tests {
             eprintln!("no AVX-512F here: skipped");
             return;
         };
-        for n in lengths() {
-            for (p, input) in inputs(n, n as u64).into_iter().enumerate() {
-                let mut a: Vec<u32> = input.iter().map(|&x| (x ^ (x >> 32)) as u32).collect();
-                let mut want = a.clone();
-                want.sort_unstable();
-                token.sort32(&mut a, KeyMap::Unsigned);
-                assert_eq!(a, want, "u32 pattern {p} n={n}");
-
-                let mut b = input;
-                let mut want = b.clone();
-                want.sort_unstable();
-                token.sort64(&mut b, KeyMap::Unsigned);
-                assert_eq!(b, want, "u64 pattern {p} n={n}");
-            }
-        }
-    }
-
-    #[test]
-    fn floats_and_signed() {
-        let Some(token) = Avx512KeysToken::new() else {
-            return;
-        };
-        let specials = [
-            f64::from_bits(0xfff8_0000_0000_0000),
-            f64::NEG_INFINITY,
-            f64::MIN,
-            -1.0,
-            -f64::MIN_POSITIVE,
-            -f64::from_bits(1),
-            -0.0,
-            0.0,
-            f64::from_bits(1),
-            1.5,
-            f64::MAX,
-            f64::INFINITY,
-            f64::NAN,
-        ];
-        for n in [0, 1, 13, 16, 17, 255, 256, 257, 1000, 5000] {
-            let mut s = 3 + n as u64;
-            let f: Vec<f64> = (0..n)
-                .map(|i| {
-                    if i % 3 == 0 {
-                        specials[rng(&mut s) as usize % specials.len()]
-                    } else {
-                        (rng(&mut s) as i64 as f64) * 1e-10
-                    }
-                })
-                .collect();
-            let mut bits: Vec<u64> = f.iter().map(|x| x.to_bits()).collect();
-            let mut want = f.clone();
-            want.sort_by(f64::total_cmp);
-            token.sort64(&mut bits, KeyMap::Float);
-            let want_bits: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
-            assert_eq!(bits, want_bits, "f64 n={n}");
-
-            let mut b32: Vec<u32> = f.iter().map(|&x| (x as f32).to_bits()).collect();
-            let mut want: Vec<f32> = f.iter().map(|&x| x as f32).collect();
-            want.sort_by(f32::total_cmp);
-            token.sort32(&mut b32, KeyMap::Float);
-            let want_bits: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
-            assert_eq!(b32, want_bits, "f32 n={n}");
-
-            let mut i: Vec<i32> = (0..n)
-                .map(|k| match k % 4 {
-                    0 => i32::MIN,
-                    1 => i32::MAX,
-                    _ => rng(&mut s) as i32,
-                })
-                .collect();
-            let mut want = i.clone();
-            want.sort_unstable();
-            let bits: &mut [u32] = crate::keys::key::as_bits32(&mut i).expect("i32 is 32-bit");
-            token.sort32(bits, KeyMap::Signed);
-            assert_eq!(i, want, "i32 n={n}");
-        }
-    }
-
-    #[test]
-    fn adversarial_pivots_fall_back() {
-        let Some(token) = Avx512KeysToken::new() else {
-            return;
-        };
-        // Sample positions hold the smallest keys: every pivot is near the minimum, so the
-        // depth budget runs out and the radix fallback finishes.
-        let n = 1 << 15;
-        let mut a: Vec<u32> = (0..n as u32)
-            .map(|i| i.wrapping_mul(2_654_435_761))
-            .collect();
-        let mut order: Vec<u32> = a.clone();
-        order.sort_unstable();
-        let mut small = order.iter();
-        let mut len = n;
-        while len > 256 {
-            let step = len / 16;
-            for i in 0..16 {
-                let at = i * step + step / 2;
-                if let Some(&k) = small.next() {
-                    let j = a.iter().position(|&x| x == k).expect("present");
-                    a.swap(at, j);
-                }
-            }
-            len -= len / 8;
-        }
-        let mut want = a.clone();
-        want.sort_unstable();
-        token.sort32(&mut a, KeyMap::Unsigned);
-        assert_eq!(a, want);
+        shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
     }
 }

@@ -1,4 +1,5 @@
-//! x86-64 key kernels: the shared vectorised sort ([`network`](super::network)) over
-//! AVX-512 vectors.
+//! x86-64 key kernels: the shared vectorised sort ([`network`](super::network)) over AVX2
+//! and AVX-512 vectors.
 
+pub mod avx2;
 pub mod avx512;

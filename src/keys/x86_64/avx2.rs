@@ -1,0 +1,487 @@
+//! AVX2 key sort: 8 `u32` or 4 `u64` keys per 256-bit vector, the shared vectorised sort of
+//! [`network`] instantiated for AVX2.
+//!
+//! AVX2 lacks three things the AVX-512 vectors use, and this module makes up for them:
+//!
+//! * **Unsigned 64-bit compares, min and max.** Both operands get their sign bit flipped,
+//!   which turns the unsigned order into the signed one `vpcmpgtq` compares; min and max
+//!   are a blend on that compare (32-bit keys have `vpminud`/`vpmaxud`).
+//! * **Compress.** [`partition_store`](KeyVector::partition_store) looks the below-pivot
+//!   lane mask up in a permutation table ([`PARTITION32`], 256 entries for 8 lanes;
+//!   [`PARTITION64`], 16 entries for 4 lanes) that moves the lanes below the pivot to the
+//!   front and the others behind them, permutes with `vpermd`, and stores the whole vector
+//!   at both ends, as the trait's contract allows (the in-place partition keeps a vector's
+//!   worth of free slots on each side).
+//! * **Masked stores with mask registers.** Short tails use `vpmaskmovd`/`vpmaskmovq`
+//!   with a lane mask built by one compare.
+//!
+//! The table entries pack eight 3-bit lane indices into the low 4 bits of each nibble of a
+//! `u32` (1 KiB for the 8-lane table), expanded by one variable shift: `vpermd` reads only
+//! the low 3 bits of each index.
+
+use std::arch::x86_64::*;
+
+use crate::keys::key::KeyMap;
+use crate::keys::network::{self, KeyVector};
+
+/// Proof that the CPU runs AVX2 (and POPCNT, which every AVX2 CPU has); the only way to
+/// reach the AVX2 key kernels.
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2KeysToken(());
+
+impl Avx2KeysToken {
+    /// The CPU features the kernels use, for `status()`.
+    pub const FEATURES: &'static str = "avx2,popcnt";
+
+    /// The token, if this CPU has AVX2 and POPCNT (`is_x86_feature_detected!` caches its
+    /// answer, so this is cheap after the first call).
+    pub fn new() -> Option<Self> {
+        (is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt"))
+            .then_some(Avx2KeysToken(()))
+    }
+
+    /// Sorts 32-bit keys ascending by `map.encode32(key)`.
+    pub fn sort32(self, keys: &mut [u32], map: KeyMap) {
+        map.encode_slice32(keys);
+        // SAFETY: the token exists only where the CPU has AVX2 and POPCNT.
+        unsafe { sort_u32(keys) };
+        map.decode_slice32(keys);
+    }
+
+    /// Sorts 64-bit keys ascending by `map.encode64(key)`.
+    pub fn sort64(self, keys: &mut [u64], map: KeyMap) {
+        map.encode_slice64(keys);
+        // SAFETY: the token exists only where the CPU has AVX2 and POPCNT.
+        unsafe { sort_u64(keys) };
+        map.decode_slice64(keys);
+    }
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn sort_u32(keys: &mut [u32]) {
+    // SAFETY: AVX2 is enabled here (target_feature + token).
+    unsafe { network::quicksort::<U32x8>(keys) }
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn sort_u64(keys: &mut [u64]) {
+    // SAFETY: AVX2 is enabled here (target_feature + token).
+    unsafe { network::quicksort::<U64x4>(keys) }
+}
+
+/// The partition permutation for `lanes` lanes and below-pivot mask `mask`: the lanes whose
+/// mask bit is set in lane order, then the others in lane order.
+const fn partition_order<const L: usize>(mask: usize) -> [usize; L] {
+    let mut order = [0usize; L];
+    let mut at = 0;
+    let mut l = 0;
+    while l < L {
+        if mask & (1 << l) != 0 {
+            order[at] = l;
+            at += 1;
+        }
+        l += 1;
+    }
+    l = 0;
+    while l < L {
+        if mask & (1 << l) == 0 {
+            order[at] = l;
+            at += 1;
+        }
+        l += 1;
+    }
+    order
+}
+
+/// [`PARTITION32`]: for each 8-bit mask, the `vpermd` indices of [`partition_order`], one
+/// per nibble (lane 0's index in the lowest).
+const fn partition_table32() -> [u32; 256] {
+    let mut table = [0u32; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let order = partition_order::<8>(mask);
+        let mut k = 0;
+        while k < 8 {
+            table[mask] |= (order[k] as u32) << (4 * k);
+            k += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// [`PARTITION64`]: for each 4-bit mask, the 32-bit `vpermd` indices that move 64-bit lanes
+/// (lane `l` is 32-bit lanes `2l` and `2l + 1`), one per nibble.
+const fn partition_table64() -> [u32; 16] {
+    let mut table = [0u32; 16];
+    let mut mask = 0;
+    while mask < 16 {
+        let order = partition_order::<4>(mask);
+        let mut k = 0;
+        while k < 4 {
+            let lo = 2 * order[k] as u32;
+            table[mask] |= lo << (8 * k) | (lo + 1) << (8 * k + 4);
+            k += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// Packed `vpermd` indices that partition 8 `u32` lanes, by below-pivot mask.
+static PARTITION32: [u32; 256] = partition_table32();
+/// Packed `vpermd` indices that partition 4 `u64` lanes, by below-pivot mask.
+static PARTITION64: [u32; 16] = partition_table64();
+
+/// The eight `vpermd` indices packed in `packed`, one per lane.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[inline(always)]
+unsafe fn unpack_indices(packed: u32) -> __m256i {
+    // SAFETY: caller's guarantee; register-only intrinsics.
+    unsafe {
+        _mm256_srlv_epi32(
+            _mm256_set1_epi32(packed as i32),
+            _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28),
+        )
+    }
+}
+
+/// All ones in the 32-bit lanes below `n`, zero above (`n <= 8`).
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[inline(always)]
+unsafe fn first_lanes32(n: usize) -> __m256i {
+    // SAFETY: caller's guarantee; register-only intrinsics.
+    unsafe {
+        _mm256_cmpgt_epi32(
+            _mm256_set1_epi32(n as i32),
+            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+        )
+    }
+}
+
+/// All ones in the 64-bit lanes below `n`, zero above (`n <= 4`).
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[inline(always)]
+unsafe fn first_lanes64(n: usize) -> __m256i {
+    // SAFETY: caller's guarantee; register-only intrinsics.
+    unsafe { _mm256_cmpgt_epi64(_mm256_set1_epi64x(n as i64), _mm256_setr_epi64x(0, 1, 2, 3)) }
+}
+
+/// 8 `u32` keys.
+#[derive(Clone, Copy)]
+struct U32x8(__m256i);
+
+// SAFETY (for every method): the trait contract makes callers guarantee AVX2 (and POPCNT)
+// and pointers valid for the lanes touched; the intrinsics need nothing else (loads and
+// stores are the unaligned forms, and `vpmaskmov` does not touch masked-off lanes).
+impl KeyVector for U32x8 {
+    type Key = u32;
+    const LANES: usize = 8;
+    const MAX: u32 = u32::MAX;
+
+    #[inline(always)]
+    unsafe fn load(src: *const u32) -> Self {
+        // SAFETY: see the impl comment.
+        U32x8(unsafe { _mm256_loadu_si256(src.cast()) })
+    }
+    #[inline(always)]
+    unsafe fn store(self, dst: *mut u32) {
+        // SAFETY: see the impl comment.
+        unsafe { _mm256_storeu_si256(dst.cast(), self.0) }
+    }
+    #[inline(always)]
+    unsafe fn load_padded(src: *const u32, n: usize) -> Self {
+        // SAFETY: see the impl comment; only the first `n` lanes are read, the others are
+        // zero from the load and all ones from the OR.
+        U32x8(unsafe {
+            let mask = first_lanes32(n);
+            let keys = _mm256_maskload_epi32(src.cast(), mask);
+            _mm256_or_si256(keys, _mm256_xor_si256(mask, _mm256_set1_epi32(-1)))
+        })
+    }
+    #[inline(always)]
+    unsafe fn store_first(self, dst: *mut u32, n: usize) {
+        // SAFETY: see the impl comment; only the first `n` lanes are written.
+        unsafe { _mm256_maskstore_epi32(dst.cast(), first_lanes32(n), self.0) }
+    }
+    #[inline(always)]
+    unsafe fn splat(k: u32) -> Self {
+        // SAFETY: see the impl comment.
+        U32x8(unsafe { _mm256_set1_epi32(k as i32) })
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: see the impl comment.
+        U32x8(unsafe { _mm256_min_epu32(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: see the impl comment.
+        U32x8(unsafe { _mm256_max_epu32(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn xor_permute(self, m: usize) -> Self {
+        // In-lane shuffles (`vpshufd`) where the permutation stays inside 128-bit halves;
+        // after inlining `m` is a constant and the match folds away.
+        // SAFETY: see the impl comment.
+        U32x8(unsafe {
+            let v = self.0;
+            match m {
+                0 => v,
+                1 => _mm256_shuffle_epi32::<0b10_11_00_01>(v),
+                2 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
+                3 => _mm256_shuffle_epi32::<0b00_01_10_11>(v),
+                4 => _mm256_permute4x64_epi64::<0b01_00_11_10>(v),
+                _ => {
+                    let m = m as i32 & 7;
+                    let idx = _mm256_xor_si256(
+                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                        _mm256_set1_epi32(m),
+                    );
+                    _mm256_permutevar8x32_epi32(v, idx)
+                }
+            }
+        })
+    }
+    #[inline(always)]
+    unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
+        // SAFETY: see the impl comment.
+        U32x8(unsafe {
+            match bit {
+                1 => _mm256_blend_epi32::<0b1010_1010>(lo.0, hi.0),
+                2 => _mm256_blend_epi32::<0b1100_1100>(lo.0, hi.0),
+                _ => {
+                    debug_assert_eq!(bit, 4);
+                    _mm256_blend_epi32::<0b1111_0000>(lo.0, hi.0)
+                }
+            }
+        })
+    }
+    #[inline(always)]
+    unsafe fn partition_store(self, pivot: Self, left: *mut u32, right_end: *mut u32) -> usize {
+        // SAFETY: see the impl comment; the contract gives `left[..8]` and
+        // `right_end[-8..]` to write.
+        unsafe {
+            // Lanes at or above the pivot are those where max(key, pivot) == key.
+            let at_or_above = _mm256_cmpeq_epi32(_mm256_max_epu32(self.0, pivot.0), self.0);
+            let below = !_mm256_movemask_ps(_mm256_castsi256_ps(at_or_above)) as u32 & 0xff;
+            let order = unpack_indices(PARTITION32[below as usize]);
+            let parted = _mm256_permutevar8x32_epi32(self.0, order);
+            _mm256_storeu_si256(left.cast(), parted);
+            _mm256_storeu_si256(right_end.sub(8).cast(), parted);
+            below.count_ones() as usize
+        }
+    }
+}
+
+/// Flips the sign bit of each 64-bit lane, so that signed compares order unsigned keys.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[inline(always)]
+unsafe fn flip_sign64(v: __m256i) -> __m256i {
+    // SAFETY: caller's guarantee; register-only intrinsics.
+    unsafe { _mm256_xor_si256(v, _mm256_set1_epi64x(i64::MIN)) }
+}
+
+/// All ones in the lanes where `a > b` as unsigned 64-bit keys.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[inline(always)]
+unsafe fn gt_u64(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: caller's guarantee; register-only intrinsics.
+    unsafe { _mm256_cmpgt_epi64(flip_sign64(a), flip_sign64(b)) }
+}
+
+/// 4 `u64` keys.
+#[derive(Clone, Copy)]
+struct U64x4(__m256i);
+
+// SAFETY (for every method): as for `U32x8`.
+impl KeyVector for U64x4 {
+    type Key = u64;
+    const LANES: usize = 4;
+    const MAX: u64 = u64::MAX;
+
+    #[inline(always)]
+    unsafe fn load(src: *const u64) -> Self {
+        // SAFETY: see the impl comment.
+        U64x4(unsafe { _mm256_loadu_si256(src.cast()) })
+    }
+    #[inline(always)]
+    unsafe fn store(self, dst: *mut u64) {
+        // SAFETY: see the impl comment.
+        unsafe { _mm256_storeu_si256(dst.cast(), self.0) }
+    }
+    #[inline(always)]
+    unsafe fn load_padded(src: *const u64, n: usize) -> Self {
+        // SAFETY: see the impl comment; only the first `n` lanes are read, the others are
+        // zero from the load and all ones from the OR.
+        U64x4(unsafe {
+            let mask = first_lanes64(n);
+            let keys = _mm256_maskload_epi64(src.cast(), mask);
+            _mm256_or_si256(keys, _mm256_xor_si256(mask, _mm256_set1_epi32(-1)))
+        })
+    }
+    #[inline(always)]
+    unsafe fn store_first(self, dst: *mut u64, n: usize) {
+        // SAFETY: see the impl comment; only the first `n` lanes are written.
+        unsafe { _mm256_maskstore_epi64(dst.cast(), first_lanes64(n), self.0) }
+    }
+    #[inline(always)]
+    unsafe fn splat(k: u64) -> Self {
+        // SAFETY: see the impl comment.
+        U64x4(unsafe { _mm256_set1_epi64x(k as i64) })
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: see the impl comment.
+        U64x4(unsafe { _mm256_blendv_epi8(self.0, other.0, gt_u64(self.0, other.0)) })
+    }
+    #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: see the impl comment.
+        U64x4(unsafe { _mm256_blendv_epi8(other.0, self.0, gt_u64(self.0, other.0)) })
+    }
+    #[inline(always)]
+    unsafe fn xor_permute(self, m: usize) -> Self {
+        // SAFETY: see the impl comment.
+        U64x4(unsafe {
+            let v = self.0;
+            match m {
+                0 => v,
+                // Swap the 64-bit halves of each 128-bit lane: an in-lane shuffle.
+                1 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
+                2 => _mm256_permute4x64_epi64::<0b01_00_11_10>(v),
+                _ => {
+                    debug_assert_eq!(m, 3);
+                    _mm256_permute4x64_epi64::<0b00_01_10_11>(v)
+                }
+            }
+        })
+    }
+    #[inline(always)]
+    unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
+        // SAFETY: see the impl comment.
+        U64x4(unsafe {
+            match bit {
+                1 => _mm256_blend_epi32::<0b1100_1100>(lo.0, hi.0),
+                _ => {
+                    debug_assert_eq!(bit, 2);
+                    _mm256_blend_epi32::<0b1111_0000>(lo.0, hi.0)
+                }
+            }
+        })
+    }
+    #[inline(always)]
+    unsafe fn partition_store(self, pivot: Self, left: *mut u64, right_end: *mut u64) -> usize {
+        // SAFETY: see the impl comment; the contract gives `left[..4]` and
+        // `right_end[-4..]` to write.
+        unsafe {
+            let below = _mm256_movemask_pd(_mm256_castsi256_pd(gt_u64(pivot.0, self.0))) as u32;
+            let order = unpack_indices(PARTITION64[below as usize]);
+            let parted = _mm256_permutevar8x32_epi32(self.0, order);
+            _mm256_storeu_si256(left.cast(), parted);
+            _mm256_storeu_si256(right_end.sub(4).cast(), parted);
+            below.count_ones() as usize
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::network::tests as shared;
+
+    /// Unpacks a table entry into its lane indices (nibble `k` is output lane `k`).
+    fn nibbles(packed: u32) -> [u32; 8] {
+        std::array::from_fn(|k| (packed >> (4 * k)) & 0xf)
+    }
+
+    #[test]
+    fn every_8_lane_mask_moves_the_below_lanes_first_in_order() {
+        for mask in 0..256usize {
+            let idx = nibbles(PARTITION32[mask]);
+            let below: Vec<u32> = (0..8).filter(|l| mask & (1 << l) != 0).collect();
+            let rest: Vec<u32> = (0..8).filter(|l| mask & (1 << l) == 0).collect();
+            let want: Vec<u32> = below.iter().chain(&rest).copied().collect();
+            assert_eq!(idx.to_vec(), want, "mask {mask:08b}");
+        }
+    }
+
+    #[test]
+    fn every_4_lane_mask_moves_both_halves_of_each_u64() {
+        for mask in 0..16usize {
+            let idx = nibbles(PARTITION64[mask]);
+            let below: Vec<u32> = (0..4).filter(|l| mask & (1 << l) != 0).collect();
+            let rest: Vec<u32> = (0..4).filter(|l| mask & (1 << l) == 0).collect();
+            let want: Vec<u32> = below
+                .iter()
+                .chain(&rest)
+                .flat_map(|&l| [2 * l, 2 * l + 1])
+                .collect();
+            assert_eq!(idx.to_vec(), want, "mask {mask:04b}");
+        }
+    }
+
+    #[test]
+    fn partition_store_on_every_mask() {
+        if Avx2KeysToken::new().is_none() {
+            eprintln!("no AVX2 here: skipped");
+            return;
+        }
+        // SAFETY: AVX2 was detected above.
+        unsafe {
+            shared::check_partition_store::<U32x8>(
+                0x8000_0000,
+                |l, below| {
+                    if below {
+                        l as u32 * 3
+                    } else {
+                        0x8000_0000 + l as u32
+                    }
+                },
+                0x5555_5555,
+            );
+            shared::check_partition_store::<U64x4>(
+                1 << 63,
+                |l, below| {
+                    if below {
+                        (1 << 63) - 100 + l as u64 * 3
+                    } else {
+                        u64::MAX - l as u64
+                    }
+                },
+                0x5555_5555,
+            );
+        }
+    }
+
+    #[test]
+    fn vector_operations_match_scalar() {
+        if Avx2KeysToken::new().is_none() {
+            return;
+        }
+        // SAFETY: AVX2 was detected above.
+        unsafe {
+            shared::check_vector_ops::<U32x8>(|s| (s ^ (s >> 32)) as u32);
+            shared::check_vector_ops::<U64x4>(|s| s);
+        }
+    }
+
+    #[test]
+    fn u32_and_u64_against_std() {
+        let Some(token) = Avx2KeysToken::new() else {
+            eprintln!("no AVX2 here: skipped");
+            return;
+        };
+        shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
+    }
+}
