@@ -164,12 +164,14 @@ macro_rules! key_tests {
 
 key_tests!(radix_properties, "radix");
 key_tests!(avx512_properties, "avx512");
+key_tests!(avx2_properties, "avx2");
+key_tests!(portable_properties, "portable");
 key_tests!(auto_properties, "auto");
 
 /// Every CPU backend that claims a key workload is covered by one of the tests above.
 #[test]
 fn every_cpu_key_backend_is_covered() {
-    let covered = ["radix", "avx512", "auto"];
+    let covered = ["radix", "avx512", "avx2", "portable", "auto"];
     for b in backend::available() {
         let does_keys = [KeyWidth::W32, KeyWidth::W64]
             .iter()

@@ -66,6 +66,26 @@ pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 1200;
 /// cache-resident slices gave ns per key at 4096: 9.31 / 8.44, at 16384: 11.75 / 8.25.
 pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 8192;
 
+/// 32-bit keys from which `radix` beats the vectorised quicksort of `avx2`; `auto` uses it on
+/// CPUs without AVX-512 (or with `SORTNET_NO_AVX512=1`).
+///
+/// MEASUREMENT_AVX2_32
+pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 1000;
+
+/// 64-bit keys from which `radix` beats the vectorised quicksort of `avx2`.
+///
+/// MEASUREMENT_AVX2_64
+pub(crate) const KEYS64_AVX2_RADIX_MIN_LEN: usize = 2048;
+
+// A narrower ISA never beats radix where a wider one does not: `preference` relies on it.
+const _: () = assert!(KEYS32_AVX2_RADIX_MIN_LEN <= KEYS32_RADIX_MIN_LEN);
+const _: () = assert!(KEYS64_AVX2_RADIX_MIN_LEN <= KEYS64_RADIX_MIN_LEN);
+
+// `portable` sorts keys (any target, `wide` vectors) but comes after `radix` in every key
+// list: on x86-64 (SSE2 build) it was 2 to 9 times slower than `radix` at every length from
+// 16 to 4096 keys (BENCHMARKS-keys-simd.md); it stays usable by name, and is what `auto`
+// falls back to only if `radix` were missing. Not measured on aarch64 (NEON).
+
 // `vulkan-bitonic` is in no list: end to end from host slices (transfers included) it was
 // slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)
 // and far slower than `avx512` on nibbles, see BENCHMARKS.md (vulkan-bitonic and GPU nibbles); it stays usable by name.
@@ -100,12 +120,23 @@ pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static s
         // at every length; the figures are in BENCHMARKS.md (nibble sort on the CPU).
         Workload::Nibbles => &["avx512", "avx2", "portable", "lut", "scalar"],
         Workload::Keys(width) => {
-            let (radix_from, gpu_end) = match width {
-                KeyWidth::W32 => (KEYS32_RADIX_MIN_LEN, GPU_RADIX_KEYS32_END),
-                KeyWidth::W64 => (KEYS64_RADIX_MIN_LEN, GPU_RADIX_KEYS64_END),
+            let (avx512_to, avx2_to, gpu_end) = match width {
+                KeyWidth::W32 => (
+                    KEYS32_RADIX_MIN_LEN,
+                    KEYS32_AVX2_RADIX_MIN_LEN,
+                    GPU_RADIX_KEYS32_END,
+                ),
+                KeyWidth::W64 => (
+                    KEYS64_RADIX_MIN_LEN,
+                    KEYS64_AVX2_RADIX_MIN_LEN,
+                    GPU_RADIX_KEYS64_END,
+                ),
             };
-            if len < radix_from {
-                &["avx512", "avx2", "portable", "radix"]
+            if len < avx2_to {
+                &["avx512", "avx2", "radix", "portable"]
+            } else if len < avx512_to {
+                // On a CPU without AVX-512 radix goes first from here.
+                &["avx512", "radix", "avx2", "portable"]
             } else if (GPU_RADIX_MIN_KEYS..gpu_end).contains(&len) {
                 &["vulkan-radix", "radix", "avx512", "avx2", "portable"]
             } else {
@@ -114,6 +145,51 @@ pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static s
         }
         // Only radix sorts pairs on the CPU (stable, values follow their keys).
         Workload::Pairs(_) => &["radix"],
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+
+    /// The first of `names` in the key preference at `len`.
+    fn first_of(width: KeyWidth, len: usize, names: &[&str]) -> &'static str {
+        preference(Workload::Keys(width), len)
+            .iter()
+            .copied()
+            .find(|n| names.contains(n))
+            .expect("a key list names every CPU key backend")
+    }
+
+    #[test]
+    fn small_keys_go_to_the_widest_simd_sort_until_its_crossover() {
+        for (w, avx512_to, avx2_to) in [
+            (
+                KeyWidth::W32,
+                KEYS32_RADIX_MIN_LEN,
+                KEYS32_AVX2_RADIX_MIN_LEN,
+            ),
+            (
+                KeyWidth::W64,
+                KEYS64_RADIX_MIN_LEN,
+                KEYS64_AVX2_RADIX_MIN_LEN,
+            ),
+        ] {
+            // A CPU with AVX-512 (and so AVX2).
+            let with_512 = ["avx512", "avx2", "portable", "radix"];
+            assert_eq!(first_of(w, 0, &with_512), "avx512");
+            assert_eq!(first_of(w, avx512_to - 1, &with_512), "avx512");
+            assert_eq!(first_of(w, avx512_to, &with_512), "radix");
+            // A CPU with AVX2 only.
+            let with_avx2 = ["avx2", "portable", "radix"];
+            assert_eq!(first_of(w, 0, &with_avx2), "avx2");
+            assert_eq!(first_of(w, avx2_to - 1, &with_avx2), "avx2");
+            assert_eq!(first_of(w, avx2_to, &with_avx2), "radix");
+            // Anything else: radix at every length (portable is slower, see above).
+            for len in [0, 1, 100, avx2_to, 1 << 20] {
+                assert_eq!(first_of(w, len, &["portable", "radix"]), "radix");
+            }
+        }
     }
 }
 

@@ -134,6 +134,7 @@ impl KeyVector for Wide32 {
     type Key = u32;
     const LANES: usize = 8;
     const MAX: u32 = u32::MAX;
+    const BLOCK_VECTORS: usize = 8;
 
     wide_memory_ops!(u32x8, u32, 8);
 
@@ -156,6 +157,7 @@ impl KeyVector for Wide64 {
     type Key = u64;
     const LANES: usize = 4;
     const MAX: u64 = u64::MAX;
+    const BLOCK_VECTORS: usize = 8;
 
     wide_memory_ops!(u64x4, u64, 4);
 

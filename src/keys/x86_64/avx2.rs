@@ -184,6 +184,7 @@ impl KeyVector for U32x8 {
     type Key = u32;
     const LANES: usize = 8;
     const MAX: u32 = u32::MAX;
+    const BLOCK_VECTORS: usize = 8;
 
     #[inline(always)]
     unsafe fn load(src: *const u32) -> Self {
@@ -309,6 +310,7 @@ impl KeyVector for U64x4 {
     type Key = u64;
     const LANES: usize = 4;
     const MAX: u64 = u64::MAX;
+    const BLOCK_VECTORS: usize = 8;
 
     #[inline(always)]
     unsafe fn load(src: *const u64) -> Self {

@@ -114,6 +114,7 @@ impl KeyVector for U32x16 {
     type Key = u32;
     const LANES: usize = 16;
     const MAX: u32 = u32::MAX;
+    const BLOCK_VECTORS: usize = 16;
 
     #[inline(always)]
     unsafe fn load(src: *const u32) -> Self {
@@ -190,6 +191,7 @@ impl KeyVector for U64x8 {
     type Key = u64;
     const LANES: usize = 8;
     const MAX: u64 = u64::MAX;
+    const BLOCK_VECTORS: usize = 16;
 
     #[inline(always)]
     unsafe fn load(src: *const u64) -> Self {
