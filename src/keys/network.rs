@@ -335,6 +335,17 @@ impl VecKey for u64 {
     }
 }
 
+/// 64-bit keys with the sign bit flipped, for vectors that compare signed (AVX2 has only
+/// `vpcmpgtq`): the unsigned order of `k` is the signed order of `(k ^ 1 << 63) as i64`.
+impl VecKey for i64 {
+    fn radix_sort(keys: &mut [i64]) {
+        radix::sort64(bytemuck::cast_slice_mut(keys), KeyMap::Signed);
+    }
+    fn succ(self) -> Self {
+        self + 1
+    }
+}
+
 /// Sorts unsigned keys ascending: vectorised quicksort down to [`sort_block`].
 ///
 /// Not recursive (an explicit stack of ranges), so that one `#[target_feature]` function

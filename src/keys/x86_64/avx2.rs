@@ -3,9 +3,10 @@
 //!
 //! AVX2 lacks three things the AVX-512 vectors use, and this module makes up for them:
 //!
-//! * **Unsigned 64-bit compares, min and max.** Both operands get their sign bit flipped,
-//!   which turns the unsigned order into the signed one `vpcmpgtq` compares; min and max
-//!   are a blend on that compare (32-bit keys have `vpminud`/`vpmaxud`).
+//! * **Unsigned 64-bit compares, min and max.** The keys get their sign bit flipped in the
+//!   encoding pass (fused with the [`KeyMap`]), which turns the unsigned order into the
+//!   signed one `vpcmpgtq` compares; min and max are a blend on that compare (32-bit keys
+//!   have `vpminud`/`vpmaxud`).
 //! * **Compress.** [`partition_store`](KeyVector::partition_store) looks the below-pivot
 //!   lane mask up in a permutation table ([`PARTITION32`], 256 entries for 8 lanes;
 //!   [`PARTITION64`], 16 entries for 4 lanes) that moves the lanes below the pivot to the
@@ -49,11 +50,15 @@ impl Avx2KeysToken {
     }
 
     /// Sorts 64-bit keys ascending by `map.encode64(key)`.
+    ///
+    /// The vectors compare signed (see [`I64x4`]), so the encoding pass also flips the sign
+    /// bit, and the decoding pass flips it back (for `i64` keys the two flips cancel).
     pub fn sort64(self, keys: &mut [u64], map: KeyMap) {
-        map.encode_slice64(keys);
+        const SIGN: u64 = 1 << 63;
+        keys.iter_mut().for_each(|k| *k = map.encode64(*k) ^ SIGN);
         // SAFETY: the token exists only where the CPU has AVX2 and POPCNT.
-        unsafe { sort_u64(keys) };
-        map.decode_slice64(keys);
+        unsafe { sort_i64(bytemuck::cast_slice_mut(keys)) };
+        keys.iter_mut().for_each(|k| *k = map.decode64(*k ^ SIGN));
     }
 }
 
@@ -64,9 +69,9 @@ unsafe fn sort_u32(keys: &mut [u32]) {
 }
 
 #[target_feature(enable = "avx2,popcnt")]
-unsafe fn sort_u64(keys: &mut [u64]) {
+unsafe fn sort_i64(keys: &mut [i64]) {
     // SAFETY: AVX2 is enabled here (target_feature + token).
-    unsafe { network::quicksort::<U64x4>(keys) }
+    unsafe { network::quicksort::<I64x4>(keys) }
 }
 
 /// The partition permutation for `lanes` lanes and below-pivot mask `mask`: the lanes whose
@@ -281,81 +286,63 @@ impl KeyVector for U32x8 {
     }
 }
 
-/// Flips the sign bit of each 64-bit lane, so that signed compares order unsigned keys.
-///
-/// # Safety
-/// The CPU supports AVX2.
-#[inline(always)]
-unsafe fn flip_sign64(v: __m256i) -> __m256i {
-    // SAFETY: caller's guarantee; register-only intrinsics.
-    unsafe { _mm256_xor_si256(v, _mm256_set1_epi64x(i64::MIN)) }
-}
-
-/// All ones in the lanes where `a > b` as unsigned 64-bit keys.
-///
-/// # Safety
-/// The CPU supports AVX2.
-#[inline(always)]
-unsafe fn gt_u64(a: __m256i, b: __m256i) -> __m256i {
-    // SAFETY: caller's guarantee; register-only intrinsics.
-    unsafe { _mm256_cmpgt_epi64(flip_sign64(a), flip_sign64(b)) }
-}
-
-/// 4 `u64` keys.
+/// 4 64-bit keys, stored with their sign bit flipped so that AVX2's signed `vpcmpgtq`
+/// orders them as the unsigned keys they stand for (flipping inside every min, max and
+/// partition compare instead cost two more instructions per compare).
 #[derive(Clone, Copy)]
-struct U64x4(__m256i);
+struct I64x4(__m256i);
 
 // SAFETY (for every method): as for `U32x8`.
-impl KeyVector for U64x4 {
-    type Key = u64;
+impl KeyVector for I64x4 {
+    type Key = i64;
     const LANES: usize = 4;
-    const MAX: u64 = u64::MAX;
+    const MAX: i64 = i64::MAX;
     const BLOCK_VECTORS: usize = 8;
 
     #[inline(always)]
-    unsafe fn load(src: *const u64) -> Self {
+    unsafe fn load(src: *const i64) -> Self {
         // SAFETY: see the impl comment.
-        U64x4(unsafe { _mm256_loadu_si256(src.cast()) })
+        I64x4(unsafe { _mm256_loadu_si256(src.cast()) })
     }
     #[inline(always)]
-    unsafe fn store(self, dst: *mut u64) {
+    unsafe fn store(self, dst: *mut i64) {
         // SAFETY: see the impl comment.
         unsafe { _mm256_storeu_si256(dst.cast(), self.0) }
     }
     #[inline(always)]
-    unsafe fn load_padded(src: *const u64, n: usize) -> Self {
+    unsafe fn load_padded(src: *const i64, n: usize) -> Self {
         // SAFETY: see the impl comment; only the first `n` lanes are read, the others are
-        // zero from the load and all ones from the OR.
-        U64x4(unsafe {
+        // the largest key from the blend.
+        I64x4(unsafe {
             let mask = first_lanes64(n);
             let keys = _mm256_maskload_epi64(src.cast(), mask);
-            _mm256_or_si256(keys, _mm256_xor_si256(mask, _mm256_set1_epi32(-1)))
+            _mm256_blendv_epi8(_mm256_set1_epi64x(i64::MAX), keys, mask)
         })
     }
     #[inline(always)]
-    unsafe fn store_first(self, dst: *mut u64, n: usize) {
+    unsafe fn store_first(self, dst: *mut i64, n: usize) {
         // SAFETY: see the impl comment; only the first `n` lanes are written.
         unsafe { _mm256_maskstore_epi64(dst.cast(), first_lanes64(n), self.0) }
     }
     #[inline(always)]
-    unsafe fn splat(k: u64) -> Self {
+    unsafe fn splat(k: i64) -> Self {
         // SAFETY: see the impl comment.
-        U64x4(unsafe { _mm256_set1_epi64x(k as i64) })
+        I64x4(unsafe { _mm256_set1_epi64x(k) })
     }
     #[inline(always)]
     unsafe fn min(self, other: Self) -> Self {
         // SAFETY: see the impl comment.
-        U64x4(unsafe { _mm256_blendv_epi8(self.0, other.0, gt_u64(self.0, other.0)) })
+        I64x4(unsafe { _mm256_blendv_epi8(self.0, other.0, _mm256_cmpgt_epi64(self.0, other.0)) })
     }
     #[inline(always)]
     unsafe fn max(self, other: Self) -> Self {
         // SAFETY: see the impl comment.
-        U64x4(unsafe { _mm256_blendv_epi8(other.0, self.0, gt_u64(self.0, other.0)) })
+        I64x4(unsafe { _mm256_blendv_epi8(other.0, self.0, _mm256_cmpgt_epi64(self.0, other.0)) })
     }
     #[inline(always)]
     unsafe fn xor_permute(self, m: usize) -> Self {
         // SAFETY: see the impl comment.
-        U64x4(unsafe {
+        I64x4(unsafe {
             let v = self.0;
             match m {
                 0 => v,
@@ -372,7 +359,7 @@ impl KeyVector for U64x4 {
     #[inline(always)]
     unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
         // SAFETY: see the impl comment.
-        U64x4(unsafe {
+        I64x4(unsafe {
             match bit {
                 1 => _mm256_blend_epi32::<0b1100_1100>(lo.0, hi.0),
                 _ => {
@@ -383,11 +370,13 @@ impl KeyVector for U64x4 {
         })
     }
     #[inline(always)]
-    unsafe fn partition_store(self, pivot: Self, left: *mut u64, right_end: *mut u64) -> usize {
+    unsafe fn partition_store(self, pivot: Self, left: *mut i64, right_end: *mut i64) -> usize {
         // SAFETY: see the impl comment; the contract gives `left[..4]` and
         // `right_end[-4..]` to write.
         unsafe {
-            let below = _mm256_movemask_pd(_mm256_castsi256_pd(gt_u64(pivot.0, self.0))) as u32;
+            let below =
+                _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(pivot.0, self.0)));
+            let below = below as u32;
             let order = unpack_indices(PARTITION64[below as usize]);
             let parted = _mm256_permutevar8x32_epi32(self.0, order);
             _mm256_storeu_si256(left.cast(), parted);
@@ -409,8 +398,9 @@ mod tests {
 
     #[test]
     fn every_8_lane_mask_moves_the_below_lanes_first_in_order() {
-        for mask in 0..256usize {
-            let idx = nibbles(PARTITION32[mask]);
+        assert_eq!(PARTITION32.len(), 256);
+        for (mask, &packed) in PARTITION32.iter().enumerate() {
+            let idx = nibbles(packed);
             let below: Vec<u32> = (0..8).filter(|l| mask & (1 << l) != 0).collect();
             let rest: Vec<u32> = (0..8).filter(|l| mask & (1 << l) == 0).collect();
             let want: Vec<u32> = below.iter().chain(&rest).copied().collect();
@@ -420,8 +410,9 @@ mod tests {
 
     #[test]
     fn every_4_lane_mask_moves_both_halves_of_each_u64() {
-        for mask in 0..16usize {
-            let idx = nibbles(PARTITION64[mask]);
+        assert_eq!(PARTITION64.len(), 16);
+        for (mask, &packed) in PARTITION64.iter().enumerate() {
+            let idx = nibbles(packed);
             let below: Vec<u32> = (0..4).filter(|l| mask & (1 << l) != 0).collect();
             let rest: Vec<u32> = (0..4).filter(|l| mask & (1 << l) == 0).collect();
             let want: Vec<u32> = below
@@ -452,13 +443,13 @@ mod tests {
                 },
                 0x5555_5555,
             );
-            shared::check_partition_store::<U64x4>(
-                1 << 63,
+            shared::check_partition_store::<I64x4>(
+                0,
                 |l, below| {
                     if below {
-                        (1 << 63) - 100 + l as u64 * 3
+                        i64::MIN + l as i64 * 3 - (l as i64 % 2) * (i64::MIN + 100)
                     } else {
-                        u64::MAX - l as u64
+                        i64::MAX - l as i64 * (i64::MAX / 4)
                     }
                 },
                 0x5555_5555,
@@ -474,7 +465,7 @@ mod tests {
         // SAFETY: AVX2 was detected above.
         unsafe {
             shared::check_vector_ops::<U32x8>(|s| (s ^ (s >> 32)) as u32);
-            shared::check_vector_ops::<U64x4>(|s| s);
+            shared::check_vector_ops::<I64x4>(|s| s as i64);
         }
     }
 
