@@ -297,7 +297,7 @@ impl KeyVector for I64x4 {
     type Key = i64;
     const LANES: usize = 4;
     const MAX: i64 = i64::MAX;
-    const BLOCK_VECTORS: usize = 8;
+    const BLOCK_VECTORS: usize = 16;
 
     #[inline(always)]
     unsafe fn load(src: *const i64) -> Self {
