@@ -297,7 +297,7 @@ unsafe fn partition_vectors<V: KeyVector, const U: usize>(
         }
         let (mut l_read, mut r_read) = (step, m - step);
         let (mut l_write, mut r_write) = (0usize, m);
-        let mut store = |v: V, l_write: &mut usize, r_write: &mut usize| {
+        let store = |v: V, l_write: &mut usize, r_write: &mut usize| {
             let c = v.partition_store(pv, p.add(*l_write), p.add(*r_write));
             *l_write += c;
             *r_write -= lanes - c;
