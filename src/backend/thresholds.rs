@@ -69,12 +69,22 @@ pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 8192;
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx2`; `auto` uses it on
 /// CPUs without AVX-512 (or with `SORTNET_NO_AVX512=1`).
 ///
-/// MEASUREMENT_AVX2_32
+/// Measured with `cargo bench --bench keys -- 'keys-small-u32/(portable|avx2|avx512|radix|std-unstable)/'`
+/// (AMD EPYC Zen 4, 2 cores shared with other builds, load 5-6; median per call, random
+/// `u32`; BENCHMARKS-keys-simd.md): avx2 / radix 256 keys 2.06 / 4.08 µs (1.98x), 1000 keys
+/// 8.98 / 9.49 µs (1.06x), 1500 keys 14.56 / 10.78 µs (0.74x), 2048 keys 0.85x. A best-of-7
+/// loop over 8 cache-resident inputs: 512 keys 2.14 / 2.60 µs, 1000 keys 4.52 / 4.31 µs;
+/// the crossover lies near 1000.
 pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 1000;
 
 /// 64-bit keys from which `radix` beats the vectorised quicksort of `avx2`.
 ///
-/// MEASUREMENT_AVX2_64
+/// Measured as [`KEYS32_AVX2_RADIX_MIN_LEN`] with `keys-small-u64` (random `u64`): avx2 /
+/// radix 256 keys 2.17 / 3.49 µs (1.60x), 1000 keys 1.12x, 1500 keys 1.04x, 2048 keys
+/// 26.87 / 26.11 µs (0.97x), 4096 keys 0.91x (3072: 1.18x, within the noise of the loaded
+/// machine). The best-of loop: 1000 keys 8.39 / 8.52 µs, 2048 keys 18.0 / 16.5 µs, 4096
+/// keys 38.3 / 35.0 µs. Below 32 keys radix's insertion sort is faster (16 keys: 113 / 61
+/// ns), a gap `auto` does not route around yet.
 pub(crate) const KEYS64_AVX2_RADIX_MIN_LEN: usize = 2048;
 
 // A narrower ISA never beats radix where a wider one does not: `preference` relies on it.
@@ -82,9 +92,10 @@ const _: () = assert!(KEYS32_AVX2_RADIX_MIN_LEN <= KEYS32_RADIX_MIN_LEN);
 const _: () = assert!(KEYS64_AVX2_RADIX_MIN_LEN <= KEYS64_RADIX_MIN_LEN);
 
 // `portable` sorts keys (any target, `wide` vectors) but comes after `radix` in every key
-// list: on x86-64 (SSE2 build) it was 2 to 9 times slower than `radix` at every length from
-// 16 to 4096 keys (BENCHMARKS-keys-simd.md); it stays usable by name, and is what `auto`
-// falls back to only if `radix` were missing. Not measured on aarch64 (NEON).
+// list: on x86-64 (SSE2 build) it was 2 to 12 times slower than `radix` at every length
+// from 16 to 4096 keys (`keys-small-u32`: 0.30x at 16, 0.38x at 256, 0.08x at 4096;
+// `keys-small-u64`: 0.16x to 0.43x; BENCHMARKS-keys-simd.md). It stays usable by name. Not
+// measured on aarch64 (NEON), where `wide` has real 128-bit lanes.
 
 // `vulkan-bitonic` is in no list: end to end from host slices (transfers included) it was
 // slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)
