@@ -34,8 +34,8 @@
 //! |---|---|---|---|---|
 //! | `scalar` | everywhere | counting sort, packed 4-bit counters | | |
 //! | `lut` | everywhere | lookup tables (count two nibbles per load, emit additively) | | |
-//! | `portable` | everywhere (`wide`) | 16-input network, 16 words per block | | |
-//! | `avx2` | x86-64 with AVX2 | 16-input network, 32 words per block | | |
+//! | `portable` | everywhere (`wide`) | 16-input network, 16 words per block | vectorised quicksort over `wide` vectors | |
+//! | `avx2` | x86-64 with AVX2 | 16-input network, 32 words per block | vectorised quicksort over register networks | |
 //! | `avx512` | x86-64 with AVX-512 BW/VBMI | 16-input network, 64 words per block | vectorised quicksort over register networks | |
 //! | `radix` | everywhere | | stable LSD radix, rayon for large slices | stable |
 //! | `vulkan-bitonic` | a Vulkan device | GPU counting sort | bitonic merge sort | yes |

@@ -72,9 +72,10 @@ pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 8192;
 /// Measured with `cargo bench --bench keys -- 'keys-small-u32/(portable|avx2|avx512|radix|std-unstable)/'`
 /// (AMD EPYC Zen 4, 2 cores shared with other builds, load 5-6; median per call, random
 /// `u32`; BENCHMARKS-keys-simd.md): avx2 / radix 256 keys 2.06 / 4.08 µs (1.98x), 1000 keys
-/// 8.98 / 9.49 µs (1.06x), 1500 keys 14.56 / 10.78 µs (0.74x), 2048 keys 0.85x. A best-of-7
-/// loop over 8 cache-resident inputs: 512 keys 2.14 / 2.60 µs, 1000 keys 4.52 / 4.31 µs;
-/// the crossover lies near 1000.
+/// 8.98 / 9.49 µs (1.06x), 1500 keys 14.56 / 10.78 µs (0.74x), 2048 keys 0.85x. The
+/// best-of-7 loop of `examples/keys_best_of.rs` over 8 cache-resident inputs: 512 keys
+/// 2.14 / 2.59 µs, a tie from 768 to 1000 keys (within 7% either way between runs), 2048
+/// keys 9.80 / 8.54 µs. 1000 sits at the end of the tie.
 pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 1000;
 
 /// 64-bit keys from which `radix` beats the vectorised quicksort of `avx2`.
@@ -82,8 +83,8 @@ pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 1000;
 /// Measured as [`KEYS32_AVX2_RADIX_MIN_LEN`] with `keys-small-u64` (random `u64`): avx2 /
 /// radix 256 keys 2.17 / 3.49 µs (1.60x), 1000 keys 1.12x, 1500 keys 1.04x, 2048 keys
 /// 26.87 / 26.11 µs (0.97x), 4096 keys 0.91x (3072: 1.18x, within the noise of the loaded
-/// machine). The best-of loop: 1000 keys 8.39 / 8.52 µs, 2048 keys 18.0 / 16.5 µs, 4096
-/// keys 38.3 / 35.0 µs. Below 32 keys radix's insertion sort is faster (16 keys: 113 / 61
+/// machine). The best-of loop: 1000 keys 8.43 / 10.15 µs, 2048 keys 18.24 / 18.14 µs,
+/// 4096 keys 38.96 / 34.36 µs. Below 32 keys radix's insertion sort is faster (16 keys: 113 / 61
 /// ns), a gap `auto` does not route around yet.
 pub(crate) const KEYS64_AVX2_RADIX_MIN_LEN: usize = 2048;
 

@@ -25,11 +25,12 @@
 //! * **Worst cases.** Ranges are kept on an explicit stack (smaller side first), and a
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
-//! * **Where it stands.** Measured against `radix` (`thresholds::KEYS32_RADIX_MIN_LEN`), this
-//!   sort wins below about 1 200 `u32` or 8 192 `u64` keys and on few distinct keys up to
-//!   about 2^16 (not routed by `auto`, which sees only the length); the bitonic blocks
-//!   (about 2.3 ns per key for 256 keys: the 16 vectors of the largest block live on the
-//!   stack between stages) and the partition are not tuned further yet.
+//! * **Where it stands.** Measured against `radix` (`thresholds::KEYS32_RADIX_MIN_LEN` and
+//!   `KEYS32_AVX2_RADIX_MIN_LEN`), this sort wins below about 1 200 `u32` or 8 192 `u64`
+//!   keys with AVX-512, below about 1 000 `u32` or 2 048 `u64` keys with AVX2, and on few
+//!   distinct keys up to about 2^16 (not routed by `auto`, which sees only the length). The
+//!   bitonic blocks (about 2.3 ns per key for 256 keys with AVX-512) are not tuned further;
+//!   the `wide` instantiation (`portable`) is slower than `radix` on x86-64.
 
 use super::key::KeyMap;
 use super::radix;
