@@ -95,8 +95,10 @@ const _: () = assert!(KEYS64_AVX2_RADIX_MIN_LEN <= KEYS64_RADIX_MIN_LEN);
 // `portable` sorts keys (any target, `wide` vectors) but comes after `radix` in every key
 // list: on x86-64 (SSE2 build) it was 2 to 12 times slower than `radix` at every length
 // from 16 to 4096 keys (`keys-small-u32`: 0.30x at 16, 0.38x at 256, 0.08x at 4096;
-// `keys-small-u64`: 0.16x to 0.43x; BENCHMARKS-keys-simd.md). It stays usable by name. Not
-// measured on aarch64 (NEON), where `wide` has real 128-bit lanes.
+// `keys-small-u64`: 0.16x to 0.43x; BENCHMARKS-keys-simd.md): built for baseline x86-64,
+// `wide`'s u32 min/max and u64 compares are per-lane scalar code (they need SSE4.1/4.2).
+// It stays usable by name. Not measured on aarch64 (NEON), where `wide` has real 128-bit
+// lanes.
 
 // `vulkan-bitonic` is in no list: end to end from host slices (transfers included) it was
 // slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)

@@ -1,10 +1,15 @@
-//! Portable key sort: the shared vectorised sort of [`network`] over the `wide` crate's
+//! Portable key sort: the shared vectorised sort of `keys::network` over the `wide` crate's
 //! `u32x8` and `u64x4` (two SSE2 registers on x86-64 without AVX2 at compile time, NEON on
 //! aarch64, plain arrays elsewhere). No intrinsics: it builds and runs on every target.
 //!
 //! `wide` has lane-wise min/max (64-bit keys: a compare and a blend) but no lane
 //! permutations or compress, so the in-vector network stages and the partition go through
 //! arrays, which the compiler turns into shuffles where the target has them.
+//!
+//! On x86-64 built for the baseline target (SSE2), `wide`'s unsigned 32-bit min/max need
+//! SSE4.1 and its 64-bit compares SSE4.2, so they fall back to one scalar operation per
+//! lane: there this sort is 2-12 times slower than `radix` (BENCHMARKS-keys-simd.md) and
+//! `auto` does not pick it; x86-64 CPUs with AVX2 use the `avx2` backend instead.
 
 use wide::{u32x8, u64x4};
 

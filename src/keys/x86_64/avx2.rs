@@ -1,5 +1,5 @@
 //! AVX2 key sort: 8 `u32` or 4 `u64` keys per 256-bit vector, the shared vectorised sort of
-//! [`network`] instantiated for AVX2.
+//! `keys::network` instantiated for AVX2.
 //!
 //! AVX2 lacks three things the AVX-512 vectors use, and this module makes up for them:
 //!
@@ -7,9 +7,9 @@
 //!   encoding pass (fused with the [`KeyMap`]), which turns the unsigned order into the
 //!   signed one `vpcmpgtq` compares; min and max are a blend on that compare (32-bit keys
 //!   have `vpminud`/`vpmaxud`).
-//! * **Compress.** [`partition_store`](KeyVector::partition_store) looks the below-pivot
-//!   lane mask up in a permutation table ([`PARTITION32`], 256 entries for 8 lanes;
-//!   [`PARTITION64`], 16 entries for 4 lanes) that moves the lanes below the pivot to the
+//! * **Compress.** `KeyVector::partition_store` looks the below-pivot lane mask up in a
+//!   permutation table (`PARTITION32`, 256 entries for 8 lanes; `PARTITION64`, 16 entries
+//!   for 4 lanes) that moves the lanes below the pivot to the
 //!   front and the others behind them, permutes with `vpermd`, and stores the whole vector
 //!   at both ends, as the trait's contract allows (the in-place partition keeps a vector's
 //!   worth of free slots on each side).
@@ -51,7 +51,7 @@ impl Avx2KeysToken {
 
     /// Sorts 64-bit keys ascending by `map.encode64(key)`.
     ///
-    /// The vectors compare signed (see [`I64x4`]), so the encoding pass also flips the sign
+    /// The vectors compare signed (see `I64x4`), so the encoding pass also flips the sign
     /// bit, and the decoding pass flips it back (for `i64` keys the two flips cancel).
     pub fn sort64(self, keys: &mut [u64], map: KeyMap) {
         const SIGN: u64 = 1 << 63;

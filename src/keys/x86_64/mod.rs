@@ -1,4 +1,4 @@
-//! x86-64 key kernels: the shared vectorised sort ([`network`](super::network)) over AVX2
+//! x86-64 key kernels: the shared vectorised sort (`keys::network`) over AVX2
 //! and AVX-512 vectors.
 
 pub mod avx2;
