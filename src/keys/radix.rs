@@ -3,7 +3,10 @@
 //!
 //! # Shape
 //!
-//! * Digits are 8 bits wide: 4 passes for 32-bit keys, 8 for 64-bit keys at most.
+//! * Digits are 11 bits wide for plain LSD sorts from [`WIDE_DIGITS_MIN_LEN32`] /
+//!   [`WIDE_DIGITS_MIN_LEN64`] keys on (3 passes for 32-bit keys, 6 for 64-bit keys at
+//!   most) and 8 bits wide below them and in the MSD route (4 and 8 passes), where the
+//!   smaller histograms and write-combining buffers pay.
 //! * One read of the input counts the histograms of every digit at once. A digit that is the
 //!   same for every key moves nothing and its pass is skipped (small integers in `u64`s, data
 //!   with a common prefix, all-equal slices).
@@ -49,10 +52,29 @@ use rayon::prelude::*;
 use super::key::KeyMap;
 use super::scratch::Scratch;
 
-/// Bits per digit.
-const DIGIT_BITS: u32 = 8;
-/// Buckets per digit.
-const BUCKETS: usize = 1 << DIGIT_BITS;
+/// Bits per digit of the MSD route (its MSD pass and its buckets' LSD passes), and of plain
+/// LSD sorts below [`WIDE_DIGITS_MIN_LEN32`] / [`WIDE_DIGITS_MIN_LEN64`]: 256 buckets, whose
+/// histograms, write positions and write-combining lines stay in L1.
+const NARROW: u32 = 8;
+/// Bits per digit of plain LSD sorts from [`WIDE_DIGITS_MIN_LEN32`] /
+/// [`WIDE_DIGITS_MIN_LEN64`] keys on: 2048 buckets, 3 passes instead of 4 for 32-bit keys and
+/// 6 instead of 8 for 64-bit keys.
+const WIDE: u32 = 11;
+
+/// Plain LSD sorts of at least this many 32-bit keys use [`WIDE`] digits.
+///
+/// A pass costs about the same per key with 2048 buckets as with 256 while the data sit in
+/// L2/L3 (the 2048 write positions, 16 KiB, and the lines they point into still mostly hit
+/// L1), so one pass fewer wins once it outweighs the larger histograms (clearing and scanning
+/// 3 x 2048 counters, a few microseconds). Measured with a best-of-N loop, one thread,
+/// random keys, 8-bit / 11-bit digits: `u32` 2^12: 16 / 18 us, 2^13: 30 / 32 us, 2^14: 65 /
+/// 61 us, 2^16: 258 / 229 us; on both cores of the idle machine 2^20: 3.19 / 2.68 ms.
+pub const WIDE_DIGITS_MIN_LEN32: usize = 1 << 14;
+
+/// Plain LSD sorts of at least this many 64-bit keys use [`WIDE`] digits (6 passes instead
+/// of 8; see [`WIDE_DIGITS_MIN_LEN32`]). Measured as there, `u64`: 2^13: 68 / 107 us, 2^14:
+/// 144 / 131 us, 2^16: 565 / 515 us, 2^18: 2.30 / 2.11 ms.
+pub const WIDE_DIGITS_MIN_LEN64: usize = 1 << 14;
 
 /// Runs up to this length are insertion-sorted instead of radix-sorted.
 ///
@@ -95,7 +117,7 @@ pub const PARALLEL_MIN_LEN: usize = 1 << 17;
 /// at every size (see [`MSD_MIN_BYTES`]).
 pub const PARALLEL_LSD_MIN_LEN: usize = 1 << 18;
 
-/// An unsigned key as a sequence of 8-bit digits, least significant first.
+/// An unsigned key as a sequence of `W`-bit digits, least significant first.
 pub(crate) trait RadixKey:
     Copy
     + Ord
@@ -106,33 +128,38 @@ pub(crate) trait RadixKey:
     + std::ops::BitOr<Output = Self>
     + std::ops::BitXor<Output = Self>
 {
-    /// Number of 8-bit digits.
-    const DIGITS: usize;
+    /// Bits in the key.
+    const BITS: u32;
     /// All bits set.
     const ONES: Self;
     /// No bit set.
     const ZERO: Self;
-    /// Digit `i` (0 = least significant) of the key.
-    fn digit(self, i: usize) -> usize;
+    /// Digit `i` (0 = least significant) of the key, digits being `W` bits wide.
+    fn digit<const W: u32>(self, i: usize) -> usize;
+}
+
+/// Digits of `W` bits in a key of type `K` (the last one may be narrower).
+const fn digits<K: RadixKey, const W: u32>() -> usize {
+    K::BITS.div_ceil(W) as usize
 }
 
 impl RadixKey for u32 {
-    const DIGITS: usize = 4;
+    const BITS: u32 = u32::BITS;
     const ONES: Self = u32::MAX;
     const ZERO: Self = 0;
     #[inline(always)]
-    fn digit(self, i: usize) -> usize {
-        ((self >> (DIGIT_BITS as usize * i)) & 0xff) as usize
+    fn digit<const W: u32>(self, i: usize) -> usize {
+        ((self >> (W as usize * i)) & ((1 << W) - 1)) as usize
     }
 }
 
 impl RadixKey for u64 {
-    const DIGITS: usize = 8;
+    const BITS: u32 = u64::BITS;
     const ONES: Self = u64::MAX;
     const ZERO: Self = 0;
     #[inline(always)]
-    fn digit(self, i: usize) -> usize {
-        ((self >> (DIGIT_BITS as usize * i)) & 0xff) as usize
+    fn digit<const W: u32>(self, i: usize) -> usize {
+        ((self >> (W as usize * i)) & ((1 << W) - 1)) as usize
     }
 }
 
@@ -204,14 +231,16 @@ pub fn sort_pairs64(keys: &mut [u64], values: &mut [u32], map: KeyMap) {
 }
 
 /// Which shape a sort takes at the top.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Route {
-    /// LSD or MSD+LSD by [`use_msd`].
+    /// LSD or MSD+LSD by [`use_msd`], threads and digit width by length.
     BySize,
     /// MSD+LSD whatever the size (tests exercise it below [`MSD_MIN_BYTES`]).
     Msd,
+    /// LSD on one thread, whatever the size; `wide`: [`WIDE`] digits, else [`NARROW`].
+    Lsd { wide: bool },
     /// LSD with every pass split over the rayon threads, whatever the size.
-    ParallelLsd,
+    ParallelLsd { wide: bool },
 }
 
 /// Values for a keys-only sort: zero-sized, so every value move compiles to nothing and one
@@ -303,19 +332,31 @@ where
     // SAFETY: `data` holds `n` initialised elements, `scratch` has room for `n`; both are
     // exclusively ours for the duration of the call and do not overlap.
     unsafe {
+        let wide_min = match K::BITS {
+            32 => WIDE_DIGITS_MIN_LEN32,
+            _ => WIDE_DIGITS_MIN_LEN64,
+        };
+        let wide = n >= wide_min;
         let route = match route {
             Route::BySize if use_msd::<K>(n) => Route::Msd,
             Route::BySize if n >= PARALLEL_LSD_MIN_LEN && rayon::current_num_threads() > 1 => {
-                Route::ParallelLsd
+                Route::ParallelLsd { wide }
             }
+            Route::BySize => Route::Lsd { wide },
             other => other,
         };
-        if let Route::Msd = route {
-            msd_lsd::<K, V, C>(data, scratch, n, K::DIGITS, false, false);
-        } else if let Route::ParallelLsd = route {
-            lsd_parallel::<K, V, C>(data, scratch, n);
-        } else {
-            lsd::<K, V, C>(data, scratch, data, n, K::DIGITS, false, false);
+        match route {
+            Route::Msd => msd_lsd::<K, V, C>(data, scratch, n, digits::<K, NARROW>(), false, false),
+            Route::BySize => unreachable!("resolved above"),
+            Route::ParallelLsd { wide: true } => lsd_parallel::<K, V, C, WIDE>(data, scratch, n),
+            Route::ParallelLsd { wide: false } => lsd_parallel::<K, V, C, NARROW>(data, scratch, n),
+            Route::Lsd { wide: true } => {
+                lsd::<K, V, C, WIDE>(data, scratch, data, n, digits::<K, WIDE>(), false, false)
+            }
+            Route::Lsd { wide: false } => {
+                let d = digits::<K, NARROW>();
+                lsd::<K, V, C, NARROW>(data, scratch, data, n, d, false, false)
+            }
         }
     }
 }
@@ -325,23 +366,23 @@ where
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
-unsafe fn count_all<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+unsafe fn count_all<K: RadixKey, V, C: Codec<K>, const W: u32, const ENC: bool>(
     src: Buf<K, V>,
     len: usize,
     digits: usize,
-) -> Vec<[usize; BUCKETS]> {
+) -> Vec<Vec<usize>> {
     // SAFETY: every arm only forwards the caller's guarantee.
     unsafe {
         match digits {
             0 => Vec::new(),
-            1 => count_digits::<K, V, C, ENC, 1>(src, len),
-            2 => count_digits::<K, V, C, ENC, 2>(src, len),
-            3 => count_digits::<K, V, C, ENC, 3>(src, len),
-            4 => count_digits::<K, V, C, ENC, 4>(src, len),
-            5 => count_digits::<K, V, C, ENC, 5>(src, len),
-            6 => count_digits::<K, V, C, ENC, 6>(src, len),
-            7 => count_digits::<K, V, C, ENC, 7>(src, len),
-            8 => count_digits::<K, V, C, ENC, 8>(src, len),
+            1 => count_digits::<K, V, C, W, ENC, 1>(src, len),
+            2 => count_digits::<K, V, C, W, ENC, 2>(src, len),
+            3 => count_digits::<K, V, C, W, ENC, 3>(src, len),
+            4 => count_digits::<K, V, C, W, ENC, 4>(src, len),
+            5 => count_digits::<K, V, C, W, ENC, 5>(src, len),
+            6 => count_digits::<K, V, C, W, ENC, 6>(src, len),
+            7 => count_digits::<K, V, C, W, ENC, 7>(src, len),
+            8 => count_digits::<K, V, C, W, ENC, 8>(src, len),
             _ => unreachable!("keys have at most 8 digits"),
         }
     }
@@ -351,21 +392,32 @@ unsafe fn count_all<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
-unsafe fn count_digits<K: RadixKey, V, C: Codec<K>, const ENC: bool, const D: usize>(
+unsafe fn count_digits<
+    K: RadixKey,
+    V,
+    C: Codec<K>,
+    const W: u32,
+    const ENC: bool,
+    const D: usize,
+>(
     src: Buf<K, V>,
     len: usize,
-) -> Vec<[usize; BUCKETS]> {
-    let mut hist = vec![[0usize; BUCKETS]; D];
-    let h: &mut [[usize; BUCKETS]; D] = (&mut hist[..]).try_into().expect("D histograms");
+) -> Vec<Vec<usize>> {
+    let buckets = 1 << W;
+    // One flat block, digit `d`'s counters at `d * buckets..`: the loop below indexes it
+    // without bounds checks.
+    let mut flat = vec![0usize; D * buckets];
+    let h = flat.as_mut_ptr();
     // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
     let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
     for &k in keys {
         let e = if ENC { C::encode(k) } else { k };
-        for (d, hd) in h.iter_mut().enumerate() {
-            hd[e.digit(d)] += 1;
+        for d in 0..D {
+            // SAFETY: `d < D` and a digit is below `buckets`: inside `flat`.
+            unsafe { *h.add(d * buckets + e.digit::<W>(d)) += 1 };
         }
     }
-    hist
+    flat.chunks(buckets).map(<[usize]>::to_vec).collect()
 }
 
 /// Moves `src[..len]` to `dst` ordered by digit `d`, keeping the order of equal digits.
@@ -377,13 +429,21 @@ unsafe fn count_digits<K: RadixKey, V, C: Codec<K>, const ENC: bool, const D: us
 /// `src` holds `len` initialised elements; every `offsets[b]` plus the number of elements
 /// with digit `b` stays within `dst`, and `src` and `dst` do not overlap.
 #[inline(always)]
-unsafe fn scatter<K: RadixKey, V: Copy, C: Codec<K>, const ENC: bool, const DEC: bool>(
+unsafe fn scatter<
+    K: RadixKey,
+    V: Copy,
+    C: Codec<K>,
+    const W: u32,
+    const ENC: bool,
+    const DEC: bool,
+>(
     src: Buf<K, V>,
     dst: Buf<K, V>,
     len: usize,
     d: usize,
-    offsets: &mut [usize; BUCKETS],
+    offsets: &mut [usize],
 ) {
+    debug_assert_eq!(offsets.len(), 1 << W);
     for i in 0..len {
         // SAFETY: `i < len` and the caller guarantees `len` initialised elements at `src`;
         // the offsets keep the write inside `dst` (see the function's contract).
@@ -391,7 +451,7 @@ unsafe fn scatter<K: RadixKey, V: Copy, C: Codec<K>, const ENC: bool, const DEC:
             let k = *src.k.add(i);
             let v = *src.v.add(i);
             let e = if ENC { C::encode(k) } else { k };
-            let b = e.digit(d);
+            let b = e.digit::<W>(d);
             let p = *offsets.get_unchecked(b);
             *offsets.get_unchecked_mut(b) = p + 1;
             let w = match (ENC, DEC) {
@@ -436,6 +496,7 @@ unsafe fn scatter_wc<
     K: RadixKey,
     V: Copy,
     C: Codec<K>,
+    const W: u32,
     const ENC: bool,
     const DEC: bool,
     const STREAM: bool,
@@ -444,28 +505,30 @@ unsafe fn scatter_wc<
     dst: Buf<K, V>,
     len: usize,
     d: usize,
-    offsets: &mut [usize; BUCKETS],
+    offsets: &mut [usize],
 ) {
+    let buckets = 1 << W;
+    debug_assert_eq!(offsets.len(), buckets);
     let per_line = LINE_BYTES / std::mem::size_of::<K>();
     debug_assert!(per_line.is_power_of_two() && std::mem::size_of::<K>() >= 4);
     // Element index `i` of `dst` starts a cache line iff `(i + phase) % per_line == 0`.
     let phase = (dst.k as usize / std::mem::size_of::<K>()) % per_line;
     let mask = per_line - 1;
-    let mut kbuf = vec![Line([0; LINE_BYTES]); BUCKETS];
-    let mut vbuf: Vec<V> = Vec::with_capacity(BUCKETS * per_line);
+    let mut kbuf = vec![Line([0; LINE_BYTES]); buckets];
+    let mut vbuf: Vec<V> = Vec::with_capacity(buckets * per_line);
     let kb = kbuf.as_mut_ptr().cast::<K>();
     let vb = vbuf.as_mut_ptr();
-    let start = *offsets;
-    let mut pos = *offsets;
+    let start = offsets.to_vec();
+    let pos = offsets;
     for i in 0..len {
         // SAFETY: `i < len` reads initialised input; `slot < per_line` stays inside bucket
-        // `b`'s line of `kbuf`/`vbuf` (capacity `BUCKETS * per_line`); flushed ranges lie in
+        // `b`'s line of `kbuf`/`vbuf` (capacity `buckets * per_line`); flushed ranges lie in
         // `start[b]..pos[b]`, which this chunk owns in `dst` (caller's contract).
         unsafe {
             let k = *src.k.add(i);
             let v = *src.v.add(i);
             let e = if ENC { C::encode(k) } else { k };
-            let b = e.digit(d);
+            let b = e.digit::<W>(d);
             let p = *pos.get_unchecked(b);
             *pos.get_unchecked_mut(b) = p + 1;
             let slot = (p + phase) & mask;
@@ -488,7 +551,7 @@ unsafe fn scatter_wc<
             }
         }
     }
-    for b in 0..BUCKETS {
+    for b in 0..buckets {
         let p = pos[b];
         // Elements of bucket `b` still in the buffer: from the last line start (or the
         // bucket's start) to `p`.
@@ -513,7 +576,6 @@ unsafe fn scatter_wc<
     if STREAM {
         fence_streams();
     }
-    *offsets = pos;
 }
 
 /// Writes buffer slots `skip..end` of the line at `base` in the buffers to `dst` from
@@ -643,7 +705,7 @@ unsafe fn small_sort<K: RadixKey, V: Copy, C: Codec<K>>(buf: Buf<K, V>, len: usi
     keys.iter_mut().for_each(|k| *k = C::decode(*k));
 }
 
-/// LSD radix sort of the `len` elements at `src` on digits `0..digits`. Passes alternate
+/// LSD radix sort of the `len` elements at `src` on `W`-bit digits `0..digits`. Passes alternate
 /// between `src` and `tmp`; the last one writes to `out`, where the decoded result ends.
 /// `out` may be `src` (then the passes are arranged to end there, with a final copy when
 /// their number is odd) or a third buffer. `encoded`: the keys at `src` are already
@@ -653,7 +715,7 @@ unsafe fn small_sort<K: RadixKey, V: Copy, C: Codec<K>>(buf: Buf<K, V>, len: usi
 /// # Safety
 /// `src` holds `len` initialised elements; `tmp` and `out` have room for `len`; `src`,
 /// `tmp` and `out` (unless it is `src`) do not overlap; all belong to the caller alone.
-unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
+unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>, const W: u32>(
     src: Buf<K, V>,
     tmp: Buf<K, V>,
     out: Buf<K, V>,
@@ -674,9 +736,9 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
     // SAFETY: `src` holds `len` initialised elements.
     let hist = unsafe {
         if encoded {
-            count_all::<K, V, C, false>(src, len, digits)
+            count_all::<K, V, C, W, false>(src, len, digits)
         } else {
-            count_all::<K, V, C, true>(src, len, digits)
+            count_all::<K, V, C, W, true>(src, len, digits)
         }
     };
     let passes: Vec<usize> = (0..digits)
@@ -693,16 +755,15 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
         // output); `offsets` is the exclusive prefix of this digit's histogram over exactly
         // these elements, so every write lands in `target[..len]`, which is not `cur`.
         unsafe {
+            let offs = &mut offsets[..];
             match (first, last) {
-                (true, true) => scatter::<K, V, C, true, true>(cur, target, len, d, &mut offsets),
-                (true, false) => scatter::<K, V, C, true, false>(cur, target, len, d, &mut offsets),
+                (true, true) => scatter::<K, V, C, W, true, true>(cur, target, len, d, offs),
+                (true, false) => scatter::<K, V, C, W, true, false>(cur, target, len, d, offs),
                 (false, true) if stream && target.k == out.k => {
-                    scatter_wc::<K, V, C, false, true, true>(cur, target, len, d, &mut offsets)
+                    scatter_wc::<K, V, C, W, false, true, true>(cur, target, len, d, offs)
                 }
-                (false, true) => scatter::<K, V, C, false, true>(cur, target, len, d, &mut offsets),
-                (false, false) => {
-                    scatter::<K, V, C, false, false>(cur, target, len, d, &mut offsets)
-                }
+                (false, true) => scatter::<K, V, C, W, false, true>(cur, target, len, d, offs),
+                (false, false) => scatter::<K, V, C, W, false, false>(cur, target, len, d, offs),
             }
         }
         cur = target;
@@ -728,36 +789,38 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
 /// # Safety
 /// `data` holds `len` initialised elements, `scratch` has room for `len`, they do not overlap,
 /// and both belong to the caller alone.
-unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
+unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>, const W: u32>(
     data: Buf<K, V>,
     scratch: Buf<K, V>,
     len: usize,
 ) {
+    let buckets = 1 << W;
+    let digits = digits::<K, W>();
     let chunks = chunk_bounds(len, rayon::current_num_threads());
-    let counts: Vec<Vec<[usize; BUCKETS]>> = chunks
+    let counts: Vec<Vec<Vec<usize>>> = chunks
         .par_iter()
         // SAFETY: `data[a..b]` is initialised and only read here.
-        .map(|&(a, b)| unsafe { count_all::<K, V, C, true>(data.add(a), b - a, K::DIGITS) })
+        .map(|&(a, b)| unsafe { count_all::<K, V, C, W, true>(data.add(a), b - a, digits) })
         .collect();
-    let passes: Vec<usize> = (0..K::DIGITS)
-        .filter(|&d| (0..BUCKETS).all(|b| counts.iter().map(|c| c[d][b]).sum::<usize>() != len))
+    let passes: Vec<usize> = (0..digits)
+        .filter(|&d| (0..buckets).all(|b| counts.iter().map(|c| c[d][b]).sum::<usize>() != len))
         .collect();
     let mut cur = data;
     for (i, &d) in passes.iter().enumerate() {
         let (first, last) = (i == 0, i + 1 == passes.len());
         let target = if cur.k == data.k { scratch } else { data };
-        let per_chunk: Vec<[usize; BUCKETS]> = if first {
-            counts.iter().map(|c| c[d]).collect()
+        let per_chunk: Vec<Vec<usize>> = if first {
+            counts.iter().map(|c| c[d].clone()).collect()
         } else {
             chunks
                 .par_iter()
                 // SAFETY: `cur[a..b]` holds initialised (encoded) elements, only read here.
-                .map(|&(a, b)| unsafe { count_one::<K, V>(cur.add(a), b - a, d) })
+                .map(|&(a, b)| unsafe { count_one::<K, V, W>(cur.add(a), b - a, d) })
                 .collect()
         };
-        let mut offsets = vec![[0usize; BUCKETS]; chunks.len()];
+        let mut offsets = vec![vec![0usize; buckets]; chunks.len()];
         let mut sum = 0;
-        for b in 0..BUCKETS {
+        for b in 0..buckets {
             for (t, h) in per_chunk.iter().enumerate() {
                 offsets[t][b] = sum;
                 sum += h[b];
@@ -772,12 +835,13 @@ unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
                 // `target` that no other chunk writes.
                 unsafe {
                     let s = cur.add(a);
+                    let n = b - a;
                     match (first, last) {
-                        (true, true) => scatter::<K, V, C, true, true>(s, target, b - a, d, offs),
-                        (true, false) => scatter::<K, V, C, true, false>(s, target, b - a, d, offs),
-                        (false, true) => scatter::<K, V, C, false, true>(s, target, b - a, d, offs),
+                        (true, true) => scatter::<K, V, C, W, true, true>(s, target, n, d, offs),
+                        (true, false) => scatter::<K, V, C, W, true, false>(s, target, n, d, offs),
+                        (false, true) => scatter::<K, V, C, W, false, true>(s, target, n, d, offs),
                         (false, false) => {
-                            scatter::<K, V, C, false, false>(s, target, b - a, d, offs)
+                            scatter::<K, V, C, W, false, false>(s, target, n, d, offs)
                         }
                     }
                 }
@@ -797,27 +861,31 @@ unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
-unsafe fn count_one<K: RadixKey, V>(src: Buf<K, V>, len: usize, d: usize) -> [usize; BUCKETS] {
+unsafe fn count_one<K: RadixKey, V, const W: u32>(
+    src: Buf<K, V>,
+    len: usize,
+    d: usize,
+) -> Vec<usize> {
     // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
     let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
-    let mut hist = [0usize; BUCKETS];
+    let mut hist = vec![0usize; 1 << W];
     for &k in keys {
-        hist[k.digit(d)] += 1;
+        hist[k.digit::<W>(d)] += 1;
     }
     hist
 }
 
 /// What one read of a chunk tells the MSD pass.
 struct Survey<K> {
-    /// Histogram of one digit.
-    hist: [usize; BUCKETS],
+    /// Histogram of one [`NARROW`] digit.
+    hist: Vec<usize>,
     /// AND of every (encoded) key: bits set in all keys.
     and: K,
     /// OR of every (encoded) key: bits set in some key.
     or: K,
 }
 
-/// Histogram of digit `d` and the AND/OR of the (encoded) keys of `src[..len]`.
+/// Histogram of [`NARROW`] digit `d` and the AND/OR of the (encoded) keys of `src[..len]`.
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
@@ -828,19 +896,19 @@ unsafe fn survey<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
 ) -> Survey<K> {
     // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
     let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
-    let mut hist = [0usize; BUCKETS];
+    let mut hist = vec![0usize; 1 << NARROW];
     let (mut and, mut or) = (K::ONES, K::ZERO);
     for &k in keys {
         let e = if ENC { C::encode(k) } else { k };
         and = and & e;
         or = or | e;
-        hist[e.digit(d)] += 1;
+        hist[e.digit::<NARROW>(d)] += 1;
     }
     Survey { hist, and, or }
 }
 
-fn exclusive_prefix(h: &[usize; BUCKETS]) -> [usize; BUCKETS] {
-    let mut out = [0usize; BUCKETS];
+fn exclusive_prefix(h: &[usize]) -> Vec<usize> {
+    let mut out = vec![0usize; h.len()];
     let mut sum = 0;
     for (o, &c) in out.iter_mut().zip(h) {
         *o = sum;
@@ -856,8 +924,8 @@ fn chunk_bounds(n: usize, parts: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// One MSD pass on the highest digit (below `digits`) that varies, then each bucket sorted on
-/// the digits below it. Input at `src` (`encoded` or raw), scratch at `dst`; the decoded
+/// One MSD pass on the highest [`NARROW`] digit (below `digits`) that varies, then each
+/// bucket sorted on the digits below it. Input at `src` (`encoded` or raw), scratch at `dst`; the decoded
 /// result ends in `dst` if `result_in_dst`, else in `src`.
 ///
 /// # Safety
@@ -899,7 +967,7 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     };
     let varying = surveys.iter().fold(K::ZERO, |acc, s| acc | s.or)
         ^ surveys.iter().fold(K::ONES, |acc, s| acc & s.and);
-    let Some(top) = (0..digits).rev().find(|&d| varying.digit(d) != 0) else {
+    let Some(top) = (0..digits).rev().find(|&d| varying.digit::<NARROW>(d) != 0) else {
         // Every key is equal: already sorted; only the encoding (if any) must be undone and
         // the data moved to where it is expected.
         let out = if result_in_dst { dst } else { src };
@@ -913,7 +981,7 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         }
         return;
     };
-    let hists: Vec<[usize; BUCKETS]> = if top == guess {
+    let hists: Vec<Vec<usize>> = if top == guess {
         surveys.into_iter().map(|s| s.hist).collect()
     } else {
         // The highest digit is constant (small numbers in wide keys): count the digit that
@@ -937,32 +1005,37 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     };
     // Per-chunk write offsets: bucket `b` of chunk `t` starts after bucket `b` of chunks
     // `0..t`, which keeps equal keys in input order.
-    let mut bucket_start = [0usize; BUCKETS + 1];
-    let mut offsets = vec![[0usize; BUCKETS]; parts];
+    let buckets = 1 << NARROW;
+    let mut bucket_start = vec![0usize; buckets + 1];
+    let mut offsets = vec![vec![0usize; buckets]; parts];
     let mut sum = 0;
-    for b in 0..BUCKETS {
+    for b in 0..buckets {
         bucket_start[b] = sum;
         for (t, h) in hists.iter().enumerate() {
             offsets[t][b] = sum;
             sum += h[b];
         }
     }
-    bucket_start[BUCKETS] = sum;
+    bucket_start[buckets] = sum;
     debug_assert_eq!(sum, len);
     let stream = len * std::mem::size_of::<K>() >= STREAM_MIN_BYTES;
-    let scatter_chunk = |(&(a, b), offs): (&(usize, usize), &mut [usize; BUCKETS])| {
+    let scatter_chunk = |(&(a, b), offs): (&(usize, usize), &mut Vec<usize>)| {
         // SAFETY: the chunk `src[a..b]` is initialised; its offsets were computed from its own
         // histogram, so its writes land in ranges of `dst` no other chunk writes.
         unsafe {
             let s = src.add(a);
             match (encoded, stream) {
-                (true, true) => scatter_wc::<K, V, C, false, false, true>(s, dst, b - a, top, offs),
-                (true, false) => {
-                    scatter_wc::<K, V, C, false, false, false>(s, dst, b - a, top, offs)
+                (true, true) => {
+                    scatter_wc::<K, V, C, NARROW, false, false, true>(s, dst, b - a, top, offs)
                 }
-                (false, true) => scatter_wc::<K, V, C, true, false, true>(s, dst, b - a, top, offs),
+                (true, false) => {
+                    scatter_wc::<K, V, C, NARROW, false, false, false>(s, dst, b - a, top, offs)
+                }
+                (false, true) => {
+                    scatter_wc::<K, V, C, NARROW, true, false, true>(s, dst, b - a, top, offs)
+                }
                 (false, false) => {
-                    scatter_wc::<K, V, C, true, false, false>(s, dst, b - a, top, offs)
+                    scatter_wc::<K, V, C, NARROW, true, false, false>(s, dst, b - a, top, offs)
                 }
             }
         }
@@ -981,7 +1054,7 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     // Every bucket now sits encoded in `dst`; sort each on the digits below `top`.
     // The buckets' passes ping-pong between their place in `dst` and a buffer of the largest
     // bucket's size, one per task, that stays in cache; only the last pass writes to `out`.
-    let largest = (0..BUCKETS)
+    let largest = (0..buckets)
         .map(|b| bucket_start[b + 1] - bucket_start[b])
         .filter(|&n| !use_msd::<K>(n))
         .max()
@@ -1006,17 +1079,17 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
                     k: tmp.0.as_mut_ptr(),
                     v: tmp.1.as_mut_ptr(),
                 };
-                lsd::<K, V, C>(s, t, out, n, top, true, stream);
+                lsd::<K, V, C, NARROW>(s, t, out, n, top, true, stream);
             }
         }
     };
     if parallel {
-        (0..BUCKETS)
+        (0..buckets)
             .into_par_iter()
             .for_each_init(new_tmp, sort_bucket);
     } else {
         let mut tmp = new_tmp();
-        (0..BUCKETS).for_each(|b| sort_bucket(&mut tmp, b));
+        (0..buckets).for_each(|b| sort_bucket(&mut tmp, b));
     }
 }
 
@@ -1054,6 +1127,15 @@ mod tests {
             ("few", few),
         ]
     }
+
+    /// Every forced route, for tests that must cover each shape at every length.
+    const ROUTES: [Route; 5] = [
+        Route::Msd,
+        Route::Lsd { wide: false },
+        Route::Lsd { wide: true },
+        Route::ParallelLsd { wide: false },
+        Route::ParallelLsd { wide: true },
+    ];
 
     fn lengths() -> Vec<usize> {
         let mut v: Vec<usize> = (0..=300).collect();
@@ -1093,22 +1175,17 @@ mod tests {
     fn u32_patterns_and_lengths() {
         for n in lengths() {
             for (name, v) in patterns(n, n as u64) {
-                let mut a: Vec<u32> = v.iter().map(|&x| x as u32 ^ (x >> 32) as u32).collect();
+                let a: Vec<u32> = v.iter().map(|&x| x as u32 ^ (x >> 32) as u32).collect();
                 let mut want = a.clone();
                 want.sort_unstable();
                 let mut b = a.clone();
-                sort32(&mut a, KeyMap::Unsigned);
-                assert_eq!(a, want, "{name} n={n}");
-                sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
-                assert_eq!(b, want, "msd {name} n={n}");
-                let mut c = want.iter().rev().copied().collect::<Vec<_>>();
-                sort_with_map(
-                    &mut c,
-                    &mut unit_values(n),
-                    KeyMap::Unsigned,
-                    Route::ParallelLsd,
-                );
-                assert_eq!(c, want, "parallel lsd {name} n={n}");
+                sort32(&mut b, KeyMap::Unsigned);
+                assert_eq!(b, want, "{name} n={n}");
+                for route in ROUTES {
+                    let mut b = a.clone();
+                    sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, route);
+                    assert_eq!(b, want, "{route:?} {name} n={n}");
+                }
             }
         }
     }
@@ -1116,23 +1193,17 @@ mod tests {
     #[test]
     fn u64_patterns_and_lengths() {
         for n in lengths() {
-            for (name, v) in patterns(n, n as u64 + 7) {
-                let mut a = v.clone();
+            for (name, a) in patterns(n, n as u64 + 7) {
                 let mut want = a.clone();
                 want.sort_unstable();
                 let mut b = a.clone();
-                sort64(&mut a, KeyMap::Unsigned);
-                assert_eq!(a, want, "{name} n={n}");
-                sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
-                assert_eq!(b, want, "msd {name} n={n}");
-                let mut c = want.iter().rev().copied().collect::<Vec<_>>();
-                sort_with_map(
-                    &mut c,
-                    &mut unit_values(n),
-                    KeyMap::Unsigned,
-                    Route::ParallelLsd,
-                );
-                assert_eq!(c, want, "parallel lsd {name} n={n}");
+                sort64(&mut b, KeyMap::Unsigned);
+                assert_eq!(b, want, "{name} n={n}");
+                for route in ROUTES {
+                    let mut b = a.clone();
+                    sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, route);
+                    assert_eq!(b, want, "{route:?} {name} n={n}");
+                }
             }
         }
     }
@@ -1206,9 +1277,11 @@ mod tests {
             let got: Vec<u32> = a.clone();
             let want: Vec<u32> = want.iter().map(|f| f.to_bits()).collect();
             assert_eq!(got, want, "f32 n={n}");
-            let mut c: Vec<u32> = a.iter().rev().copied().collect();
-            sort_with_map(&mut c, &mut unit_values(n), KeyMap::Float, Route::Msd);
-            assert_eq!(c, want, "msd f32 n={n}");
+            for route in ROUTES {
+                let mut c: Vec<u32> = a.iter().rev().copied().collect();
+                sort_with_map(&mut c, &mut unit_values(n), KeyMap::Float, route);
+                assert_eq!(c, want, "{route:?} f32 n={n}");
+            }
 
             let mut b: Vec<u64> = (0..n)
                 .map(|i| {
@@ -1236,7 +1309,7 @@ mod tests {
                 let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
                 want.sort_by_key(|p| p.0);
 
-                for route in [Route::BySize, Route::Msd, Route::ParallelLsd] {
+                for route in std::iter::once(Route::BySize).chain(ROUTES) {
                     let mut k64 = keys.clone();
                     let mut v: Vec<u32> = (0..n as u32).collect();
                     sort_with_map(&mut k64, &mut v, KeyMap::Unsigned, route);
@@ -1249,7 +1322,7 @@ mod tests {
                 let mut want32: Vec<(i32, u32)> =
                     k32.iter().map(|&k| k as i32).zip(0..n as u32).collect();
                 want32.sort_by_key(|p| p.0);
-                for route in [Route::BySize, Route::Msd, Route::ParallelLsd] {
+                for route in std::iter::once(Route::BySize).chain(ROUTES) {
                     let mut k = k32.clone();
                     let mut v: Vec<u32> = (0..n as u32).collect();
                     sort_with_map(&mut k, &mut v, KeyMap::Signed, route);
