@@ -35,6 +35,9 @@
 //! * Runs of at most [`INSERTION_MAX_LEN`] elements (small inputs, small buckets) are sorted
 //!   by insertion sort, which beats clearing and scanning 256-entry histograms.
 //!
+//! * Key-only sorts from [`FEW_DISTINCT_MIN_LEN`] keys first try counting the distinct keys
+//!   ([`few`](super::few)): at most 256 distinct keys are sorted in one read and one write.
+//!
 //! Every step is stable, so values in [`sort_pairs32`]/[`sort_pairs64`] keep the input order
 //! of equal keys.
 //!
@@ -49,6 +52,7 @@
 
 use rayon::prelude::*;
 
+use super::few;
 use super::key::KeyMap;
 use super::scratch::Scratch;
 
@@ -75,6 +79,16 @@ pub const WIDE_DIGITS_MIN_LEN32: usize = 1 << 14;
 /// of 8; see [`WIDE_DIGITS_MIN_LEN32`]). Measured as there, `u64`: 2^13: 68 / 107 us, 2^14:
 /// 144 / 131 us, 2^16: 565 / 515 us, 2^18: 2.30 / 2.11 ms.
 pub const WIDE_DIGITS_MIN_LEN64: usize = 1 << 14;
+
+/// Key-only sorts of at least this many keys first try counting them
+/// ([`few::sort_if_few`]), which sorts inputs of at most [`few::MAX_DISTINCT`] distinct keys
+/// in one read and one write and gives up after about 260 keys on random ones.
+///
+/// Measured with a best-of-N loop, one thread, `u32` keys, radix without / with the count:
+/// random keys 2^12: 15.5 / 16.0 us (giving up costs 3% at this length, less above it);
+/// 64 distinct keys 2^12: 17.4 / 5.1 us, 2^16: 201 / 91 us, 2^20: 3.2 / 1.8 ms; two threads
+/// 2^24: 124 / 30 ms (loaded machine).
+pub const FEW_DISTINCT_MIN_LEN: usize = 1 << 12;
 
 /// Runs up to this length are insertion-sorted instead of radix-sorted.
 ///
@@ -119,7 +133,8 @@ pub const PARALLEL_LSD_MIN_LEN: usize = 1 << 18;
 
 /// An unsigned key as a sequence of `W`-bit digits, least significant first.
 pub(crate) trait RadixKey:
-    Copy
+    super::few::CountKey
+    + Copy
     + Ord
     + Send
     + Sync
@@ -311,6 +326,14 @@ where
     let n = keys.len();
     debug_assert_eq!(n, values.len());
     if n < 2 {
+        return;
+    }
+    // Keys only (values are zero-sized): few distinct keys are counted, not sorted.
+    if matches!(route, Route::BySize)
+        && std::mem::size_of::<V>() == 0
+        && n >= FEW_DISTINCT_MIN_LEN
+        && few::sort_if_few(keys, C::encode)
+    {
         return;
     }
     let data = Buf {
