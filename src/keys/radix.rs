@@ -35,6 +35,10 @@
 //! * Runs of at most [`INSERTION_MAX_LEN`] elements (small inputs, small buckets) are sorted
 //!   by insertion sort, which beats clearing and scanning 256-entry histograms.
 //!
+//! * Passes below the digits that tell the keys apart are skipped: an LSD sort keeps the
+//!   most significant varying digits spanning `log2(n) + 8` bits and then sorts each run of
+//!   keys that agree on them (almost always runs of one for uniform keys) by the whole key
+//!   ([`prefix_split`], [`finish_runs`]). Uniform 64-bit keys need 3 passes instead of 6.
 //! * Key-only sorts from [`FEW_DISTINCT_MIN_LEN`] keys first try counting the distinct keys
 //!   ([`few`](super::few)): at most 256 distinct keys are sorted in one read and one write.
 //!
@@ -142,6 +146,7 @@ pub(crate) trait RadixKey:
     + std::ops::BitAnd<Output = Self>
     + std::ops::BitOr<Output = Self>
     + std::ops::BitXor<Output = Self>
+    + std::ops::Shr<u32, Output = Self>
 {
     /// Bits in the key.
     const BITS: u32;
@@ -764,9 +769,10 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>, const W: u32>(
             count_all::<K, V, C, W, true>(src, len, digits)
         }
     };
-    let passes: Vec<usize> = (0..digits)
+    let mut passes: Vec<usize> = (0..digits)
         .filter(|&d| hist[d].iter().all(|&c| c != len))
         .collect();
+    let low_digits = prefix_split::<K, W>(len, &mut passes);
     let mut cur = src;
     for (i, &d) in passes.iter().enumerate() {
         let mut offsets = exclusive_prefix(&hist[d]);
@@ -799,6 +805,75 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>, const W: u32>(
             // Already decoded: by the last scatter, or never encoded (no pass ran on raw keys).
             copy_decode::<K, V, C, false>(cur, out, len);
         }
+        if low_digits > 0 {
+            // `tmp` is free again and disjoint from `out` (contract of `lsd`).
+            finish_runs::<K, V, C, W>(out, tmp, len, low_digits);
+        }
+    }
+}
+
+/// Varying bits an LSD sort keeps above the digits it leaves to [`finish_runs`], beyond
+/// log2 of the length: with 8 more bits than needed to tell the keys apart, keys sharing a
+/// prefix are rare (about one in 256 for uniform keys).
+const PREFIX_SLACK_BITS: u32 = 8;
+
+/// Splits off the lowest of the varying digits in `passes` (ascending digit indices) that
+/// an LSD sort of `len` keys may skip and leave to [`finish_runs`]: the digits kept must span
+/// at least `log2(len) + PREFIX_SLACK_BITS` bits. Returns the lowest kept digit's index
+/// (every digit below it is left to the runs), or 0 when nothing is skipped.
+///
+/// This is where 64-bit keys gain most: 2^20 uniform `u64` keys are told apart by their top
+/// 28 bits, 3 [`WIDE`] passes of 6.
+fn prefix_split<K: RadixKey, const W: u32>(len: usize, passes: &mut Vec<usize>) -> usize {
+    let need = len.ilog2() + PREFIX_SLACK_BITS;
+    let mut bits = 0;
+    let mut keep = 0;
+    for &d in passes.iter().rev() {
+        if bits >= need {
+            break;
+        }
+        bits += W.min(K::BITS - W * d as u32);
+        keep += 1;
+    }
+    let skip = passes.len() - keep;
+    if skip == 0 {
+        return 0;
+    }
+    passes.drain(..skip);
+    passes[0]
+}
+
+/// Finishes an LSD sort that skipped the `low_digits` lowest digits: `out[..len]` (decoded)
+/// is sorted by the bits above them, and every run of keys that agree there is sorted by
+/// the whole key, stably (insertion sort for short runs, an LSD sort of the low digits for
+/// long ones, which skewed data can produce).
+///
+/// # Safety
+/// `out` holds `len` initialised elements; `tmp` has room for `len` and does not overlap it.
+unsafe fn finish_runs<K: RadixKey, V: Copy, C: Codec<K>, const W: u32>(
+    out: Buf<K, V>,
+    tmp: Buf<K, V>,
+    len: usize,
+    low_digits: usize,
+) {
+    let shift = W * low_digits as u32;
+    // SAFETY: `i < len` (caller's contract).
+    let prefix = |i: usize| unsafe { C::encode(*out.k.add(i)) >> shift };
+    let mut i = 0;
+    while i < len {
+        let p = prefix(i);
+        let mut j = i + 1;
+        while j < len && prefix(j) == p {
+            j += 1;
+        }
+        if j - i > 1 {
+            // SAFETY: `out[i..j]` is initialised and `tmp` has room for it; the run is sorted
+            // in place (the input is raw, decoded keys).
+            unsafe {
+                lsd::<K, V, C, W>(out.add(i), tmp, out.add(i), j - i, low_digits, false, false)
+            };
+        }
+        i = j;
     }
 }
 
@@ -825,9 +900,10 @@ unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>, const W:
         // SAFETY: `data[a..b]` is initialised and only read here.
         .map(|&(a, b)| unsafe { count_all::<K, V, C, W, true>(data.add(a), b - a, digits) })
         .collect();
-    let passes: Vec<usize> = (0..digits)
+    let mut passes: Vec<usize> = (0..digits)
         .filter(|&d| (0..buckets).all(|b| counts.iter().map(|c| c[d][b]).sum::<usize>() != len))
         .collect();
+    let low_digits = prefix_split::<K, W>(len, &mut passes);
     let mut cur = data;
     for (i, &d) in passes.iter().enumerate() {
         let (first, last) = (i == 0, i + 1 == passes.len());
@@ -876,6 +952,25 @@ unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>, const W:
         chunks.par_iter().for_each(|&(a, b)| {
             // SAFETY: disjoint chunks of two disjoint buffers; `scratch[a..b]` is initialised.
             unsafe { copy_decode::<K, V, C, false>(scratch.add(a), data.add(a), b - a) }
+        });
+    }
+    if low_digits > 0 {
+        // Each thread finishes the runs of one part; parts start where a prefix starts.
+        let shift = W * low_digits as u32;
+        // SAFETY: `i < len`: `data` holds `len` initialised elements.
+        let prefix = |i: usize| unsafe { C::encode(*data.k.add(i)) >> shift };
+        let mut starts: Vec<usize> = chunks.iter().map(|&(a, _)| a).collect();
+        for s in starts.iter_mut().skip(1) {
+            while *s < len && prefix(*s) == prefix(*s - 1) {
+                *s += 1;
+            }
+        }
+        starts.push(len);
+        starts.par_windows(2).for_each(|w| {
+            let (a, b) = (w[0], w[1].max(w[0]));
+            // SAFETY: the parts `a..b` are disjoint ranges of `data` (each start is at or past
+            // the previous one) and use the same ranges of `scratch` as room.
+            unsafe { finish_runs::<K, V, C, W>(data.add(a), scratch.add(a), b - a, low_digits) };
         });
     }
 }
@@ -1375,6 +1470,33 @@ mod tests {
         let mut v: Vec<u32> = (0..n as u32).collect();
         sort_with_map(&mut k, &mut v, KeyMap::Unsigned, Route::Msd);
         assert!(k.iter().copied().zip(v).eq(want), "u64 pairs n={n}");
+    }
+
+    #[test]
+    fn prefix_split_finishes_long_runs() {
+        // The top three wide digits each hold one varying bit: the LSD sort keeps them (they
+        // span enough nominal bits) and leaves runs of about n / 8 keys that agree on all
+        // three to `finish_runs`, which sorts them on the 32 low bits.
+        let mut s = 31u64;
+        for n in [5000usize, 1 << 16, (1 << 18) + 9] {
+            let keys: Vec<u64> = (0..n)
+                .map(|_| {
+                    let r = rng(&mut s);
+                    (r & 1) << 63 | (r >> 1 & 1) << 50 | (r >> 2 & 1) << 40 | (r >> 32)
+                })
+                .collect();
+            let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+            want.sort_by_key(|p| p.0);
+            for route in ROUTES {
+                let mut k = keys.clone();
+                let mut v: Vec<u32> = (0..n as u32).collect();
+                sort_with_map(&mut k, &mut v, KeyMap::Unsigned, route);
+                assert!(
+                    k.iter().copied().zip(v).eq(want.iter().copied()),
+                    "{route:?} n={n}"
+                );
+            }
+        }
     }
 
     #[test]
