@@ -34,13 +34,14 @@
 //!   change with every pass.
 //! * Runs of at most [`INSERTION_MAX_LEN`] elements (small inputs, small buckets) are sorted
 //!   by insertion sort, which beats clearing and scanning 256-entry histograms.
-//!
 //! * Passes below the digits that tell the keys apart are skipped: an LSD sort keeps the
 //!   most significant varying digits spanning `log2(n) + 8` bits and then sorts each run of
 //!   keys that agree on them (almost always runs of one for uniform keys) by the whole key
-//!   ([`prefix_split`], [`finish_runs`]). Uniform 64-bit keys need 3 passes instead of 6.
+//!   ([`first_digit`], [`finish_runs`]); the digits below are not even counted. Uniform
+//!   64-bit keys need 3 passes instead of 6.
 //! * Key-only sorts from [`FEW_DISTINCT_MIN_LEN`] keys first try counting the distinct keys
 //!   ([`few`](super::few)): at most 256 distinct keys are sorted in one read and one write.
+//!
 //!
 //! Every step is stable, so values in [`sort_pairs32`]/[`sort_pairs64`] keep the input order
 //! of equal keys.
@@ -389,34 +390,40 @@ where
     }
 }
 
-/// Histograms of digits `0..digits` of the (encoded) keys of `src[..len]`, one read of the
-/// keys for all of them. `ENC`: the keys are raw and are encoded as they are read.
+/// Histograms of digits `first..digits` of the (encoded) keys of `src[..len]`, one read of
+/// the keys for all of them; the histograms of digits below `first` are left empty. `ENC`: the keys are raw and are encoded as they are read.
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
 unsafe fn count_all<K: RadixKey, V, C: Codec<K>, const W: u32, const ENC: bool>(
     src: Buf<K, V>,
     len: usize,
+    first: usize,
     digits: usize,
 ) -> Vec<Vec<usize>> {
     // SAFETY: every arm only forwards the caller's guarantee.
-    unsafe {
-        match digits {
+    let counted = unsafe {
+        match digits - first {
             0 => Vec::new(),
-            1 => count_digits::<K, V, C, W, ENC, 1>(src, len),
-            2 => count_digits::<K, V, C, W, ENC, 2>(src, len),
-            3 => count_digits::<K, V, C, W, ENC, 3>(src, len),
-            4 => count_digits::<K, V, C, W, ENC, 4>(src, len),
-            5 => count_digits::<K, V, C, W, ENC, 5>(src, len),
-            6 => count_digits::<K, V, C, W, ENC, 6>(src, len),
-            7 => count_digits::<K, V, C, W, ENC, 7>(src, len),
-            8 => count_digits::<K, V, C, W, ENC, 8>(src, len),
+            1 => count_digits::<K, V, C, W, ENC, 1>(src, len, first),
+            2 => count_digits::<K, V, C, W, ENC, 2>(src, len, first),
+            3 => count_digits::<K, V, C, W, ENC, 3>(src, len, first),
+            4 => count_digits::<K, V, C, W, ENC, 4>(src, len, first),
+            5 => count_digits::<K, V, C, W, ENC, 5>(src, len, first),
+            6 => count_digits::<K, V, C, W, ENC, 6>(src, len, first),
+            7 => count_digits::<K, V, C, W, ENC, 7>(src, len, first),
+            8 => count_digits::<K, V, C, W, ENC, 8>(src, len, first),
             _ => unreachable!("keys have at most 8 digits"),
         }
-    }
+    };
+    // Digits below `first` are not counted: empty histograms keep the indices absolute.
+    let mut hist = vec![Vec::new(); first];
+    hist.extend(counted);
+    hist
 }
 
-/// [`count_all`] for a digit count known at compile time, so that the digit loop unrolls.
+/// [`count_all`] for a digit count known at compile time, so that the digit loop unrolls:
+/// digits `first..first + D`, histogram `d` for digit `first + d`.
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
@@ -430,6 +437,7 @@ unsafe fn count_digits<
 >(
     src: Buf<K, V>,
     len: usize,
+    first: usize,
 ) -> Vec<Vec<usize>> {
     let buckets = 1 << W;
     // One flat block, digit `d`'s counters at `d * buckets..`: the loop below indexes it
@@ -442,7 +450,7 @@ unsafe fn count_digits<
         let e = if ENC { C::encode(k) } else { k };
         for d in 0..D {
             // SAFETY: `d < D` and a digit is below `buckets`: inside `flat`.
-            unsafe { *h.add(d * buckets + e.digit::<W>(d)) += 1 };
+            unsafe { *h.add(d * buckets + e.digit::<W>(first + d)) += 1 };
         }
     }
     flat.chunks(buckets).map(<[usize]>::to_vec).collect()
@@ -762,17 +770,26 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>, const W: u32>(
         return;
     }
     // SAFETY: `src` holds `len` initialised elements.
-    let hist = unsafe {
+    let (low_digits, hist) = unsafe {
         if encoded {
-            count_all::<K, V, C, W, false>(src, len, digits)
+            let first =
+                first_digit::<K, W>(len, digits, || varying_bits::<K, V, C, false>(src, len));
+            (
+                first,
+                count_all::<K, V, C, W, false>(src, len, first, digits),
+            )
         } else {
-            count_all::<K, V, C, W, true>(src, len, digits)
+            let first =
+                first_digit::<K, W>(len, digits, || varying_bits::<K, V, C, true>(src, len));
+            (
+                first,
+                count_all::<K, V, C, W, true>(src, len, first, digits),
+            )
         }
     };
-    let mut passes: Vec<usize> = (0..digits)
+    let passes: Vec<usize> = (low_digits..digits)
         .filter(|&d| hist[d].iter().all(|&c| c != len))
         .collect();
-    let low_digits = prefix_split::<K, W>(len, &mut passes);
     let mut cur = src;
     for (i, &d) in passes.iter().enumerate() {
         let mut offsets = exclusive_prefix(&hist[d]);
@@ -817,30 +834,64 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>, const W: u32>(
 /// prefix are rare (about one in 256 for uniform keys).
 const PREFIX_SLACK_BITS: u32 = 8;
 
-/// Splits off the lowest of the varying digits in `passes` (ascending digit indices) that
-/// an LSD sort of `len` keys may skip and leave to [`finish_runs`]: the digits kept must span
-/// at least `log2(len) + PREFIX_SLACK_BITS` bits. Returns the lowest kept digit's index
-/// (every digit below it is left to the runs), or 0 when nothing is skipped.
+/// The lowest digit an LSD sort of `len` keys runs a pass on: the digits below the most
+/// significant varying ones that span `log2(len) + PREFIX_SLACK_BITS` bits are left to
+/// [`finish_runs`], and need not even be counted. `varying` gives the bits in which some keys
+/// differ; it costs a read of the keys, so it is asked for only where skipping is possible
+/// (where the digits above the lowest span enough bits).
 ///
 /// This is where 64-bit keys gain most: 2^20 uniform `u64` keys are told apart by their top
 /// 28 bits, 3 [`WIDE`] passes of 6.
-fn prefix_split<K: RadixKey, const W: u32>(len: usize, passes: &mut Vec<usize>) -> usize {
+fn first_digit<K: RadixKey, const W: u32>(
+    len: usize,
+    digits: usize,
+    varying: impl FnOnce() -> K,
+) -> usize {
     let need = len.ilog2() + PREFIX_SLACK_BITS;
-    let mut bits = 0;
-    let mut keep = 0;
-    for &d in passes.iter().rev() {
-        if bits >= need {
-            break;
-        }
-        bits += W.min(K::BITS - W * d as u32);
-        keep += 1;
-    }
-    let skip = passes.len() - keep;
-    if skip == 0 {
+    if digits < 2 || K::BITS.min(W * digits as u32) - W < need {
         return 0;
     }
-    passes.drain(..skip);
-    passes[0]
+    let varying = varying();
+    let mut bits = 0;
+    for d in (0..digits).rev() {
+        if varying.digit::<W>(d) != 0 {
+            bits += W.min(K::BITS - W * d as u32);
+            if bits >= need {
+                return d;
+            }
+        }
+    }
+    0
+}
+
+/// The AND and the OR of the (encoded) keys of `src[..len]`; their XOR is the bits in which
+/// some keys differ. `ENC`: the keys are raw and are encoded as they are read.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+unsafe fn and_or<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+    src: Buf<K, V>,
+    len: usize,
+) -> (K, K) {
+    // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
+    let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
+    keys.iter().fold((K::ONES, K::ZERO), |(and, or), &k| {
+        let e = if ENC { C::encode(k) } else { k };
+        (and & e, or | e)
+    })
+}
+
+/// The bits in which some of the (encoded) keys of `src[..len]` differ (see [`and_or`]).
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+unsafe fn varying_bits<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+    src: Buf<K, V>,
+    len: usize,
+) -> K {
+    // SAFETY: forwarded from the caller.
+    let (and, or) = unsafe { and_or::<K, V, C, ENC>(src, len) };
+    and ^ or
 }
 
 /// Finishes an LSD sort that skipped the `low_digits` lowest digits: `out[..len]` (decoded)
@@ -895,15 +946,24 @@ unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>, const W:
     let buckets = 1 << W;
     let digits = digits::<K, W>();
     let chunks = chunk_bounds(len, rayon::current_num_threads());
+    let low_digits = first_digit::<K, W>(len, digits, || {
+        let (and, or) = chunks
+            .par_iter()
+            // SAFETY: `data[a..b]` is initialised and only read here.
+            .map(|&(a, b)| unsafe { and_or::<K, V, C, true>(data.add(a), b - a) })
+            .reduce(|| (K::ONES, K::ZERO), |x, y| (x.0 & y.0, x.1 | y.1));
+        and ^ or
+    });
     let counts: Vec<Vec<Vec<usize>>> = chunks
         .par_iter()
         // SAFETY: `data[a..b]` is initialised and only read here.
-        .map(|&(a, b)| unsafe { count_all::<K, V, C, W, true>(data.add(a), b - a, digits) })
+        .map(|&(a, b)| unsafe {
+            count_all::<K, V, C, W, true>(data.add(a), b - a, low_digits, digits)
+        })
         .collect();
-    let mut passes: Vec<usize> = (0..digits)
+    let passes: Vec<usize> = (low_digits..digits)
         .filter(|&d| (0..buckets).all(|b| counts.iter().map(|c| c[d][b]).sum::<usize>() != len))
         .collect();
-    let low_digits = prefix_split::<K, W>(len, &mut passes);
     let mut cur = data;
     for (i, &d) in passes.iter().enumerate() {
         let (first, last) = (i == 0, i + 1 == passes.len());
