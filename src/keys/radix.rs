@@ -42,7 +42,6 @@
 //! * Key-only sorts from [`FEW_DISTINCT_MIN_LEN`] keys first try counting the distinct keys
 //!   ([`few`](super::few)): at most 256 distinct keys are sorted in one read and one write.
 //!
-//!
 //! Every step is stable, so values in [`sort_pairs32`]/[`sort_pairs64`] keep the input order
 //! of equal keys.
 //!
