@@ -1572,8 +1572,10 @@ mod tests {
 
     #[test]
     fn skewed_buckets_recurse() {
-        // 90% of the keys share their top byte: one MSD bucket that takes the MSD route again.
-        let n = 1 << 19;
+        // 90% of the keys share their top byte: one MSD bucket of over BUCKET_MSD_MIN_BYTES
+        // that takes the MSD route again.
+        let n = 1 << 20;
+        assert!(n * 9 / 10 * 4 >= BUCKET_MSD_MIN_BYTES);
         let mut s = 77u64;
         let mut a: Vec<u32> = (0..n)
             .map(|i| {
