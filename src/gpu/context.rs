@@ -77,6 +77,10 @@ pub struct Limits {
     pub timestamp_period_ns: Option<f64>,
     /// The device supports 64-bit integers in shaders (`shaderInt64`, enabled if present).
     pub shader_int64: bool,
+    /// 16-bit floats in shader arithmetic (`shaderFloat16`, Vulkan 1.2; enabled if present).
+    pub shader_float16: bool,
+    /// 16-bit integers in shaders (`shaderInt16`, enabled if present).
+    pub shader_int16: bool,
     /// Sizes of the device-local memory heaps, in bytes.
     pub device_local_heaps: Vec<u64>,
     /// Sizes of the other (host) memory heaps, in bytes.
@@ -183,7 +187,12 @@ impl GpuContext {
             })
             .min_by_key(|(p, _)| device_rank(p.properties().device_type))
             .ok_or_else(|| Error::Gpu("no Vulkan 1.1 device with a compute queue".into()))?;
-        let shader_int64 = physical.supported_features().shader_int64;
+        let supported = physical.supported_features();
+        let shader_int64 = supported.shader_int64;
+        // shaderFloat16 is a Vulkan 1.2 core feature (an extension's before that).
+        let shader_float16 =
+            supported.shader_float16 && physical.api_version() >= vulkano::Version::V1_2;
+        let shader_int16 = supported.shader_int16;
         let (device, mut queues) = Device::new(
             physical.clone(),
             DeviceCreateInfo {
@@ -193,6 +202,8 @@ impl GpuContext {
                 }],
                 enabled_features: DeviceFeatures {
                     shader_int64,
+                    shader_float16,
+                    shader_int16,
                     ..DeviceFeatures::empty()
                 },
                 ..Default::default()
@@ -202,7 +213,9 @@ impl GpuContext {
         let queue = queues
             .next()
             .ok_or_else(|| Error::Gpu("the device gave no queue".into()))?;
-        let limits = read_limits(&physical, family, shader_int64);
+        let mut limits = read_limits(&physical, family, shader_int64);
+        limits.shader_float16 = shader_float16;
+        limits.shader_int16 = shader_int16;
         let props = physical.properties();
         let memory_cap = std::env::var("SORTNET_GPU_MEMORY_CAP")
             .ok()
@@ -555,6 +568,8 @@ fn read_limits(physical: &Arc<PhysicalDevice>, family: u32, shader_int64: bool) 
             .filter(|&bits| bits > 0)
             .map(|_| p.timestamp_period as f64),
         shader_int64,
+        shader_float16: false,
+        shader_int16: false,
         device_local_heaps,
         host_heaps,
     }

@@ -20,13 +20,34 @@ use super::plan;
 use crate::error::{Error, Result};
 
 const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
-/// Variants kept for benchmarks: the histogram from a 256-entry byte table, and half of
-/// the reconstruction by shifts instead of table loads.
-const SPIRV_VARIANTS: [&[u8]; 3] = [
+/// The kernel variants (see the shader's header), by index: 0 counting with shared-memory
+/// tables, 1 the histogram from a 256-entry byte table, 2 half of the reconstruction by
+/// shifts, 3 every table load replaced by shifts, 4 Green's network on `f16vec2` (needs
+/// `shaderFloat16`), 5 the network on `u16vec2` (needs `shaderInt16`).
+const SPIRV_VARIANTS: [&[u8]; 6] = [
     SPIRV,
     include_bytes!("../../shaders/spv/nibble_bytetable.spv"),
     include_bytes!("../../shaders/spv/nibble_mixed.spv"),
+    include_bytes!("../../shaders/spv/nibble_shifts.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16.spv"),
+    include_bytes!("../../shaders/spv/nibble_u16.spv"),
 ];
+/// Index of the `f16vec2` network variant in [`SPIRV_VARIANTS`].
+pub const VARIANT_F16: usize = 4;
+/// Index of the `u16vec2` network variant in [`SPIRV_VARIANTS`].
+pub const VARIANT_U16: usize = 5;
+/// How many kernel variants [`record_variant`] takes.
+pub const VARIANTS: usize = SPIRV_VARIANTS.len();
+
+/// Whether the device has what kernel `variant` needs beyond [`supported`].
+pub fn variant_supported(ctx: &GpuContext, variant: usize) -> bool {
+    supported(ctx)
+        && match variant {
+            VARIANT_F16 => ctx.limits().shader_float16,
+            VARIANT_U16 => ctx.limits().shader_int16,
+            v => v < VARIANTS,
+        }
+}
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
@@ -50,7 +71,12 @@ fn pipeline(ctx: &GpuContext, variant: usize, loads: u32) -> Result<(Arc<Compute
             workload: "nibbles on a device without shaderInt64".into(),
         });
     }
-    let variant = variant.min(SPIRV_VARIANTS.len() - 1);
+    if !variant_supported(ctx, variant) {
+        return Err(Error::Unsupported {
+            backend: "vulkan",
+            workload: format!("nibble kernel variant {variant} on this device"),
+        });
+    }
     let loads = loads.clamp(1, 16);
     let mut cache = PIPELINES
         .get_or_init(Default::default)
@@ -79,8 +105,9 @@ pub fn record(
     record_variant(ctx, builder, words, 0, LOADS_PER_THREAD)
 }
 
-/// [`record`] with a shader variant for benchmarks: 0 the default, 1 the byte-table
-/// histogram, 2 half of the reconstruction by shifts; `loads` 16-byte loads per invocation.
+/// [`record`] with a shader variant for benchmarks (an index of [`VARIANTS`], see
+/// `SPIRV_VARIANTS`; [`variant_supported`] says which the device runs) and `loads` 16-byte
+/// loads per invocation.
 #[doc(hidden)]
 pub fn record_variant(
     ctx: &Arc<GpuContext>,
