@@ -62,8 +62,35 @@ fn upload<T: vulkano::buffer::BufferContents + Copy>(
     dev
 }
 
+/// Records about 300 ms of copy kernels (1 GiB each) on a hardware GPU, so that the timed
+/// work after it in the same command buffer runs at full clock: the H200's SM clock drops to
+/// 345-975 MHz within a fraction of a second of idling (while the host prepares or checks
+/// data) and is slow to come back (run of 08:53 UTC, nvidia-smi log: a 2^24 bitonic sort
+/// took 3.24 ms at 1980 MHz and 5.3-6.9 ms after 500 ms of idling, 7 sorts in a row).
+fn warm_up(ctx: &Arc<GpuContext>, b: &mut Builder) {
+    static BUFFERS: std::sync::OnceLock<Option<(Subbuffer<[u32]>, Subbuffer<[u32]>)>> =
+        std::sync::OnceLock::new();
+    let buffers = BUFFERS.get_or_init(|| {
+        if ctx.is_software() || std::env::var_os("GPU_BENCH_NO_WARM_UP").is_some() {
+            return None;
+        }
+        let len = (ctx.max_buffer_bytes().min(1 << 30) / 4).max(4);
+        Some((
+            device_buffer::<u32>(ctx, len),
+            device_buffer::<u32>(ctx, len),
+        ))
+    });
+    if let Some((src, dst)) = buffers {
+        // 4.2 TB/s moves 1 GiB (read + write: 2 GiB) in about 0.5 ms.
+        let reps = (300u64 << 30) / (src.len() * 4 * 2 * 2);
+        for _ in 0..reps.max(1) {
+            copy::record_copy(ctx, b, src.clone(), dst.clone()).unwrap();
+        }
+    }
+}
+
 /// Runs `reps` repetitions of `prepare` (untimed) then `work` (between two timestamps) in one
-/// command buffer; returns the GPU times of `work`, sorted.
+/// command buffer, after [`warm_up`]; returns the GPU times of `work`, sorted.
 fn gpu_times(
     ctx: &Arc<GpuContext>,
     reps: u32,
@@ -85,6 +112,7 @@ fn gpu_times(
     let mut b = ctx.command_builder().unwrap();
     // SAFETY: the pool is new and used by this command buffer only.
     unsafe { b.reset_query_pool(pool.clone(), 0..2 * reps) }.unwrap();
+    warm_up(ctx, &mut b);
     for r in 0..reps {
         prepare(&mut b);
         // SAFETY: each query is written once after the reset above.
@@ -201,10 +229,12 @@ fn host_phases(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, data: &mut [u32]) 
     [a, b2, c, d, gpu(0, 1), gpu(1, 2), gpu(2, 3)]
 }
 
-/// Records `body` into one command buffer, giving it a `stamp` callback that writes the next
-/// timestamp; returns the GPU milliseconds between consecutive stamps.
+/// Records `body` into one command buffer (after [`warm_up`] when `warm`), giving it a
+/// `stamp` callback that writes the next timestamp; returns the GPU milliseconds between
+/// consecutive stamps.
 fn stamped(
     ctx: &Arc<GpuContext>,
+    warm: bool,
     max_stamps: u32,
     body: impl FnOnce(&mut Builder, &mut dyn FnMut(&mut Builder)),
 ) -> Vec<f64> {
@@ -220,6 +250,9 @@ fn stamped(
     let mut b = ctx.command_builder().unwrap();
     // SAFETY: the pool is new and used by this command buffer only.
     unsafe { b.reset_query_pool(pool.clone(), 0..max_stamps) }.unwrap();
+    if warm {
+        warm_up(ctx, &mut b);
+    }
     let mut q = 0;
     body(&mut b, &mut |b: &mut Builder| {
         // SAFETY: each query of the new pool is written once (q < max_stamps).
@@ -285,7 +318,7 @@ fn diag(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, sizes: &[u32]) {
             std::thread::sleep(Duration::from_millis(idle_ms));
             let staging = ctx.stage_in(&data).unwrap();
             let dev = ctx.buffer(Memory::Device, n * 4).unwrap();
-            let t = stamped(ctx, 8, |b, stamp| {
+            let t = stamped(ctx, false, 8, |b, stamp| {
                 stamp(b);
                 b.copy_buffer(CopyBufferInfo::buffers(
                     staging.slice::<u32>(n),
@@ -313,7 +346,7 @@ fn diag(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, sizes: &[u32]) {
         // Data already on the GPU: one sort after idling, then seven in a row.
         let work = upload(ctx, &data);
         std::thread::sleep(Duration::from_millis(500));
-        let t = stamped(ctx, 9, |b, stamp| {
+        let t = stamped(ctx, false, 9, |b, stamp| {
             stamp(b);
             for _ in 0..7 {
                 sorter.record(b, work.clone()).unwrap();
@@ -327,12 +360,7 @@ fn diag(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, sizes: &[u32]) {
         // The host path's sort after a copy kernel has kept the GPU busy for a while.
         let staging = ctx.stage_in(&data).unwrap();
         let dev = ctx.buffer(Memory::Device, n * 4).unwrap();
-        let big = device_buffer::<u32>(ctx, 1 << 28);
-        let big2 = device_buffer::<u32>(ctx, 1 << 28);
-        let t = stamped(ctx, 8, |b, stamp| {
-            for _ in 0..20 {
-                copy::record_copy(ctx, b, big.clone(), big2.clone()).unwrap();
-            }
+        let t = stamped(ctx, true, 8, |b, stamp| {
             stamp(b);
             b.copy_buffer(CopyBufferInfo::buffers(
                 staging.slice::<u32>(n),
@@ -350,7 +378,7 @@ fn diag(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, sizes: &[u32]) {
             stamp(b);
         });
         println!(
-            "host path 2^{k} after 20 copy kernels of 1 GiB (upload / sort / download): {}",
+            "host path 2^{k} after 300 ms of copy kernels (upload / sort / download): {}",
             fmt_ms(&t)
         );
     }
@@ -426,7 +454,7 @@ fn transfer_rates(ctx: &Arc<GpuContext>, bytes: u64) {
         gbs(par_out)
     );
     for _ in 0..2 {
-        let t = stamped(ctx, 4, |b, stamp| {
+        let t = stamped(ctx, false, 4, |b, stamp| {
             stamp(b);
             b.copy_buffer(CopyBufferInfo::buffers(view.clone(), dev.slice::<u64>(n)))
                 .unwrap();

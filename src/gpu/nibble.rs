@@ -208,8 +208,13 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
 }
 
 /// One upload, sort and download; the device buffer is padded to an even word count (the
-/// pad word is sorted and never read back).
+/// pad word is sorted and never read back). Large slices stream: every piece is uploaded,
+/// sorted and downloaded on its own while the host fills and empties the pieces around it
+/// ([`GpuContext::stream_pieces`]).
 fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
+    if ctx.streams(words.len() as u64 * 8) {
+        return ctx.stream_pieces(words, |builder, piece| record(ctx, builder, piece));
+    }
     let n = words.len() as u64;
     let padded = n.next_multiple_of(2);
     let staging = ctx.stage_in(words)?;
