@@ -156,79 +156,6 @@ fn wall_best<S>(reps: u32, state: &mut S, reset: impl Fn(&mut S), f: impl Fn(&mu
         .unwrap()
 }
 
-/// Host slice -> device -> host slice through the same pooled staging path the backends use.
-fn roundtrip<T: vulkano::buffer::BufferContents + Copy>(ctx: &Arc<GpuContext>, data: &mut [T]) {
-    let n = data.len() as u64;
-    let bytes = n * std::mem::size_of::<T>() as u64;
-    let staging = ctx.stage_in(data).unwrap();
-    let dev = ctx.buffer(Memory::Device, bytes).unwrap();
-    let mut b = ctx.command_builder().unwrap();
-    b.copy_buffer(CopyBufferInfo::buffers(
-        staging.slice::<T>(n),
-        dev.slice::<T>(n),
-    ))
-    .unwrap();
-    b.copy_buffer(CopyBufferInfo::buffers(
-        dev.slice::<T>(n),
-        staging.slice::<T>(n),
-    ))
-    .unwrap();
-    ctx.submit_and_wait(b).unwrap();
-    GpuContext::stage_out(&staging, data).unwrap();
-}
-
-/// The host path of a u32 sort phase by phase (stage in, record, submit and wait, stage
-/// out), wall clock, to see where end-to-end time goes.
-fn host_phases(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, data: &mut [u32]) -> [f64; 7] {
-    let n = data.len() as u64;
-    let period = ctx.limits().timestamp_period_ns.unwrap_or(1.0);
-    let pool = QueryPool::new(
-        ctx.device().clone(),
-        QueryPoolCreateInfo {
-            query_count: 4,
-            ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
-        },
-    )
-    .unwrap();
-    let stamp = |b: &mut Builder, q: u32| {
-        // SAFETY: a new pool, reset below, each query written once.
-        unsafe { b.write_timestamp(pool.clone(), q, PipelineStage::AllCommands) }.unwrap();
-    };
-    let t0 = Instant::now();
-    let staging = ctx.stage_in(data).unwrap();
-    let dev = ctx.buffer(Memory::Device, n * 4).unwrap();
-    let t1 = Instant::now();
-    let mut b = ctx.command_builder().unwrap();
-    // SAFETY: the pool is new and used by this command buffer only.
-    unsafe { b.reset_query_pool(pool.clone(), 0..4) }.unwrap();
-    stamp(&mut b, 0);
-    b.copy_buffer(CopyBufferInfo::buffers(
-        staging.slice::<u32>(n),
-        dev.slice::<u32>(n),
-    ))
-    .unwrap();
-    stamp(&mut b, 1);
-    sorter.record(&mut b, dev.slice::<u32>(n)).unwrap();
-    stamp(&mut b, 2);
-    b.copy_buffer(CopyBufferInfo::buffers(
-        dev.slice::<u32>(n),
-        staging.slice::<u32>(n),
-    ))
-    .unwrap();
-    stamp(&mut b, 3);
-    let t2 = Instant::now();
-    ctx.submit_and_wait(b).unwrap();
-    let t3 = Instant::now();
-    GpuContext::stage_out(&staging, data).unwrap();
-    let t4 = Instant::now();
-    let mut ticks = [0u64; 4];
-    pool.get_results(0..4, &mut ticks, QueryResultFlags::WAIT)
-        .unwrap();
-    let gpu = |a: usize, b: usize| (ticks[b] - ticks[a]) as f64 * period / 1e6;
-    let [a, b2, c, d] = [t1 - t0, t2 - t1, t3 - t2, t4 - t3].map(ms);
-    [a, b2, c, d, gpu(0, 1), gpu(1, 2), gpu(2, 3)]
-}
-
 /// Records `body` into one command buffer (after [`warm_up`] when `warm`), giving it a
 /// `stamp` callback that writes the next timestamp; returns the GPU milliseconds between
 /// consecutive stamps.
@@ -470,6 +397,142 @@ fn transfer_rates(ctx: &Arc<GpuContext>, bytes: u64) {
             t[1],
             bytes as f64 / t[1] / 1e6
         );
+    }
+}
+
+/// The GPU's PCIe copy rates for `bytes` (pooled staging <-> device, timestamps, best of 3):
+/// (upload ms, download ms).
+fn dma_ms(ctx: &Arc<GpuContext>, bytes: u64) -> (f64, f64) {
+    let staging = ctx.buffer(Memory::Staging, bytes).unwrap();
+    let dev = ctx.buffer(Memory::Device, bytes).unwrap();
+    let (mut up, mut down) = (f64::MAX, f64::MAX);
+    for _ in 0..3 {
+        let t = stamped(ctx, false, 3, |b, stamp| {
+            stamp(b);
+            b.copy_buffer(CopyBufferInfo::buffers(staging.bytes(), dev.bytes()))
+                .unwrap();
+            stamp(b);
+            b.copy_buffer(CopyBufferInfo::buffers(dev.bytes(), staging.bytes()))
+                .unwrap();
+            stamp(b);
+        });
+        up = up.min(t[0]);
+        down = down.min(t[1]);
+    }
+    (up, down)
+}
+
+/// Submits [`warm_up`] alone and waits, so that what runs next starts at full clock.
+fn warm(ctx: &Arc<GpuContext>) {
+    let mut b = ctx.command_builder().unwrap();
+    warm_up(ctx, &mut b);
+    ctx.submit_and_wait(b).unwrap();
+}
+
+/// End to end from host slices: wall clock of `backend.sort(&mut vec)` (and nibbles),
+/// against the bound set by the GPU's own PCIe copy rates for the same bytes
+/// (bytes / upload rate + bytes / download rate, measured in the same run).
+fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
+    println!("\n## End to end from host slices vs the PCIe bound (wall clock)");
+    println!(
+        "warm: best of 3, each right after 300 ms of GPU work; cold: one call after 500 ms idle"
+    );
+    println!("| workload | backend | n | MiB | up ms | down ms | bound ms | warm ms | bound / warm | cold ms | bound / cold |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let sizes: Vec<u32> = if quick {
+        vec![16, 20]
+    } else {
+        vec![20, 22, 24, 26, 28]
+    };
+    // `reset` (untimed) restores the input, `f` sorts it.
+    let measure = |reset: &mut dyn FnMut(), f: &mut dyn FnMut()| -> (f64, f64) {
+        let mut best = f64::MAX;
+        reset();
+        f();
+        for _ in 0..3 {
+            reset();
+            warm(ctx);
+            let t = Instant::now();
+            f();
+            best = best.min(ms(t.elapsed()));
+        }
+        reset();
+        std::thread::sleep(Duration::from_millis(500));
+        let t = Instant::now();
+        f();
+        (best, ms(t.elapsed()))
+    };
+    for &k in &sizes {
+        let n = 1usize << k;
+        for (workload, name) in [
+            ("u32 keys", "vulkan-radix"),
+            ("u32 keys", "vulkan-bitonic"),
+            ("nibbles", "vulkan-radix"),
+        ] {
+            let Some(b) = backend::by_name(name) else {
+                continue;
+            };
+            let nibbles = workload == "nibbles";
+            if nibbles && !b.supports(sortnet::Workload::Nibbles) {
+                continue;
+            }
+            let bytes = n as u64 * if nibbles { 8 } else { 4 };
+            if bytes > ctx.max_buffer_bytes() {
+                continue;
+            }
+            let (up, down) = dma_ms(ctx, bytes);
+            ctx.trim_pool();
+            let bound = up + down;
+            let (warm_ms, cold_ms) = if nibbles {
+                let pristine = random_u64(n, 13);
+                let v = std::cell::RefCell::new(pristine.clone());
+                let r = measure(
+                    &mut || v.borrow_mut().copy_from_slice(&pristine),
+                    &mut || b.sort_nibbles(&mut v.borrow_mut()).unwrap(),
+                );
+                let v = v.into_inner();
+                assert!(v
+                    .par_iter()
+                    .zip(pristine.par_iter())
+                    .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
+                r
+            } else {
+                let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
+                let v = std::cell::RefCell::new(pristine.clone());
+                let mut want = pristine.clone();
+                want.par_sort_unstable();
+                let r = measure(
+                    &mut || v.borrow_mut().copy_from_slice(&pristine),
+                    &mut || b.sort(&mut v.borrow_mut()[..]).unwrap(),
+                );
+                let v = v.into_inner();
+                assert!(v == want);
+                r
+            };
+            let (w, c) = (warm_ms, cold_ms);
+            println!(
+                "| {workload} | {name} | 2^{k} | {} | {up:.3} | {down:.3} | {bound:.3} | {w:.3} | {:.0}% | {c:.3} | {:.0}% |",
+                bytes >> 20,
+                100.0 * bound / w,
+                100.0 * bound / c
+            );
+            ctx.trim_pool();
+        }
+        // A CPU peer on the same host, same data size (u32 keys).
+        if let Some(cpu) = backend::by_name("radix") {
+            let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
+            let mut v = pristine.clone();
+            let t = wall_best(
+                3,
+                &mut v,
+                |v| v.copy_from_slice(&pristine),
+                |v| cpu.sort(v).unwrap(),
+            );
+            println!(
+                "| u32 keys | radix (CPU) | 2^{k} | | | | | {:.3} | | | |",
+                ms(t)
+            );
+        }
     }
 }
 
@@ -741,6 +804,7 @@ fn main() {
             "counting, all by shifts",
             "network, f16vec2",
             "network, u16vec2",
+            "network, f16vec2, nibbles in bits 8-11",
         ];
         let combos = [
             (0, 4),
@@ -753,7 +817,11 @@ fn main() {
             (5, 4),
             (5, 2),
             (5, 8),
+            (6, 4),
+            (6, 2),
+            (6, 8),
             (0, 4),
+            (4, 4),
         ];
         println!("(copy: the copy kernel timed right before this row)");
         for (variant, loads) in combos {
@@ -814,87 +882,6 @@ fn main() {
     }
 
     if run("e2e") {
-        // 3. End to end from host slices vs the upload+download bound.
-        println!("\n## End to end from host slices (best of 3 wall clock, after a warm-up)");
-        println!("| workload | n | sort ms | upload+download ms | bound / sort |");
-        println!("|---|---|---|---|---|");
-        let b = backend::by_name("vulkan-bitonic").unwrap();
-        let e2e_sizes: Vec<u32> = if quick { vec![16] } else { vec![20, 24, 26] };
-        for &k in &e2e_sizes {
-            let n = 1usize << k;
-            let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
-            let mut v = pristine.clone();
-            let sort = wall_best(
-                3,
-                &mut v,
-                |v| v.copy_from_slice(&pristine),
-                |v| b.sort(v).unwrap(),
-            );
-            let bound = wall_best(3, &mut v, |_| {}, |v| roundtrip(&ctx, v));
-            for _ in 0..2 {
-                v.copy_from_slice(&pristine);
-                let p = host_phases(&ctx, &sorter, &mut v);
-                println!(
-                "phases 2^{k}: stage in {:.3} ms, record {:.3} ms, submit+wait {:.3} ms (GPU: upload {:.3}, sort {:.3}, download {:.3}), stage out {:.3} ms",
-                p[0], p[1], p[2], p[4], p[5], p[6], p[3]
-            );
-            }
-            println!(
-                "| u32 keys | 2^{k} | {:.3} | {:.3} | {:.0}% |",
-                ms(sort),
-                ms(bound),
-                100.0 * bound.as_secs_f64() / sort.as_secs_f64()
-            );
-            let pristine = random_u64(n, 13);
-            let mut v = pristine.clone();
-            let sort = wall_best(
-                3,
-                &mut v,
-                |v| v.copy_from_slice(&pristine),
-                |v| b.sort_nibbles(v).unwrap(),
-            );
-            let bound = wall_best(3, &mut v, |_| {}, |v| roundtrip(&ctx, v));
-            println!(
-                "| nibbles | 2^{k} | {:.3} | {:.3} | {:.0}% |",
-                ms(sort),
-                ms(bound),
-                100.0 * bound.as_secs_f64() / sort.as_secs_f64()
-            );
-            // Every other backend on the same data, in the same run (the peers auto chooses from).
-            for peer in backend::available() {
-                if peer.name() == "vulkan-bitonic" || peer.name() == "scalar" {
-                    continue;
-                }
-                let mut v: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
-                let pristine = v.clone();
-                if peer.supports(sortnet::Workload::Keys(sortnet::KeyWidth::W32)) {
-                    let t = wall_best(
-                        3,
-                        &mut v,
-                        |v| v.copy_from_slice(&pristine),
-                        |v| peer.sort(v).unwrap(),
-                    );
-                    println!("| u32 keys, {} | 2^{k} | {:.3} | | |", peer.name(), ms(t));
-                }
-                let mut w = random_u64(n, 13);
-                let pristine = w.clone();
-                if peer.supports(sortnet::Workload::Nibbles) {
-                    let t = wall_best(
-                        3,
-                        &mut w,
-                        |w| w.copy_from_slice(&pristine),
-                        |w| peer.sort_nibbles(w).unwrap(),
-                    );
-                    println!("| nibbles, {} | 2^{k} | {:.3} | | |", peer.name(), ms(t));
-                }
-            }
-            let mut v: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
-            let t = Instant::now();
-            v.par_sort_unstable();
-            println!(
-                "| u32 keys, rayon par_sort_unstable | 2^{k} | {:.3} | | |",
-                ms(t.elapsed())
-            );
-        }
+        end_to_end(&ctx, quick);
     }
 }

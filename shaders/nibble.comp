@@ -1,5 +1,5 @@
 #version 450
-// variants: nibble: nibble_bytetable:-DBYTE_TABLE nibble_mixed:-DMIXED nibble_shifts:-DSHIFTS nibble_f16:-DNET_F16 nibble_u16:-DNET_U16
+// variants: nibble: nibble_bytetable:-DBYTE_TABLE nibble_mixed:-DMIXED nibble_shifts:-DSHIFTS nibble_f16:-DNET_F16 nibble_f16b:-DNET_F16,-DMID_NIBBLE nibble_u16:-DNET_U16
 //
 // GPU nibble sort: every invocation sorts 2 * V words (V 16-byte loads, all issued before
 // the first word is sorted), by counting, with tables in shared memory and one multiply:
@@ -30,6 +30,10 @@
 //    like n; needs shaderFloat16), NET_U16 on u16vec2 (needs shaderInt16). Unpacking takes a
 //    shift and one and-or per nibble pair; packing is linear, four multiply-adds per four
 //    nibble pairs, because every lane is bias + n and the bias is subtracted once.
+//    MID_NIBBLE (with NET_F16): every lane holds its nibble in bits 8-11 over the bias
+//    0x3000 (positive normal halves 0x3000..0x3F00, ordered like n), so that unpacking
+//    moves nibbles up by multiplies (the FMA pipe) where it can and needs one shift in
+//    four; packing joins two lanes by one multiply-add and four by one byte permute.
 // An odd last word arrives through the `tail` binding (the uvec4 view cannot hold it).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -127,6 +131,20 @@ uvec4 sort_pair(uvec4 d) {
 // One comparator on both words: r[a] gets the minimum, r[b] the maximum.
 #define CX(a, b) { LANES lo = min(r[a], r[b]); r[b] = max(r[a], r[b]); r[a] = lo; }
 
+#ifdef MID_NIBBLE
+const uint MID_BIAS = 0x30003000u;
+// The 16 lanes of nibble 4k + j, moved to bits 8-11 of each half, the bias or-ed in.
+#define UNPACK4(k, p) \
+    r[4 * k] = TO_LANES(((p * 256u) & 0x0F000F00u) | MID_BIAS); \
+    r[4 * k + 1] = TO_LANES(((p * 16u) & 0x0F000F00u) | MID_BIAS); \
+    r[4 * k + 2] = TO_LANES((p & 0x0F000F00u) | MID_BIAS); \
+    r[4 * k + 3] = TO_LANES(((p >> 4) & 0x0F000F00u) | MID_BIAS);
+// Lanes 2m and 2m + 1 joined: byte 1 of each half holds their two nibbles.
+#define JOIN2(m) (FROM_LANES(r[2 * (m)]) + FROM_LANES(r[2 * (m) + 1]) * 16u - MID_BIAS * 17u)
+// Bytes 1 of the two joins: nibbles 4k..4k+3 of the first word in the low half, of the
+// second word in the high half.
+#define PACK4(k) ((JOIN2(2 * k) >> 8) & 0x00FF00FFu | (JOIN2(2 * k + 1) & 0xFF00FF00u))
+#else
 // The 16 lanes of nibble 4k + j: shifted down and masked, the bias or-ed in.
 #define UNPACK4(k, p) \
     r[4 * k] = TO_LANES((p & 0x000F000Fu) | BIAS); \
@@ -138,6 +156,8 @@ uvec4 sort_pair(uvec4 d) {
 // the weighted sum minus BIAS * 0x1111 is exact and carries nothing between halves.
 #define PACK4(k) (FROM_LANES(r[4 * k]) + FROM_LANES(r[4 * k + 1]) * 16u \
     + FROM_LANES(r[4 * k + 2]) * 256u + FROM_LANES(r[4 * k + 3]) * 4096u - BIAS * 0x1111u)
+
+#endif
 
 // Sorts the nibbles of the two words of a 16-byte load (d.xy and d.zw) with Green's network.
 uvec4 sort_pair(uvec4 d) {

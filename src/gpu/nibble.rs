@@ -23,19 +23,23 @@ const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
 /// The kernel variants (see the shader's header), by index: 0 counting with shared-memory
 /// tables, 1 the histogram from a 256-entry byte table, 2 half of the reconstruction by
 /// shifts, 3 every table load replaced by shifts, 4 Green's network on `f16vec2` (needs
-/// `shaderFloat16`), 5 the network on `u16vec2` (needs `shaderInt16`).
-const SPIRV_VARIANTS: [&[u8]; 6] = [
+/// `shaderFloat16`), 5 the network on `u16vec2` (needs `shaderInt16`), 6 the `f16vec2`
+/// network with nibbles in bits 8-11 of each lane (fewer shifts; needs `shaderFloat16`).
+const SPIRV_VARIANTS: [&[u8]; 7] = [
     SPIRV,
     include_bytes!("../../shaders/spv/nibble_bytetable.spv"),
     include_bytes!("../../shaders/spv/nibble_mixed.spv"),
     include_bytes!("../../shaders/spv/nibble_shifts.spv"),
     include_bytes!("../../shaders/spv/nibble_f16.spv"),
     include_bytes!("../../shaders/spv/nibble_u16.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16b.spv"),
 ];
 /// Index of the `f16vec2` network variant in [`SPIRV_VARIANTS`].
 pub const VARIANT_F16: usize = 4;
 /// Index of the `u16vec2` network variant in [`SPIRV_VARIANTS`].
 pub const VARIANT_U16: usize = 5;
+/// Index of the `f16vec2` network variant with nibbles in bits 8-11 of each lane.
+pub const VARIANT_F16_MID: usize = 6;
 /// How many kernel variants [`record_variant`] takes.
 pub const VARIANTS: usize = SPIRV_VARIANTS.len();
 
@@ -43,7 +47,7 @@ pub const VARIANTS: usize = SPIRV_VARIANTS.len();
 pub fn variant_supported(ctx: &GpuContext, variant: usize) -> bool {
     supported(ctx)
         && match variant {
-            VARIANT_F16 => ctx.limits().shader_float16,
+            VARIANT_F16 | VARIANT_F16_MID => ctx.limits().shader_float16,
             VARIANT_U16 => ctx.limits().shader_int16,
             v => v < VARIANTS,
         }
