@@ -805,6 +805,7 @@ fn main() {
             "network, f16vec2",
             "network, u16vec2",
             "network, f16vec2, nibbles in bits 8-11",
+            "network, f16vec2, bits 8-11, max = sum - min",
         ];
         let combos = [
             (0, 4),

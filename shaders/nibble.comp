@@ -1,5 +1,5 @@
 #version 450
-// variants: nibble: nibble_bytetable:-DBYTE_TABLE nibble_mixed:-DMIXED nibble_shifts:-DSHIFTS nibble_f16:-DNET_F16 nibble_f16b:-DNET_F16,-DMID_NIBBLE nibble_u16:-DNET_U16
+// variants: nibble: nibble_bytetable:-DBYTE_TABLE nibble_mixed:-DMIXED nibble_shifts:-DSHIFTS nibble_f16:-DNET_F16 nibble_f16b:-DNET_F16,-DMID_NIBBLE nibble_u16:-DNET_U16 nibble_f16sum:-DNET_F16,-DMID_NIBBLE,-DMAX_BY_SUM
 //
 // GPU nibble sort: every invocation sorts 2 * V words (V 16-byte loads, all issued before
 // the first word is sorted), by counting, with tables in shared memory and one multiply:
@@ -34,9 +34,14 @@
 //    0x3000 (positive normal halves 0x3000..0x3F00, ordered like n), so that unpacking
 //    moves nibbles up by multiplies (the FMA pipe) where it can and needs one shift in
 //    four; packing joins two lanes by one multiply-add and four by one byte permute.
+//    MAX_BY_SUM (with MID_NIBBLE): a comparator takes one min and gets the max as
+//    (a + b) - min(a, b), exact because the lanes are multiples of 1/32 in [0.125, 1.75]
+//    (sums below 4 keep 1/512 steps): the min/max unit (shared with the integer ops)
+//    does half the network, the FMA pipe the other half.
 // An odd last word arrives through the `tail` binding (the uvec4 view cannot hold it).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 #if defined(NET_F16)
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define LANES f16vec2
@@ -129,7 +134,11 @@ uvec4 sort_pair(uvec4 d) {
 }
 #else
 // One comparator on both words: r[a] gets the minimum, r[b] the maximum.
+#ifdef MAX_BY_SUM
+#define CX(a, b) { LANES lo = min(r[a], r[b]); r[b] = (r[a] + r[b]) - lo; r[a] = lo; }
+#else
 #define CX(a, b) { LANES lo = min(r[a], r[b]); r[b] = max(r[a], r[b]); r[a] = lo; }
+#endif
 
 #ifdef MID_NIBBLE
 const uint MID_BIAS = 0x30003000u;
@@ -211,11 +220,11 @@ void main() {
     uint group = gl_WorkGroupID.y * params.groups_x + gl_WorkGroupID.x;
     uint base = group * gl_WorkGroupSize.x * V + lid;
     uvec4 d[V];
-    for (uint v = 0u; v < V; ++v) {
+    [[unroll]] for (uint v = 0u; v < V; ++v) {
         uint i = base + v * gl_WorkGroupSize.x;
         d[v] = i < params.pair_count ? pairs[i] : uvec4(0u);
     }
-    for (uint v = 0u; v < V; ++v) {
+    [[unroll]] for (uint v = 0u; v < V; ++v) {
         uint i = base + v * gl_WorkGroupSize.x;
         if (i < params.pair_count) {
             pairs[i] = sort_pair(d[v]);
