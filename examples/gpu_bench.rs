@@ -68,8 +68,8 @@ fn upload<T: vulkano::buffer::BufferContents + Copy>(
 /// data) and is slow to come back (run of 08:53 UTC, nvidia-smi log: a 2^24 bitonic sort
 /// took 3.24 ms at 1980 MHz and 5.3-6.9 ms after 500 ms of idling, 7 sorts in a row).
 fn warm_up(ctx: &Arc<GpuContext>, b: &mut Builder) {
-    static BUFFERS: std::sync::OnceLock<Option<(Subbuffer<[u32]>, Subbuffer<[u32]>)>> =
-        std::sync::OnceLock::new();
+    type Pair = (Subbuffer<[u32]>, Subbuffer<[u32]>);
+    static BUFFERS: std::sync::OnceLock<Option<Pair>> = std::sync::OnceLock::new();
     let buffers = BUFFERS.get_or_init(|| {
         if ctx.is_software() || std::env::var_os("GPU_BENCH_NO_WARM_UP").is_some() {
             return None;

@@ -613,12 +613,8 @@ impl GpuContext {
                 .map_err(gpu_err("recording an upload"))?;
             uploads.push(self.submit(builder)?);
         }
-        for upload in uploads {
-            upload
-                .wait(None)
-                .map_err(gpu_err("waiting for an upload"))?;
-        }
-        // 2. The work, then the download with a timestamp after every piece.
+        // 2. The work, then the download with a timestamp after every piece, recorded while
+        //    the last pieces upload.
         let marks = self.piece_marks(pieces.len() as u32)?;
         let mut builder = self.command_builder()?;
         // SAFETY: the pool is new; its queries are reset here, before this command buffer
@@ -637,6 +633,11 @@ impl GpuContext {
             unsafe { builder.write_timestamp(marks.clone(), j as u32, PipelineStage::AllCommands) }
                 .map_err(gpu_err("recording a timestamp"))?;
         }
+        for upload in uploads {
+            upload
+                .wait(None)
+                .map_err(gpu_err("waiting for an upload"))?;
+        }
         let done = self.submit(builder)?;
         // 3. Each piece back as soon as it landed.
         let mut written = 0usize;
@@ -644,11 +645,11 @@ impl GpuContext {
             for (j, r) in pieces.iter().enumerate() {
                 wait_for_mark(&marks, j as u32, &done)?;
                 let range = r.start as usize..r.end as usize;
+                let view = output.clone().slice(r.clone());
                 // SAFETY: piece j's copy has finished (its timestamp, written after it, is
                 // available), nothing writes that range again, and the memory is
                 // host-coherent (`streams`), so the mapped bytes are the copy's result and
                 // are read while no one writes them.
-                let view = output.clone().slice(r.clone());
                 let landed = unsafe { mapped::<T>(&view)? };
                 par_copy(&mut data[range.clone()], landed);
                 written = range.end;
