@@ -439,11 +439,16 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
     );
     println!("| workload | backend | n | MiB | up ms | down ms | bound ms | warm ms | bound / warm | cold ms | bound / cold |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    let sizes: Vec<u32> = if quick {
-        vec![16, 20]
-    } else {
-        vec![20, 22, 24, 26, 28]
+    // `--e2e-sizes 24,26`: log2 sizes (default 2^20..2^28 with --full).
+    let sizes: Vec<u32> = match std::env::args().skip_while(|a| a != "--e2e-sizes").nth(1) {
+        Some(list) => list.split(',').map(|k| k.parse().unwrap()).collect(),
+        None if quick => vec![16, 20],
+        None => vec![20, 22, 24, 26, 28],
     };
+    println!(
+        "stream piece: {}",
+        std::env::var("SORTNET_GPU_STREAM_PIECE").unwrap_or_else(|_| "16m (default)".into())
+    );
     // `reset` (untimed) restores the input, `f` sorts it.
     let measure = |reset: &mut dyn FnMut(), f: &mut dyn FnMut()| -> (f64, f64) {
         let mut best = f64::MAX;
