@@ -446,6 +446,10 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
         None => vec![20, 22, 24, 26, 28],
     };
     println!(
+        "transfer queues for nibble pieces: {}",
+        ctx.has_transfer_queues()
+    );
+    println!(
         "stream piece: {}",
         std::env::var("SORTNET_GPU_STREAM_PIECE").unwrap_or_else(|_| "16m (default)".into())
     );
@@ -472,9 +476,12 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
         for (workload, name) in [
             ("u32 keys", "vulkan-radix"),
             ("u32 keys", "vulkan-bitonic"),
+            ("u32 keys", "streamed copy, no sort"),
             ("nibbles", "vulkan-radix"),
+            ("nibbles", "streamed copy, no sort"),
         ] {
-            let Some(b) = backend::by_name(name) else {
+            let copy_only = name.starts_with("streamed");
+            let Some(b) = backend::by_name(if copy_only { "vulkan-radix" } else { name }) else {
                 continue;
             };
             let nibbles = workload == "nibbles";
@@ -491,15 +498,39 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
             let (warm_ms, cold_ms) = if nibbles {
                 let pristine = random_u64(n, 13);
                 let v = std::cell::RefCell::new(pristine.clone());
-                let r = measure(
-                    &mut || v.borrow_mut().copy_from_slice(&pristine),
-                    &mut || b.sort_nibbles(&mut v.borrow_mut()).unwrap(),
-                );
-                let v = v.into_inner();
-                assert!(v
-                    .par_iter()
-                    .zip(pristine.par_iter())
-                    .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
+                if copy_only {
+                    let r = measure(&mut || {}, &mut || {
+                        let mut v = v.borrow_mut();
+                        if ctx.streams(bytes) {
+                            ctx.stream_pieces(&mut v, |_, _| Ok(())).unwrap();
+                        }
+                    });
+                    assert!(v.into_inner() == pristine);
+                    r
+                } else {
+                    let r = measure(
+                        &mut || v.borrow_mut().copy_from_slice(&pristine),
+                        &mut || b.sort_nibbles(&mut v.borrow_mut()).unwrap(),
+                    );
+                    let v = v.into_inner();
+                    assert!(v
+                        .par_iter()
+                        .zip(pristine.par_iter())
+                        .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
+                    r
+                }
+            } else if copy_only {
+                let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
+                let v = std::cell::RefCell::new(pristine.clone());
+                let dev = ctx.buffer(Memory::Device, bytes).unwrap();
+                let dk = dev.slice::<u32>(n as u64);
+                let r = measure(&mut || {}, &mut || {
+                    let mut v = v.borrow_mut();
+                    if ctx.streams(bytes) {
+                        ctx.round_trip_streamed(&mut v, &dk, |_| Ok(())).unwrap();
+                    }
+                });
+                assert!(v.into_inner() == pristine);
                 r
             } else {
                 let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
@@ -826,8 +857,13 @@ fn main() {
             (6, 4),
             (6, 2),
             (6, 8),
+            (7, 1),
+            (7, 2),
+            (7, 4),
+            (4, 1),
             (0, 4),
-            (4, 4),
+            (4, 2),
+            (7, 2),
         ];
         println!("(copy: the copy kernel timed right before this row)");
         for (variant, loads) in combos {

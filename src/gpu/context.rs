@@ -120,6 +120,10 @@ type FreeBuffers = HashMap<(Memory, u64), Vec<Subbuffer<[u8]>>>;
 pub struct GpuContext {
     device: Arc<Device>,
     queue: Arc<Queue>,
+    /// Queues of a transfer-only family (the copy engines), for streamed host transfers
+    /// that overlap uploads, compute and downloads; empty unless
+    /// `SORTNET_GPU_TRANSFER_QUEUES=1` and the device has such a family.
+    transfer: Vec<Arc<Queue>>,
     memory: Arc<StandardMemoryAllocator>,
     command_buffers: Arc<StandardCommandBufferAllocator>,
     descriptor_sets: Arc<StandardDescriptorSetAllocator>,
@@ -201,13 +205,43 @@ impl GpuContext {
         let shader_float16 =
             supported.shader_float16 && physical.api_version() >= vulkano::Version::V1_2;
         let shader_int16 = supported.shader_int16;
+        // A transfer-only family (NVIDIA: family 1, two queues), used only when asked for.
+        let transfer_family = std::env::var("SORTNET_GPU_TRANSFER_QUEUES")
+            .is_ok_and(|v| v == "1")
+            .then(|| {
+                physical
+                    .queue_family_properties()
+                    .iter()
+                    .position(|q| {
+                        q.queue_flags.intersects(QueueFlags::TRANSFER)
+                            && !q
+                                .queue_flags
+                                .intersects(QueueFlags::COMPUTE | QueueFlags::GRAPHICS)
+                            && q.queue_count > 0
+                    })
+                    .map(|f| {
+                        (
+                            f as u32,
+                            physical.queue_family_properties()[f].queue_count.min(2),
+                        )
+                    })
+            })
+            .flatten();
+        let mut queue_create_infos = vec![QueueCreateInfo {
+            queue_family_index: family,
+            ..Default::default()
+        }];
+        if let Some((f, count)) = transfer_family {
+            queue_create_infos.push(QueueCreateInfo {
+                queue_family_index: f,
+                queues: vec![0.5; count as usize],
+                ..Default::default()
+            });
+        }
         let (device, mut queues) = Device::new(
             physical.clone(),
             DeviceCreateInfo {
-                queue_create_infos: vec![QueueCreateInfo {
-                    queue_family_index: family,
-                    ..Default::default()
-                }],
+                queue_create_infos,
                 enabled_features: DeviceFeatures {
                     shader_int64,
                     shader_float16,
@@ -221,6 +255,7 @@ impl GpuContext {
         let queue = queues
             .next()
             .ok_or_else(|| Error::Gpu("the device gave no queue".into()))?;
+        let transfer: Vec<Arc<Queue>> = queues.collect();
         let mut limits = read_limits(&physical, family, shader_int64);
         limits.shader_float16 = shader_float16;
         limits.shader_int16 = shader_int16;
@@ -255,6 +290,7 @@ impl GpuContext {
             },
             device,
             queue,
+            transfer,
             limits,
             memory_cap,
             stream_piece,
@@ -418,10 +454,20 @@ impl GpuContext {
                 MemoryTypeFilter::PREFER_HOST | MemoryTypeFilter::HOST_RANDOM_ACCESS,
             ),
         };
+        // Buffers the transfer queues touch too are shared by both families.
+        let sharing = match self.transfer.first() {
+            Some(t) => vulkano::sync::Sharing::Concurrent(
+                [self.queue.queue_family_index(), t.queue_family_index()]
+                    .into_iter()
+                    .collect(),
+            ),
+            None => vulkano::sync::Sharing::Exclusive,
+        };
         Buffer::new_slice::<u8>(
             self.memory.clone(),
             BufferCreateInfo {
                 usage,
+                sharing,
                 ..Default::default()
             },
             AllocationCreateInfo {
@@ -511,6 +557,25 @@ impl GpuContext {
 }
 
 impl GpuContext {
+    /// A one-time-submit primary command buffer builder for `queue`'s family.
+    fn builder_on(
+        &self,
+        queue: &Arc<Queue>,
+    ) -> Result<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>> {
+        AutoCommandBufferBuilder::primary(
+            self.command_buffers.clone(),
+            queue.queue_family_index(),
+            CommandBufferUsage::OneTimeSubmit,
+        )
+        .map_err(gpu_err("creating a command buffer"))
+    }
+
+    /// Whether streamed nibble pieces use the transfer queues (`SORTNET_GPU_TRANSFER_QUEUES=1`
+    /// on a device with a transfer-only queue family).
+    pub fn has_transfer_queues(&self) -> bool {
+        !self.transfer.is_empty()
+    }
+
     /// Builds `builder` and submits it on the shared queue without waiting.
     fn submit(
         &self,
@@ -674,7 +739,10 @@ impl GpuContext {
 
     /// Runs `record`'s work on every piece of `data` independently (each piece is uploaded,
     /// processed and downloaded by its own submission), keeping two pieces in flight while
-    /// the host fills the next one and empties the one before, all on all cores. For work
+    /// the host fills the next one and empties the one before, all on all cores. With
+    /// transfer queues ([`has_transfer_queues`](Self::has_transfer_queues)) each piece's
+    /// upload, work and download go to three queues chained by semaphores, so uploads and
+    /// downloads of neighbouring pieces run at the same time on the copy engines. For work
     /// that is independent per element, like the nibble sort. On `Err` `data` holds its
     /// original contents (restored from the input's staging buffer). Callers check
     /// [`streams`](Self::streams) first.
@@ -714,18 +782,59 @@ impl GpuContext {
                     &data[r.start as usize..r.end as usize],
                 );
                 let on_device = device.clone().slice(r.clone());
-                let mut builder = self.command_builder()?;
-                builder
-                    .copy_buffer(CopyBufferInfo::buffers(staged, on_device.clone()))
-                    .map_err(gpu_err("recording an upload"))?;
-                record(&mut builder, on_device.clone())?;
-                builder
-                    .copy_buffer(CopyBufferInfo::buffers(
-                        on_device,
-                        output.clone().slice(r.clone()),
-                    ))
-                    .map_err(gpu_err("recording a download"))?;
-                in_flight.push_back((i, self.submit(builder)?));
+                let landing = output.clone().slice(r.clone());
+                let done = match (self.transfer.first(), self.transfer.last()) {
+                    (Some(up_queue), Some(down_queue)) => {
+                        // Upload, work and download on three queues, chained by semaphores:
+                        // the copy engines move piece i + 1 in and piece i - 1 out while
+                        // the compute queue works on piece i.
+                        let mut up = self.builder_on(up_queue)?;
+                        up.copy_buffer(CopyBufferInfo::buffers(staged, on_device.clone()))
+                            .map_err(gpu_err("recording an upload"))?;
+                        let mut work = self.command_builder()?;
+                        record(&mut work, on_device.clone())?;
+                        let mut down = self.builder_on(down_queue)?;
+                        down.copy_buffer(CopyBufferInfo::buffers(on_device, landing))
+                            .map_err(gpu_err("recording a download"))?;
+                        let built = |b: AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>| {
+                            b.build().map_err(gpu_err("building commands"))
+                        };
+                        vulkano::sync::now(self.device.clone())
+                            .then_execute(up_queue.clone(), built(up)?)
+                            .map_err(gpu_err("submitting an upload"))?
+                            .then_signal_semaphore_and_flush()
+                            .map_err(gpu_err("flushing an upload"))?
+                            .then_execute(self.queue.clone(), built(work)?)
+                            .map_err(gpu_err("submitting work"))?
+                            .then_signal_semaphore_and_flush()
+                            .map_err(gpu_err("flushing work"))?
+                            .then_execute(down_queue.clone(), built(down)?)
+                            .map_err(gpu_err("submitting a download"))?
+                            .boxed()
+                            .then_signal_fence_and_flush()
+                            .map_err(gpu_err("flushing a download"))?
+                    }
+                    _ => {
+                        let mut builder = self.command_builder()?;
+                        builder
+                            .copy_buffer(CopyBufferInfo::buffers(staged, on_device.clone()))
+                            .map_err(gpu_err("recording an upload"))?;
+                        record(&mut builder, on_device.clone())?;
+                        builder
+                            .copy_buffer(CopyBufferInfo::buffers(on_device, landing))
+                            .map_err(gpu_err("recording a download"))?;
+                        vulkano::sync::now(self.device.clone())
+                            .then_execute(
+                                self.queue.clone(),
+                                builder.build().map_err(gpu_err("building commands"))?,
+                            )
+                            .map_err(gpu_err("submitting commands"))?
+                            .boxed()
+                            .then_signal_fence_and_flush()
+                            .map_err(gpu_err("flushing commands"))?
+                    }
+                };
+                in_flight.push_back((i, done));
                 let last = i + 1 == pieces.len();
                 while in_flight.len() > IN_FLIGHT || (last && !in_flight.is_empty()) {
                     let (j, done) = in_flight.pop_front().expect("not empty");
