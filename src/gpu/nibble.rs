@@ -72,9 +72,11 @@ const NETWORK_LOADS: u32 = 2;
 
 /// The kernel the backends run, and its loads per invocation: Green's network on
 /// `f16vec2` where the device has `shaderFloat16` (H200: 62% of the copy kernel's
-/// bandwidth at 2^28 words against 42% for counting), else counting with tables.
+/// bandwidth at 2^28 words against 42% for counting), else counting with tables. Software
+/// drivers count too: lavapipe emulates 16-bit floats and ran the network 4-5x slower than
+/// counting (2^20 words).
 pub fn default_kernel(ctx: &GpuContext) -> (usize, u32) {
-    if variant_supported(ctx, VARIANT_F16) {
+    if variant_supported(ctx, VARIANT_F16) && !ctx.is_software() {
         (VARIANT_F16, NETWORK_LOADS)
     } else {
         (0, LOADS_PER_THREAD)
