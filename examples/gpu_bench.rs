@@ -446,10 +446,6 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
         None => vec![20, 22, 24, 26, 28],
     };
     println!(
-        "transfer queues for nibble pieces: {}",
-        ctx.has_transfer_queues()
-    );
-    println!(
         "stream piece: {}",
         std::env::var("SORTNET_GPU_STREAM_PIECE").unwrap_or_else(|_| "16m (default)".into())
     );

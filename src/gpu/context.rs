@@ -120,10 +120,6 @@ type FreeBuffers = HashMap<(Memory, u64), Vec<Subbuffer<[u8]>>>;
 pub struct GpuContext {
     device: Arc<Device>,
     queue: Arc<Queue>,
-    /// Queues of a transfer-only family (the copy engines), for streamed host transfers
-    /// that overlap uploads, compute and downloads; empty unless
-    /// `SORTNET_GPU_TRANSFER_QUEUES=1` and the device has such a family.
-    transfer: Vec<Arc<Queue>>,
     memory: Arc<StandardMemoryAllocator>,
     command_buffers: Arc<StandardCommandBufferAllocator>,
     descriptor_sets: Arc<StandardDescriptorSetAllocator>,
@@ -205,43 +201,13 @@ impl GpuContext {
         let shader_float16 =
             supported.shader_float16 && physical.api_version() >= vulkano::Version::V1_2;
         let shader_int16 = supported.shader_int16;
-        // A transfer-only family (NVIDIA: family 1, two queues), used only when asked for.
-        let transfer_family = std::env::var("SORTNET_GPU_TRANSFER_QUEUES")
-            .is_ok_and(|v| v == "1")
-            .then(|| {
-                physical
-                    .queue_family_properties()
-                    .iter()
-                    .position(|q| {
-                        q.queue_flags.intersects(QueueFlags::TRANSFER)
-                            && !q
-                                .queue_flags
-                                .intersects(QueueFlags::COMPUTE | QueueFlags::GRAPHICS)
-                            && q.queue_count > 0
-                    })
-                    .map(|f| {
-                        (
-                            f as u32,
-                            physical.queue_family_properties()[f].queue_count.min(2),
-                        )
-                    })
-            })
-            .flatten();
-        let mut queue_create_infos = vec![QueueCreateInfo {
-            queue_family_index: family,
-            ..Default::default()
-        }];
-        if let Some((f, count)) = transfer_family {
-            queue_create_infos.push(QueueCreateInfo {
-                queue_family_index: f,
-                queues: vec![0.5; count as usize],
-                ..Default::default()
-            });
-        }
         let (device, mut queues) = Device::new(
             physical.clone(),
             DeviceCreateInfo {
-                queue_create_infos,
+                queue_create_infos: vec![QueueCreateInfo {
+                    queue_family_index: family,
+                    ..Default::default()
+                }],
                 enabled_features: DeviceFeatures {
                     shader_int64,
                     shader_float16,
@@ -255,7 +221,6 @@ impl GpuContext {
         let queue = queues
             .next()
             .ok_or_else(|| Error::Gpu("the device gave no queue".into()))?;
-        let transfer: Vec<Arc<Queue>> = queues.collect();
         let mut limits = read_limits(&physical, family, shader_int64);
         limits.shader_float16 = shader_float16;
         limits.shader_int16 = shader_int16;
@@ -290,7 +255,6 @@ impl GpuContext {
             },
             device,
             queue,
-            transfer,
             limits,
             memory_cap,
             stream_piece,
@@ -454,20 +418,10 @@ impl GpuContext {
                 MemoryTypeFilter::PREFER_HOST | MemoryTypeFilter::HOST_RANDOM_ACCESS,
             ),
         };
-        // Buffers the transfer queues touch too are shared by both families.
-        let sharing = match self.transfer.first() {
-            Some(t) => vulkano::sync::Sharing::Concurrent(
-                [self.queue.queue_family_index(), t.queue_family_index()]
-                    .into_iter()
-                    .collect(),
-            ),
-            None => vulkano::sync::Sharing::Exclusive,
-        };
         Buffer::new_slice::<u8>(
             self.memory.clone(),
             BufferCreateInfo {
                 usage,
-                sharing,
                 ..Default::default()
             },
             AllocationCreateInfo {
@@ -557,25 +511,6 @@ impl GpuContext {
 }
 
 impl GpuContext {
-    /// A one-time-submit primary command buffer builder for `queue`'s family.
-    fn builder_on(
-        &self,
-        queue: &Arc<Queue>,
-    ) -> Result<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>> {
-        AutoCommandBufferBuilder::primary(
-            self.command_buffers.clone(),
-            queue.queue_family_index(),
-            CommandBufferUsage::OneTimeSubmit,
-        )
-        .map_err(gpu_err("creating a command buffer"))
-    }
-
-    /// Whether streamed nibble pieces use the transfer queues (`SORTNET_GPU_TRANSFER_QUEUES=1`
-    /// on a device with a transfer-only queue family).
-    pub fn has_transfer_queues(&self) -> bool {
-        !self.transfer.is_empty()
-    }
-
     /// Builds `builder` and submits it on the shared queue without waiting.
     fn submit(
         &self,
@@ -621,9 +556,15 @@ impl GpuContext {
         })
     }
 
-    /// The pieces a streamed transfer of `len` elements of `size` bytes moves, in order.
+    /// The pieces a streamed transfer of `len` elements of `size` bytes moves, in order:
+    /// a 32nd of the bytes, at least the stream piece and at most four of them (16-64 MiB
+    /// by default). Measured on the H200 host (BENCHMARKS-gpu-host.md, run 3): 16 MiB
+    /// pieces were best for 256-512 MiB (u32 keys 16.8 against 18.3 ms with 64 MiB,
+    /// nibbles 25.4 against 26.3 ms), 64 MiB pieces for 1-2 GiB (u32 keys 68.0 against 70.1
+    /// ms, nibbles 104.0 against 128.7 ms); 4 MiB pieces were slower at 16-128 MiB.
     fn pieces(&self, len: u64, size: u64) -> Vec<Range<u64>> {
-        let piece = (self.stream_piece / size).max(1);
+        let bytes = (len * size / 32).clamp(self.stream_piece, 4 * self.stream_piece) & !255;
+        let piece = (bytes / size).max(1);
         (0..len)
             .step_by(piece as usize)
             .map(|start| start..(start + piece).min(len))
@@ -739,13 +680,15 @@ impl GpuContext {
 
     /// Runs `record`'s work on every piece of `data` independently (each piece is uploaded,
     /// processed and downloaded by its own submission), keeping two pieces in flight while
-    /// the host fills the next one and empties the one before, all on all cores. With
-    /// transfer queues ([`has_transfer_queues`](Self::has_transfer_queues)) each piece's
-    /// upload, work and download go to three queues chained by semaphores, so uploads and
-    /// downloads of neighbouring pieces run at the same time on the copy engines. For work
+    /// the host fills the next one and empties the one before, all on all cores. For work
     /// that is independent per element, like the nibble sort. On `Err` `data` holds its
     /// original contents (restored from the input's staging buffer). Callers check
     /// [`streams`](Self::streams) first.
+    ///
+    /// Uploads, work and downloads on three queues (the copy engines' transfer family and
+    /// the compute queue, chained by semaphores) measured no faster on the H200 (commit
+    /// 6e30d23, BENCHMARKS-gpu-host.md): the host's own copies bound this path, so one
+    /// queue it is.
     pub fn stream_pieces<T: BufferContents + Copy + Send + Sync>(
         self: &Arc<Self>,
         data: &mut [T],
@@ -783,58 +726,15 @@ impl GpuContext {
                 );
                 let on_device = device.clone().slice(r.clone());
                 let landing = output.clone().slice(r.clone());
-                let done = match (self.transfer.first(), self.transfer.last()) {
-                    (Some(up_queue), Some(down_queue)) => {
-                        // Upload, work and download on three queues, chained by semaphores:
-                        // the copy engines move piece i + 1 in and piece i - 1 out while
-                        // the compute queue works on piece i.
-                        let mut up = self.builder_on(up_queue)?;
-                        up.copy_buffer(CopyBufferInfo::buffers(staged, on_device.clone()))
-                            .map_err(gpu_err("recording an upload"))?;
-                        let mut work = self.command_builder()?;
-                        record(&mut work, on_device.clone())?;
-                        let mut down = self.builder_on(down_queue)?;
-                        down.copy_buffer(CopyBufferInfo::buffers(on_device, landing))
-                            .map_err(gpu_err("recording a download"))?;
-                        let built = |b: AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>| {
-                            b.build().map_err(gpu_err("building commands"))
-                        };
-                        vulkano::sync::now(self.device.clone())
-                            .then_execute(up_queue.clone(), built(up)?)
-                            .map_err(gpu_err("submitting an upload"))?
-                            .then_signal_semaphore_and_flush()
-                            .map_err(gpu_err("flushing an upload"))?
-                            .then_execute(self.queue.clone(), built(work)?)
-                            .map_err(gpu_err("submitting work"))?
-                            .then_signal_semaphore_and_flush()
-                            .map_err(gpu_err("flushing work"))?
-                            .then_execute(down_queue.clone(), built(down)?)
-                            .map_err(gpu_err("submitting a download"))?
-                            .boxed()
-                            .then_signal_fence_and_flush()
-                            .map_err(gpu_err("flushing a download"))?
-                    }
-                    _ => {
-                        let mut builder = self.command_builder()?;
-                        builder
-                            .copy_buffer(CopyBufferInfo::buffers(staged, on_device.clone()))
-                            .map_err(gpu_err("recording an upload"))?;
-                        record(&mut builder, on_device.clone())?;
-                        builder
-                            .copy_buffer(CopyBufferInfo::buffers(on_device, landing))
-                            .map_err(gpu_err("recording a download"))?;
-                        vulkano::sync::now(self.device.clone())
-                            .then_execute(
-                                self.queue.clone(),
-                                builder.build().map_err(gpu_err("building commands"))?,
-                            )
-                            .map_err(gpu_err("submitting commands"))?
-                            .boxed()
-                            .then_signal_fence_and_flush()
-                            .map_err(gpu_err("flushing commands"))?
-                    }
-                };
-                in_flight.push_back((i, done));
+                let mut builder = self.command_builder()?;
+                builder
+                    .copy_buffer(CopyBufferInfo::buffers(staged, on_device.clone()))
+                    .map_err(gpu_err("recording an upload"))?;
+                record(&mut builder, on_device.clone())?;
+                builder
+                    .copy_buffer(CopyBufferInfo::buffers(on_device, landing))
+                    .map_err(gpu_err("recording a download"))?;
+                in_flight.push_back((i, self.submit(builder)?));
                 let last = i + 1 == pieces.len();
                 while in_flight.len() > IN_FLIGHT || (last && !in_flight.is_empty()) {
                     let (j, done) = in_flight.pop_front().expect("not empty");
@@ -939,11 +839,12 @@ pub fn par_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
         .for_each(|(d, s)| d.copy_from_slice(s));
 }
 
-/// Bytes per piece of a streamed host transfer ([`GpuContext::round_trip_streamed`],
-/// [`GpuContext::stream_pieces`]): 16 MiB is about 0.3 ms of PCIe copy (51-53 GB/s) and of
-/// host copying on 16 cores on the H200 device machine (run of 08:53 UTC), long against
-/// a submission's overhead (tens of microseconds), short enough that the first and last
-/// piece, which nothing overlaps, cost little.
+/// The smallest piece of a streamed host transfer ([`GpuContext::round_trip_streamed`],
+/// [`GpuContext::stream_pieces`]; large transfers take up to four times this, see
+/// `GpuContext::pieces`), and half the size from which host slices stream: 16 MiB is about
+/// 0.3 ms of PCIe copy (51-53 GB/s) and of host copying on 16 cores on the H200 device
+/// machine (run of 08:53 UTC), long against a submission's overhead (tens of microseconds),
+/// short enough that the first and last piece, which nothing overlaps, cost little.
 pub const STREAM_PIECE_BYTES: u64 = 16 << 20;
 
 /// How many pooled buffers of one size class are kept for reuse; more are freed on return.
