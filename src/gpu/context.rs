@@ -655,7 +655,9 @@ impl GpuContext {
                 // SAFETY: piece j's copy has finished (its timestamp, written after it, is
                 // available), nothing writes that range again, and the memory is
                 // host-coherent (`streams`), so the mapped bytes are the copy's result and
-                // are read while no one writes them.
+                // are read while no one writes them. (Like every download in the crate, it
+                // relies on coherent memory rather than a barrier to the host stage, which
+                // vulkano's command buffers do not record.)
                 let landed = unsafe { mapped::<T>(&view)? };
                 par_copy(&mut data[range.clone()], landed);
                 written = range.end;
