@@ -62,11 +62,12 @@ fn upload<T: vulkano::buffer::BufferContents + Copy>(
     dev
 }
 
-/// Records about 300 ms of copy kernels (1 GiB each) on a hardware GPU, so that the timed
+/// Records about 800 ms of copy kernels (1 GiB each) on a hardware GPU, so that the timed
 /// work after it in the same command buffer runs at full clock: the H200's SM clock drops to
 /// 345-975 MHz within a fraction of a second of idling (while the host prepares or checks
 /// data) and is slow to come back (run of 08:53 UTC, nvidia-smi log: a 2^24 bitonic sort
-/// took 3.24 ms at 1980 MHz and 5.3-6.9 ms after 500 ms of idling, 7 sorts in a row).
+/// took 3.24 ms at 1980 MHz and 5.3-6.9 ms after 500 ms of idling, 7 sorts in a row). 300 ms
+/// were not always enough after a second or two of idling (BENCHMARKS-gpu-host.md, run 3).
 fn warm_up(ctx: &Arc<GpuContext>, b: &mut Builder) {
     type Pair = (Subbuffer<[u32]>, Subbuffer<[u32]>);
     static BUFFERS: std::sync::OnceLock<Option<Pair>> = std::sync::OnceLock::new();
@@ -81,8 +82,8 @@ fn warm_up(ctx: &Arc<GpuContext>, b: &mut Builder) {
         ))
     });
     if let Some((src, dst)) = buffers {
-        // 4.2 TB/s moves 1 GiB (read + write: 2 GiB) in about 0.5 ms.
-        let reps = (300u64 << 30) / (src.len() * 4 * 2 * 2);
+        // 4.2 TB/s moves 1 GiB (read + write: 2 GiB) in about 0.5 ms: 1600 of them.
+        let reps = (800u64 << 30) / (src.len() * 4 * 2 * 2);
         for _ in 0..reps.max(1) {
             copy::record_copy(ctx, b, src.clone(), dst.clone()).unwrap();
         }
@@ -305,7 +306,7 @@ fn diag(ctx: &Arc<GpuContext>, sorter: &BitonicSorter, sizes: &[u32]) {
             stamp(b);
         });
         println!(
-            "host path 2^{k} after 300 ms of copy kernels (upload / sort / download): {}",
+            "host path 2^{k} after 800 ms of copy kernels (upload / sort / download): {}",
             fmt_ms(&t)
         );
     }
@@ -435,7 +436,7 @@ fn warm(ctx: &Arc<GpuContext>) {
 fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
     println!("\n## End to end from host slices vs the PCIe bound (wall clock)");
     println!(
-        "warm: best of 3, each right after 300 ms of GPU work; cold: one call after 500 ms idle"
+        "warm: best of 3, each right after 800 ms of GPU work; cold: one call after 500 ms idle"
     );
     println!("| workload | backend | n | MiB | up ms | down ms | bound ms | warm ms | bound / warm | cold ms | bound / cold |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
