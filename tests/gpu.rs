@@ -455,3 +455,47 @@ fn gpu_nibble_record_handles_an_odd_tail() {
         assert_eq!(got, want, "n={n}");
     }
 }
+
+#[test]
+fn every_gpu_nibble_kernel_variant_matches_the_reference() {
+    use sortnet::gpu::nibble;
+    let Some(ctx) = gpu() else { return };
+    let cases = nibble_cases();
+    for variant in 0..nibble::VARIANTS {
+        if !nibble::variant_supported(&ctx, variant) {
+            eprintln!("nibble kernel variant {variant}: not supported here");
+            continue;
+        }
+        // The whole case list once per variant, at 2 loads per invocation (the network
+        // variants run slowly on lavapipe, which emulates 16-bit floats).
+        for (n, loads) in [(1usize, 4u32), (2, 1), (1025, 4), (cases.len(), 2)] {
+            let words = &cases[..n];
+            let n64 = n as u64;
+            let staging = ctx.stage_in(words).unwrap();
+            let dev = ctx
+                .buffer(Memory::Device, n64 * 8)
+                .unwrap()
+                .detach()
+                .slice(0..n64 * 8)
+                .reinterpret::<[u64]>();
+            let mut b = ctx.command_builder().unwrap();
+            b.copy_buffer(CopyBufferInfo::buffers(
+                staging.slice::<u64>(n64),
+                dev.clone(),
+            ))
+            .unwrap();
+            nibble::record_variant(&ctx, &mut b, dev.clone(), variant, loads).unwrap();
+            b.copy_buffer(CopyBufferInfo::buffers(dev, staging.slice::<u64>(n64)))
+                .unwrap();
+            ctx.submit_and_wait(b).unwrap();
+            let got = staging.slice::<u64>(n64).read().unwrap().to_vec();
+            for (i, (&g, &w)) in got.iter().zip(words).enumerate() {
+                assert_eq!(
+                    g,
+                    sortnet::nibble::reference(w),
+                    "variant {variant} loads {loads} n {n} word {i} input {w:#x}"
+                );
+            }
+        }
+    }
+}

@@ -3,9 +3,11 @@
 //! through [`record`]).
 //!
 //! Each invocation loads its words with 16-byte loads, coalesced across the workgroup, and
-//! sorts every word by counting its nibbles (two small tables in shared memory); see the
-//! shader's header. It needs `shaderInt64`, which the context enables where the device has
-//! it ([`supported`]).
+//! sorts the two words of each load at once with Green's 60-comparator network on
+//! `f16vec2` lanes (no shared memory, no tables) where the device has `shaderFloat16`, else
+//! by counting nibbles with small tables in shared memory ([`default_kernel`]); see the
+//! shader's header for these and the other variants kept for benchmarks. It needs
+//! `shaderInt64`, which the context enables where the device has it ([`supported`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -20,18 +22,66 @@ use super::plan;
 use crate::error::{Error, Result};
 
 const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
-/// Variants kept for benchmarks: the histogram from a 256-entry byte table, and half of
-/// the reconstruction by shifts instead of table loads.
-const SPIRV_VARIANTS: [&[u8]; 3] = [
+/// The kernel variants (see the shader's header), by index: 0 counting with shared-memory
+/// tables, 1 the histogram from a 256-entry byte table, 2 half of the reconstruction by
+/// shifts, 3 every table load replaced by shifts, 4 Green's network on `f16vec2` (needs
+/// `shaderFloat16`), 5 the network on `u16vec2` (needs `shaderInt16`), 6 the `f16vec2`
+/// network with nibbles in bits 8-11 of each lane (fewer shifts; needs `shaderFloat16`), 7
+/// the same with every comparator's max as sum minus min (half the network on the FMA
+/// pipe; needs `shaderFloat16`).
+const SPIRV_VARIANTS: [&[u8]; 8] = [
     SPIRV,
     include_bytes!("../../shaders/spv/nibble_bytetable.spv"),
     include_bytes!("../../shaders/spv/nibble_mixed.spv"),
+    include_bytes!("../../shaders/spv/nibble_shifts.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16.spv"),
+    include_bytes!("../../shaders/spv/nibble_u16.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16b.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16sum.spv"),
 ];
+/// Index of the `f16vec2` network variant in [`SPIRV_VARIANTS`].
+pub const VARIANT_F16: usize = 4;
+/// Index of the `u16vec2` network variant in [`SPIRV_VARIANTS`].
+pub const VARIANT_U16: usize = 5;
+/// Index of the `f16vec2` network variant with nibbles in bits 8-11 of each lane.
+pub const VARIANT_F16_MID: usize = 6;
+/// Index of the `f16vec2` network variant whose maxima are sums minus minima.
+pub const VARIANT_F16_SUM: usize = 7;
+/// How many kernel variants [`record_variant`] takes.
+pub const VARIANTS: usize = SPIRV_VARIANTS.len();
+
+/// Whether the device has what kernel `variant` needs beyond [`supported`].
+pub fn variant_supported(ctx: &GpuContext, variant: usize) -> bool {
+    supported(ctx)
+        && match variant {
+            VARIANT_F16 | VARIANT_F16_MID | VARIANT_F16_SUM => ctx.limits().shader_float16,
+            VARIANT_U16 => ctx.limits().shader_int16,
+            v => v < VARIANTS,
+        }
+}
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
-/// 16-byte loads per invocation (two words each), all in flight before the first sort.
+/// 16-byte loads per invocation (two words each) for the counting kernel (variant 0), all in
+/// flight before the first sort.
 const LOADS_PER_THREAD: u32 = 4;
+/// 16-byte loads per invocation for the network kernels. Measured on an H200 (run of 09:05
+/// UTC, 2^28 words, warmed GPU): the f16vec2 network took 1.609 / 1.667 / 2.048 ms with 2 /
+/// 4 / 8 loads (copy kernel 0.999 ms), the counting kernel 2.392 ms with 4.
+const NETWORK_LOADS: u32 = 2;
+
+/// The kernel the backends run, and its loads per invocation: Green's network on
+/// `f16vec2` where the device has `shaderFloat16` (H200: 62% of the copy kernel's
+/// bandwidth at 2^28 words against 42% for counting), else counting with tables. Software
+/// drivers count too: lavapipe emulates 16-bit floats and ran the network 4-5x slower than
+/// counting (2^20 words).
+pub fn default_kernel(ctx: &GpuContext) -> (usize, u32) {
+    if variant_supported(ctx, VARIANT_F16) && !ctx.is_software() {
+        (VARIANT_F16, NETWORK_LOADS)
+    } else {
+        (0, LOADS_PER_THREAD)
+    }
+}
 
 /// Whether the device can run the nibble kernel (it needs 64-bit integers in shaders).
 pub fn supported(ctx: &GpuContext) -> bool {
@@ -50,7 +100,12 @@ fn pipeline(ctx: &GpuContext, variant: usize, loads: u32) -> Result<(Arc<Compute
             workload: "nibbles on a device without shaderInt64".into(),
         });
     }
-    let variant = variant.min(SPIRV_VARIANTS.len() - 1);
+    if !variant_supported(ctx, variant) {
+        return Err(Error::Unsupported {
+            backend: "vulkan",
+            workload: format!("nibble kernel variant {variant} on this device"),
+        });
+    }
     let loads = loads.clamp(1, 16);
     let mut cache = PIPELINES
         .get_or_init(Default::default)
@@ -76,11 +131,13 @@ pub fn record(
     builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     words: Subbuffer<[u64]>,
 ) -> Result<()> {
-    record_variant(ctx, builder, words, 0, LOADS_PER_THREAD)
+    let (variant, loads) = default_kernel(ctx);
+    record_variant(ctx, builder, words, variant, loads)
 }
 
-/// [`record`] with a shader variant for benchmarks: 0 the default, 1 the byte-table
-/// histogram, 2 half of the reconstruction by shifts; `loads` 16-byte loads per invocation.
+/// [`record`] with a shader variant for benchmarks (an index of [`VARIANTS`], see
+/// `SPIRV_VARIANTS`; [`variant_supported`] says which the device runs) and `loads` 16-byte
+/// loads per invocation.
 #[doc(hidden)]
 pub fn record_variant(
     ctx: &Arc<GpuContext>,
@@ -166,7 +223,8 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
     if words.is_empty() {
         return Ok(());
     }
-    pipeline(ctx, 0, LOADS_PER_THREAD)?;
+    let (variant, loads) = default_kernel(ctx);
+    pipeline(ctx, variant, loads)?;
     // Chunks of an even number of words that one storage buffer holds.
     let max_words = ((ctx.limits().max_storage_buffer_range / 8) & !1).max(2) as usize;
     if words.len() <= max_words {
@@ -181,8 +239,13 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
 }
 
 /// One upload, sort and download; the device buffer is padded to an even word count (the
-/// pad word is sorted and never read back).
+/// pad word is sorted and never read back). Large slices stream: every piece is uploaded,
+/// sorted and downloaded on its own while the host fills and empties the pieces around it
+/// ([`GpuContext::stream_pieces`]).
 fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
+    if ctx.streams(words.len() as u64 * 8) {
+        return ctx.stream_pieces(words, |builder, piece| record(ctx, builder, piece));
+    }
     let n = words.len() as u64;
     let padded = n.next_multiple_of(2);
     let staging = ctx.stage_in(words)?;
@@ -202,7 +265,7 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
         (padded / 2) as u32,
         tail.slice::<u32>(2),
         false,
-        (0, LOADS_PER_THREAD),
+        default_kernel(ctx),
     )?;
     builder
         .copy_buffer(CopyBufferInfo::buffers(

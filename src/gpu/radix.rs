@@ -593,8 +593,6 @@ impl RadixSorter {
         self.check_len(variant, shape, n)?;
         let ctx = &self.ctx;
         let sizes = plan::scratch_sizes(variant, shape, n);
-        let staging_keys = ctx.stage_in(keys)?;
-        let staging_values = values.as_deref().map(|v| ctx.stage_in(v)).transpose()?;
         let a_keys = ctx.buffer(Memory::Device, n * kw * 4)?;
         let a_values = values
             .as_ref()
@@ -621,6 +619,14 @@ impl RadixSorter {
             map,
             count: Count::Known(n as u32),
         };
+        if values.is_none() && ctx.streams(n * kw * 4) {
+            // Host copies overlap the PCIe copies, piece by piece (keys only).
+            return ctx.round_trip_streamed(keys, &job.keys, |builder| {
+                self.record(builder, &job, &scratch)
+            });
+        }
+        let staging_keys = ctx.stage_in(keys)?;
+        let staging_values = values.as_deref().map(|v| ctx.stage_in(v)).transpose()?;
         let pair = |s: &Pooled, d: &Subbuffer<[u32]>, len: u64| {
             CopyBufferInfo::buffers(s.slice::<u32>(len), d.clone())
         };
