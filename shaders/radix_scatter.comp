@@ -1,5 +1,5 @@
 #version 450
-// variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1
+// variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1 radix_scatter_k32_nv:-DKEY64=0,-DPAIRS=0,-DPARTITIONED=1 radix_scatter_k64_nv:-DKEY64=1,-DPAIRS=0,-DPARTITIONED=1 radix_scatter_p32_nv:-DKEY64=0,-DPAIRS=1,-DPARTITIONED=1 radix_scatter_p64_nv:-DKEY64=1,-DPAIRS=1,-DPARTITIONED=1
 //
 // One radix pass over one 8-bit digit, Onesweep style (Adinets & Merrill, 2022): each
 // workgroup takes the next tile id from a counter, ranks its keys inside the tile, publishes
@@ -16,13 +16,22 @@
 // (per-subgroup counters), earlier lanes (ballot match) and earlier subgroups (prefix over
 // the subgroup counters), so equal digits keep their input order. Nothing assumes a
 // subgroup size: the match uses all four words of a ballot and every count loops over
-// gl_NumSubgroups.
+// gl_NumSubgroups. The _nv variants (-DPARTITIONED=1) find the lanes with the same digit
+// with one subgroupPartitionNV (a single match instruction on NVIDIA) instead of eight
+// ballots; they are used only where the device has VK_NV_shader_subgroup_partitioned.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_memory_scope_semantics : require
+#ifndef PARTITIONED
+#define PARTITIONED 0
+#endif
+#if PARTITIONED
+#extension GL_NV_shader_subgroup_partitioned : require
+#endif
 
 #include "radix_common.glsl"
 
@@ -32,7 +41,9 @@ layout(constant_id = 2) const uint MAX_SUBGROUPS = 8;  // WG / the smallest subg
 layout(constant_id = 3) const uint SPIN_LIMIT = 8192;  // reads of a missing look-back word before the fallback
 layout(constant_id = 4) const uint BALLOT_WORDS = 4;   // ballot words in use: 1 when subgroups have at most 32 lanes
 layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before scattering into shared memory
-layout(constant_id = 10) const uint LOOKAHEAD = 1;     // earlier tiles whose words one look-back step reads
+layout(constant_id = 10) const uint LOOKAHEAD = 4;     // earlier tiles whose words one look-back step reads
+layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back words with relaxed atomic loads, 0: with atomicOr(w, 0)
+layout(constant_id = 12) const uint TILE_ORDER = 1;    // 1: tile id = workgroup id, 0: tile ids from an atomic counter
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * KPT;
@@ -129,7 +140,12 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
                     words[i] = 0u;
                     if (next > i) {
                         uint at = status_index(slot, next - 1u - i, d);
-                        words[i] = atomicOr(st[at], 0u);
+                        if (LB_LOAD == 1u) {
+                            words[i] = atomicLoad(st[at], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                                                  gl_SemanticsRelaxed);
+                        } else {
+                            words[i] = atomicOr(st[at], 0u);
+                        }
                     }
                 }
                 const uint start = next;
@@ -200,27 +216,38 @@ void main() {
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
     // the ranking (it is needed only at the end).
     const uint bucket_first = tid < RADIX ? st[ST_BUCKET + params.pass_index * RADIX + tid] : 0u;
-    if (tid == 0u) s_tile = atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u);
-    for (uint i = tid; i < HIST_WORDS; i += WG) s_mem[i] = 0u;
-    barrier();
-    const uint tile = s_tile;
+    // The tile: the workgroup id (no round trip to a counter before the loads can start; the
+    // look-back's bounded spin and recount keep a tile whose predecessor is not yet running
+    // correct), or the next id from the pass's counter (tiles in the order they start).
+    uint tile;
+    if (TILE_ORDER == 1u) {
+        tile = gl_WorkGroupID.x;
+    } else {
+        if (tid == 0u) s_tile = atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u);
+        barrier();
+        tile = s_tile;
+    }
     const uint base = tile * TILE;
-    const uint tile_n = min(TILE, n - base);
 
     const uint sg = gl_SubgroupID;
     const uint lane = gl_SubgroupInvocationID;
     const uint sg_first = sg * gl_SubgroupSize * KPT;
 
+    // The loads are bounded by the buffers' capacity, not by the count, so they need not wait
+    // for the count's load: keys past the count are read but never used.
     KEY keys[KPT];
     uint rank[KPT];
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint idx = sg_first + k * gl_SubgroupSize + lane;
         keys[k] = KEY_ZERO;
-        if (idx < tile_n) {
-            keys[k] = src_keys[base + idx];
-            if (encode) keys[k] = encode_key(keys[k], params.map);
-        }
+        if (base + idx < params.capacity) keys[k] = src_keys[base + idx];
     }
+    for (uint i = tid; i < HIST_WORDS; i += WG) s_mem[i] = 0u;
+    const uint tile_n = min(TILE, n - base);
+    if (encode) {
+        [[unroll]] for (uint k = 0u; k < KPT; k++) keys[k] = encode_key(keys[k], params.map);
+    }
+    barrier();
 
     // Rank within the subgroup: peers = lanes of this round with the same digit. With at
     // most 32 lanes (BALLOT_WORDS == 1) the match works on one word; the general path works
@@ -232,6 +259,19 @@ void main() {
         uint below;
         uint count;
         uint leader;
+#if PARTITIONED
+        // Invalid lanes get a value no digit has, so they match only each other.
+        uvec4 peers = subgroupPartitionNV(valid ? d : 0xffffffffu);
+        if (BALLOT_WORDS == 1u) {
+            below = bitCount(peers.x & gl_SubgroupLtMask.x);
+            count = bitCount(peers.x);
+            leader = uint(findLSB(peers.x));
+        } else {
+            below = subgroupBallotExclusiveBitCount(peers);
+            count = subgroupBallotBitCount(peers);
+            leader = subgroupBallotFindLSB(peers);
+        }
+#else
         if (BALLOT_WORDS == 1u) {
             uint peers = subgroupBallot(valid).x;
             [[unroll]] for (uint b = 0u; b < 8u; b++) {
@@ -253,6 +293,7 @@ void main() {
             count = subgroupBallotBitCount(peers);
             leader = valid ? subgroupBallotFindLSB(peers) : lane;
         }
+#endif
         uint before = 0u;
         if (valid && lane == leader) {
             before = atomicAdd(s_mem[sg * RADIX + d], count);

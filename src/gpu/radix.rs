@@ -54,7 +54,7 @@ struct Spirv {
     copy: &'static [u8],
 }
 
-fn spirv(variant: Variant) -> Spirv {
+fn spirv(variant: Variant, partitioned: bool) -> Spirv {
     macro_rules! spv {
         ($name:literal) => {
             include_bytes!(concat!("../../shaders/spv/", $name, ".spv")).as_slice()
@@ -65,11 +65,15 @@ fn spirv(variant: Variant) -> Spirv {
     } else {
         (spv!("radix_histogram_k32"), spv!("radix_plan_32"))
     };
-    let (scatter, copy) = match variant.suffix() {
-        "k32" => (spv!("radix_scatter_k32"), spv!("radix_copy_k32")),
-        "k64" => (spv!("radix_scatter_k64"), spv!("radix_copy_k64")),
-        "p32" => (spv!("radix_scatter_p32"), spv!("radix_copy_p32")),
-        _ => (spv!("radix_scatter_p64"), spv!("radix_copy_p64")),
+    let (scatter, copy) = match (variant.suffix(), partitioned) {
+        ("k32", false) => (spv!("radix_scatter_k32"), spv!("radix_copy_k32")),
+        ("k32", true) => (spv!("radix_scatter_k32_nv"), spv!("radix_copy_k32")),
+        ("k64", false) => (spv!("radix_scatter_k64"), spv!("radix_copy_k64")),
+        ("k64", true) => (spv!("radix_scatter_k64_nv"), spv!("radix_copy_k64")),
+        ("p32", false) => (spv!("radix_scatter_p32"), spv!("radix_copy_p32")),
+        ("p32", true) => (spv!("radix_scatter_p32_nv"), spv!("radix_copy_p32")),
+        (_, false) => (spv!("radix_scatter_p64"), spv!("radix_copy_p64")),
+        (_, true) => (spv!("radix_scatter_p64_nv"), spv!("radix_copy_p64")),
     };
     Spirv {
         histogram,
@@ -197,7 +201,10 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// and invocations per workgroup; `SORTNET_RADIX_SPIN_LIMIT=0` makes every look-back take
 /// the recount fallback and `SORTNET_RADIX_BALLOT_WORDS=4` the general four-word match
 /// (both in tests/gpu_radix_fallback.rs, so lavapipe runs those paths too);
-/// `SORTNET_RADIX_LOOKBACK_FIRST` and `SORTNET_RADIX_LOOKAHEAD` pick the look-back variant (see `shaders/radix_scatter.comp`). All give the same result.
+/// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKAHEAD`, `SORTNET_RADIX_LB_LOAD` and
+/// `SORTNET_RADIX_TILE_ORDER` pick the look-back variant, `SORTNET_RADIX_MATCH=0` the ballot
+/// match where the partitioned one is available (see `shaders/radix_scatter.comp`). All give
+/// the same result.
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
 }
@@ -224,6 +231,20 @@ impl RadixSorter {
         &self.ctx
     }
 
+    /// Whether the scatter shader finds equal digits with `subgroupPartitionNV` (one match
+    /// instruction on NVIDIA) instead of eight ballots: where the device enabled
+    /// `VK_NV_shader_subgroup_partitioned` for compute shaders, unless
+    /// `SORTNET_RADIX_MATCH=0`.
+    pub fn partitioned_match(&self) -> bool {
+        let device = self.ctx.device();
+        let props = device.physical_device().properties();
+        device.enabled_extensions().nv_shader_subgroup_partitioned
+            && props
+                .subgroup_supported_operations
+                .is_some_and(|ops| ops.contains(SubgroupFeatures::PARTITIONED))
+            && env_u32("SORTNET_RADIX_MATCH") != Some(0)
+    }
+
     fn pipelines(&self, variant: Variant) -> Result<Arc<Pipelines>> {
         let mut slot = self.pipelines[variant.index()]
             .lock()
@@ -239,7 +260,7 @@ impl RadixSorter {
                     self.limits.shared_bytes
                 ))
             })?;
-        let code = spirv(variant);
+        let code = spirv(variant, self.partitioned_match());
         let stream_wg = plan::STREAM_WORKGROUP.min(self.limits.max_invocations);
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
         let built = Arc::new(Pipelines {
@@ -266,7 +287,12 @@ impl RadixSorter {
                             .unwrap_or_else(|| plan::ballot_words(self.limits.max_subgroup)),
                     ),
                     (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
-                    (10, env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(1)),
+                    (
+                        10,
+                        env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(plan::LOOKAHEAD),
+                    ),
+                    (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
+                    (12, env_u32("SORTNET_RADIX_TILE_ORDER").unwrap_or(1)),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
