@@ -44,6 +44,8 @@ layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before sc
 layout(constant_id = 10) const uint LOOKAHEAD = 4;     // earlier tiles whose words one look-back step reads
 layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back words with relaxed atomic loads, 0: with atomicOr(w, 0)
 layout(constant_id = 12) const uint TILE_ORDER = 1;    // 1: tile id = workgroup id, 0: tile ids from an atomic counter
+layout(constant_id = 13) const uint EARLY_COUNTS = 0;  // 1: count the tile's digits with shared atomics and publish them before ranking
+layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * KPT;
@@ -243,11 +245,27 @@ void main() {
         if (base + idx < params.capacity) keys[k] = src_keys[base + idx];
     }
     for (uint i = tid; i < HIST_WORDS; i += WG) s_mem[i] = 0u;
+    if (EARLY_COUNTS == 1u) {
+        for (uint d = tid; d < RADIX; d += WG) s_count[d] = 0u;
+    }
     const uint tile_n = min(TILE, n - base);
     if (encode) {
         [[unroll]] for (uint k = 0u; k < KPT; k++) keys[k] = encode_key(keys[k], params.map);
     }
     barrier();
+    const uint other_slot = slot ^ 1u;
+    if (EARLY_COUNTS == 1u) {
+        // The tile's digit counts before the ranking, so later tiles find them sooner.
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint idx = sg_first + k * gl_SubgroupSize + lane;
+            if (idx < tile_n) atomicAdd(s_count[digit_of(keys[k], shift)], 1u);
+        }
+        barrier();
+        for (uint d = tid; d < RADIX; d += WG) {
+            atomicExchange(st[status_index(slot, tile, d)],
+                           (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | s_count[d]);
+        }
+    }
 
     // Rank within the subgroup: peers = lanes of this round with the same digit. With at
     // most 32 lanes (BALLOT_WORDS == 1) the match works on one word; the general path works
@@ -304,7 +322,6 @@ void main() {
 
     // Per digit: the tile's count, and each subgroup's counter turned into its exclusive
     // prefix over the subgroups before it. Publish the count at once for later tiles.
-    const uint other_slot = slot ^ 1u;
     for (uint d = tid; d < RADIX; d += WG) {
         uint sum = 0u;
         for (uint s = 0u; s < gl_NumSubgroups; s++) {
@@ -312,13 +329,15 @@ void main() {
             s_mem[s * RADIX + d] = sum;
             sum += t;
         }
-        s_count[d] = sum;
-        atomicExchange(st[status_index(slot, tile, d)],
-                       (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
+        if (EARLY_COUNTS == 0u) {
+            s_count[d] = sum;
+            atomicExchange(st[status_index(slot, tile, d)],
+                           (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
+        }
         // The other slot served the previous pass and serves the next one: clear it now.
         st[status_index(other_slot, tile, d)] = 0u;
         s_lb_sum[d] = 0u;
-        s_lb_next[d] = tile;
+        s_lb_next[d] = NO_WAIT == 1u ? 0u : tile;
     }
     barrier();
     scan_counts();

@@ -202,9 +202,11 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// the recount fallback and `SORTNET_RADIX_BALLOT_WORDS=4` the general four-word match
 /// (both in tests/gpu_radix_fallback.rs, so lavapipe runs those paths too);
 /// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKAHEAD`, `SORTNET_RADIX_LB_LOAD` and
-/// `SORTNET_RADIX_TILE_ORDER` pick the look-back variant, `SORTNET_RADIX_MATCH=0` the ballot
-/// match where the partitioned one is available (see `shaders/radix_scatter.comp`). All give
-/// the same result.
+/// `SORTNET_RADIX_TILE_ORDER` pick the look-back variant, `SORTNET_RADIX_EARLY_COUNTS=1`
+/// publishes the tile's counts before ranking, `SORTNET_RADIX_MATCH=1` the partitioned match
+/// where available, `SORTNET_RADIX_HIST_BATCH` the keys each histogram invocation loads at
+/// once (see the shaders). All give the same result, except `SORTNET_RADIX_NO_WAIT=1`, a
+/// timing-only knob that skips the look-back (wrong output: it shows what the wait costs).
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
 }
@@ -231,10 +233,11 @@ impl RadixSorter {
         &self.ctx
     }
 
-    /// Whether the scatter shader finds equal digits with `subgroupPartitionNV` (one match
-    /// instruction on NVIDIA) instead of eight ballots: where the device enabled
-    /// `VK_NV_shader_subgroup_partitioned` for compute shaders, unless
-    /// `SORTNET_RADIX_MATCH=0`.
+    /// Whether the scatter shader finds equal digits with `subgroupPartitionNV` instead of
+    /// eight ballots: only with `SORTNET_RADIX_MATCH=1` and where the device enabled
+    /// `VK_NV_shader_subgroup_partitioned`. Off by default: on an H200 (run 6 of
+    /// BENCHMARKS-gpu-radix.md) it made a u32 sort of 2^26 keys 28% slower (3.485 against
+    /// 2.731 ms).
     pub fn partitioned_match(&self) -> bool {
         let device = self.ctx.device();
         let props = device.physical_device().properties();
@@ -242,7 +245,7 @@ impl RadixSorter {
             && props
                 .subgroup_supported_operations
                 .is_some_and(|ops| ops.contains(SubgroupFeatures::PARTITIONED))
-            && env_u32("SORTNET_RADIX_MATCH") != Some(0)
+            && env_u32("SORTNET_RADIX_MATCH") == Some(1)
     }
 
     fn pipelines(&self, variant: Variant) -> Result<Arc<Pipelines>> {
@@ -265,9 +268,16 @@ impl RadixSorter {
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
         let built = Arc::new(Pipelines {
             shape,
-            histogram: self
-                .ctx
-                .compute_pipeline(code.histogram, &[(0, stream_wg)])?,
+            histogram: self.ctx.compute_pipeline(
+                code.histogram,
+                &[
+                    (0, stream_wg),
+                    (
+                        1,
+                        env_u32("SORTNET_RADIX_HIST_BATCH").unwrap_or(plan::HISTOGRAM_BATCH),
+                    ),
+                ],
+            )?,
             plan: self
                 .ctx
                 .compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
@@ -293,6 +303,8 @@ impl RadixSorter {
                     ),
                     (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
                     (12, env_u32("SORTNET_RADIX_TILE_ORDER").unwrap_or(1)),
+                    (13, env_u32("SORTNET_RADIX_EARLY_COUNTS").unwrap_or(0)),
+                    (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,

@@ -49,6 +49,9 @@ pub const STREAM_WORKGROUP: u32 = 256;
 /// Keys each histogram invocation counts (grid-stride), which sets how many workgroups add
 /// their shared counts into the global histogram.
 pub const HISTOGRAM_KEYS_PER_INVOCATION: u32 = 32;
+/// Keys each histogram invocation loads before counting them (the `BATCH` specialization
+/// constant of `radix_histogram.comp`): several loads in flight per invocation.
+pub const HISTOGRAM_BATCH: u32 = 8;
 /// Invocations of the plan's single workgroup (one per bucket).
 pub const PLAN_WORKGROUP: u32 = 256;
 /// Earlier tiles whose look-back words one step of the look-back reads at once (independent
