@@ -46,6 +46,7 @@ layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back word
 layout(constant_id = 12) const uint TILE_ORDER = 1;    // 1: tile id = workgroup id, 0: tile ids from an atomic counter
 layout(constant_id = 13) const uint EARLY_COUNTS = 0;  // 1: count the tile's digits with shared atomics and publish them before ranking
 layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
+layout(constant_id = 15) const uint PREFETCH = 0;      // 1..4: look-back words read before ranking, walked after it
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * KPT;
@@ -79,6 +80,14 @@ shared uint s_stalled;
 
 uint status_index(uint slot, uint tile, uint digit) {
     return ST_STATUS + slot * params.slot_words + tile * RADIX + digit;
+}
+
+// One look-back word, read so that it sees the latest store (the loop around it spins).
+uint read_status(uint at) {
+    if (LB_LOAD == 1u) {
+        return atomicLoad(st[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    }
+    return atomicOr(st[at], 0u);
 }
 
 // s_excl = exclusive prefix sum of s_count, for any workgroup and subgroup size. Called in
@@ -141,13 +150,7 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
                 [[unroll]] for (uint i = 0u; i < LOOKAHEAD; i++) {
                     words[i] = 0u;
                     if (next > i) {
-                        uint at = status_index(slot, next - 1u - i, d);
-                        if (LB_LOAD == 1u) {
-                            words[i] = atomicLoad(st[at], gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                                                  gl_SemanticsRelaxed);
-                        } else {
-                            words[i] = atomicOr(st[at], 0u);
-                        }
+                        words[i] = read_status(status_index(slot, next - 1u - i, d));
                     }
                 }
                 const uint start = next;
@@ -267,6 +270,18 @@ void main() {
         }
     }
 
+    // Look-back words of this invocation's digit for the PREFETCH tiles before this one, read
+    // now: the loads complete while the subgroups rank, and the words are walked after.
+    // (Digits d >= WG, which an invocation handles after its first, start without.)
+    const bool prefetch = PREFETCH > 0u;
+    uint pre[4];
+    [[unroll]] for (uint i = 0u; i < 4u; i++) {
+        pre[i] = 0u;
+        if (prefetch && i < PREFETCH && tid < RADIX && tile > i) {
+            pre[i] = read_status(status_index(slot, tile - 1u - i, tid));
+        }
+    }
+
     // Rank within the subgroup: peers = lanes of this round with the same digit. With at
     // most 32 lanes (BALLOT_WORDS == 1) the match works on one word; the general path works
     // on all four.
@@ -336,8 +351,27 @@ void main() {
         }
         // The other slot served the previous pass and serves the next one: clear it now.
         st[status_index(other_slot, tile, d)] = 0u;
-        s_lb_sum[d] = 0u;
-        s_lb_next[d] = NO_WAIT == 1u ? 0u : tile;
+        uint lb_sum = 0u;
+        uint lb_next = NO_WAIT == 1u ? 0u : tile;
+        if (prefetch && d == tid) {
+            // Walk the prefetched words while they hold counts.
+            const uint start = lb_next;
+            bool walking = true;
+            [[unroll]] for (uint i = 0u; i < 4u; i++) {
+                if (walking && i < PREFETCH && start > i) {
+                    uint flag = pre[i] & ~VALUE_MASK;
+                    if (flag == 0u) {
+                        walking = false;
+                    } else {
+                        lb_sum += pre[i] & VALUE_MASK;
+                        lb_next = flag == FLAG_PREFIX ? 0u : start - 1u - i;
+                        walking = flag != FLAG_PREFIX;
+                    }
+                }
+            }
+        }
+        s_lb_sum[d] = lb_sum;
+        s_lb_next[d] = lb_next;
     }
     barrier();
     scan_counts();

@@ -202,7 +202,8 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// the recount fallback and `SORTNET_RADIX_BALLOT_WORDS=4` the general four-word match
 /// (both in tests/gpu_radix_fallback.rs, so lavapipe runs those paths too);
 /// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKAHEAD`, `SORTNET_RADIX_LB_LOAD` and
-/// `SORTNET_RADIX_TILE_ORDER` pick the look-back variant, `SORTNET_RADIX_EARLY_COUNTS=1`
+/// `SORTNET_RADIX_TILE_ORDER` pick the look-back variant, `SORTNET_RADIX_PREFETCH=1..4` reads
+/// that many look-back words before ranking, `SORTNET_RADIX_EARLY_COUNTS=1`
 /// publishes the tile's counts before ranking, `SORTNET_RADIX_MATCH=1` the partitioned match
 /// where available, `SORTNET_RADIX_HIST_BATCH` the keys each histogram invocation loads at
 /// once (see the shaders). All give the same result, except `SORTNET_RADIX_NO_WAIT=1`, a
@@ -305,6 +306,7 @@ impl RadixSorter {
                     (12, env_u32("SORTNET_RADIX_TILE_ORDER").unwrap_or(1)),
                     (13, env_u32("SORTNET_RADIX_EARLY_COUNTS").unwrap_or(0)),
                     (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
+                    (15, env_u32("SORTNET_RADIX_PREFETCH").unwrap_or(0)),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
