@@ -90,55 +90,15 @@ uint read_status(uint at) {
     return atomicOr(st[at], 0u);
 }
 
-// s_excl = exclusive prefix sum of s_count, for any workgroup and subgroup size. Called in
-// uniform control flow; ends with a barrier.
-void scan_counts() {
-    const uint per = (RADIX + WG - 1u) / WG;
-    uint first = gl_LocalInvocationIndex * per;
-    uint sum = 0u;
-    for (uint j = 0u; j < per; j++) {
-        uint d = first + j;
-        if (d < RADIX) sum += s_count[d];
-    }
-    uint before = subgroupExclusiveAdd(sum);
-    uint total = subgroupAdd(sum);
-    if (subgroupElect()) s_sg_sum[gl_SubgroupID] = total;
-    barrier();
-    if (gl_SubgroupID == 0u) {
-        // The first subgroup scans the subgroup totals, a subgroup's width at a time.
-        uint carry = 0u;
-        for (uint at = 0u; at < gl_NumSubgroups; at += gl_SubgroupSize) {
-            uint i = at + gl_SubgroupInvocationID;
-            uint v = i < gl_NumSubgroups ? s_sg_sum[i] : 0u;
-            uint excl = subgroupExclusiveAdd(v) + carry;
-            carry += subgroupAdd(v);
-            if (i < gl_NumSubgroups) s_sg_sum[i] = excl;
-        }
-    }
-    barrier();
-    uint run = s_sg_sum[gl_SubgroupID] + before;
-    for (uint j = 0u; j < per; j++) {
-        uint d = first + j;
-        if (d < RADIX) {
-            s_excl[d] = run;
-            run += s_count[d];
-        }
-    }
-    barrier();
-}
-
 // Decoupled look-back with a bounded spin and the recount fallback: leaves in s_out the output
 // index of tile-local index 0 of each digit, and publishes this tile's inclusive prefix.
 // Called in uniform control flow.
 void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucket_first) {
     const uint tid = gl_LocalInvocationIndex;
     // Decoupled look-back with a bounded spin and the recount fallback.
+    // s_pending and s_stalled are zero on entry (cleared before the barriers of the scan) and
+    // again at the top of every later round (cleared in the fallback).
     for (;;) {
-        if (tid == 0u) {
-            s_pending = 0u;
-            s_stalled = 0u;
-        }
-        barrier();
         for (uint d = tid; d < RADIX; d += WG) {
             uint next = s_lb_next[d];
             uint sum = s_lb_sum[d];
@@ -182,6 +142,11 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         const uint stuck = s_stalled - 1u;
         for (uint d = tid; d < RADIX; d += WG) s_fallback[d] = 0u;
         barrier();
+        // Every invocation has read s_pending and s_stalled by now.
+        if (tid == 0u) {
+            s_pending = 0u;
+            s_stalled = 0u;
+        }
         const uint stuck_base = stuck * TILE;
         const uint stuck_n = min(TILE, n - stuck_base);
         for (uint i = tid; i < stuck_n; i += WG) {
@@ -335,9 +300,15 @@ void main() {
     }
     barrier();
 
-    // Per digit: the tile's count, and each subgroup's counter turned into its exclusive
-    // prefix over the subgroups before it. Publish the count at once for later tiles.
-    for (uint d = tid; d < RADIX; d += WG) {
+    // Per digit, each invocation a run of PER consecutive digits: the tile's count, each
+    // subgroup's counter turned into its exclusive prefix over the subgroups before it, the
+    // count published at once for later tiles; then the exclusive scan of the counts over the
+    // digits into s_excl, for any workgroup and subgroup size.
+    const uint PER = (RADIX + WG - 1u) / WG;
+    uint run_total = 0u;
+    for (uint j = 0u; j < PER; j++) {
+        const uint d = tid * PER + j;
+        if (d >= RADIX) break;
         uint sum = 0u;
         for (uint s = 0u; s < gl_NumSubgroups; s++) {
             uint t = s_mem[s * RADIX + d];
@@ -372,9 +343,36 @@ void main() {
         }
         s_lb_sum[d] = lb_sum;
         s_lb_next[d] = lb_next;
+        run_total += sum;
+    }
+    if (tid == 0u) {
+        s_pending = 0u;
+        s_stalled = 0u;
+    }
+    const uint run_before = subgroupExclusiveAdd(run_total);
+    const uint sg_total = subgroupAdd(run_total);
+    if (subgroupElect()) s_sg_sum[gl_SubgroupID] = sg_total;
+    barrier();
+    if (gl_SubgroupID == 0u) {
+        // The first subgroup scans the subgroup totals, a subgroup's width at a time.
+        uint carry = 0u;
+        for (uint at = 0u; at < gl_NumSubgroups; at += gl_SubgroupSize) {
+            uint i = at + gl_SubgroupInvocationID;
+            uint v = i < gl_NumSubgroups ? s_sg_sum[i] : 0u;
+            uint excl = subgroupExclusiveAdd(v) + carry;
+            carry += subgroupAdd(v);
+            if (i < gl_NumSubgroups) s_sg_sum[i] = excl;
+        }
     }
     barrier();
-    scan_counts();
+    uint digit_at = s_sg_sum[gl_SubgroupID] + run_before;
+    for (uint j = 0u; j < PER; j++) {
+        const uint d = tid * PER + j;
+        if (d >= RADIX) break;
+        s_excl[d] = digit_at;
+        digit_at += s_count[d];
+    }
+    barrier();
     if (LOOKBACK_FIRST == 1u) look_back(tile, slot, n, encode, shift, bucket_first);
 
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
