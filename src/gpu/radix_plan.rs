@@ -160,23 +160,32 @@ impl TileShape {
     }
 }
 
-/// Keys per invocation the tile starts from for each variant. Measured on an H200 with 512
-/// invocations (n = 2^26, one pass, run 3 of BENCHMARKS.md (vulkan-radix)): 32-bit keys 8 per
-/// invocation (0.84 ms per pass; 6: 0.99, 10: 1.24, 12: 1.17; 256 x 15, CUB's Onesweep
-/// tile: 1.12), pairs 6, 64-bit keys 4. More keys per invocation mean more registers and
-/// fewer workgroups per multiprocessor, which cost more than the larger tile saves.
+/// Keys per invocation the tile starts from for each variant. 32-bit keys: 8 with 512
+/// invocations (H200, n = 2^26, one pass, run 3 of BENCHMARKS.md (vulkan-radix): 0.84 ms per
+/// pass; 6: 0.99, 10: 1.24, 12: 1.17; 256 x 15, CUB's Onesweep tile: 1.12; run 7 of
+/// BENCHMARKS-gpu-radix.md, whole sorts of 2^26 keys: 512 x 8 2.726 ms, 512 x 7 2.949,
+/// 512 x 9 3.751, 384 x 11 2.709, 256 x 16 2.911). u32 pairs: 8 (run 7: 3.176 ms; 7: 3.412,
+/// 6: 3.736). 64-bit keys: 4 with 1024 invocations (run 7: k64 8.713 ms against 9.062 for
+/// 512 x 4 and 9.094 for 256 x 8; 1024 x 3: 10.494). More keys per invocation than these
+/// need more registers than 64, the most that lets two workgroups of 512 (or one of 1024)
+/// share a multiprocessor, and the spills cost more than the larger tile saves.
 pub fn preferred_keys_per_invocation(variant: Variant) -> u32 {
     match (variant.wide, variant.pairs) {
-        (false, false) => 8,
-        (false, true) => 6,
-        (true, false) => 4,
-        (true, true) => 4,
+        (false, _) => 8,
+        (true, _) => 4,
     }
 }
 
 /// The invocations per workgroup the tile starts from (halved where shared memory is short,
-/// as on lavapipe with its 8-lane subgroups): 512 beat 256 and 1024 on the H200 (run 3).
-pub const PREFERRED_WORKGROUP: u32 = 512;
+/// as on lavapipe with its 8-lane subgroups): 512 for 32-bit keys (it beat 256 and 1024 on
+/// the H200, run 3), 1024 for 64-bit keys (run 7, see above).
+pub fn preferred_workgroup(variant: Variant) -> u32 {
+    if variant.wide {
+        1024
+    } else {
+        512
+    }
+}
 
 /// The largest tile that fits the device: the preferred shape, halving the workgroup (never
 /// below the largest subgroup or 64) and then trimming keys per invocation until the
@@ -193,7 +202,7 @@ pub fn choose_shape(
     let workgroups: Vec<u32> = match workgroup {
         Some(wg) => vec![wg],
         None => std::iter::successors(
-            Some(PREFERRED_WORKGROUP.min(limits.max_invocations)),
+            Some(preferred_workgroup(variant).min(limits.max_invocations)),
             |&wg| (wg / 2 >= floor).then_some(wg / 2),
         )
         .collect(),
