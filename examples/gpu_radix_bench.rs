@@ -326,7 +326,12 @@ fn main() {
                 "n=2^{log} {name}: best {best:.3} ms median {median:.3} ms, {gkeys:.2} G keys/s, \
                  {bytes_per_key:.0} B/key model, {:.0}% of copy bound, check {}",
                 100.0 * bound_ms / best,
-                if ok { "ok" } else { "FAILED" }
+                match (ok, sorted, input_digest == output_digest) {
+                    (true, _, _) => "ok",
+                    (false, false, _) => "FAILED (not sorted)",
+                    (false, true, false) => "FAILED (keys lost or duplicated)",
+                    (false, true, true) => "FAILED (values do not follow their keys)",
+                }
             );
         }
         ctx.trim_pool();
