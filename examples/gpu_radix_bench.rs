@@ -112,14 +112,6 @@ fn main() {
     };
     let ctx = sorter.context().clone();
     println!("device: {}", ctx.status());
-    println!(
-        "match: {}",
-        if sorter.partitioned_match() {
-            "subgroupPartitionNV"
-        } else {
-            "ballots"
-        }
-    );
     let timer = Timer::new(&ctx);
 
     for &log in &sizes {

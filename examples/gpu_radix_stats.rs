@@ -3,12 +3,11 @@
 //! workgroups share a multiprocessor.
 //!
 //! ```text
-//! cargo run --release --example gpu_radix_stats -- [k32|k64|p32|p64][_nv] [workgroup] [keys per invocation] [id=value..]
+//! cargo run --release --example gpu_radix_stats -- [k32|k64|p32|p64] [workgroup] [keys per invocation] [id=value..]
 //! ```
 //!
-//! The `_nv` variants are the scatter shaders with the partitioned match
-//! (VK_NV_shader_subgroup_partitioned); `id=value` sets further specialization constants of
-//! `shaders/radix_scatter.comp` (e.g. `15=4` for the look-back prefetch).
+//! `id=value` sets further specialization constants of `shaders/radix_scatter.comp` (e.g.
+//! `10=1` for a look-ahead of one tile).
 //!
 //! ```text
 //! ```
@@ -35,10 +34,6 @@ fn main() {
         "k32" => include_bytes!("../shaders/spv/radix_scatter_k32.spv"),
         "k64" => include_bytes!("../shaders/spv/radix_scatter_k64.spv"),
         "p32" => include_bytes!("../shaders/spv/radix_scatter_p32.spv"),
-        "k32_nv" => include_bytes!("../shaders/spv/radix_scatter_k32_nv.spv"),
-        "k64_nv" => include_bytes!("../shaders/spv/radix_scatter_k64_nv.spv"),
-        "p32_nv" => include_bytes!("../shaders/spv/radix_scatter_p32_nv.spv"),
-        "p64_nv" => include_bytes!("../shaders/spv/radix_scatter_p64_nv.spv"),
         _ => include_bytes!("../shaders/spv/radix_scatter_p64.spv"),
     };
     let library = VulkanLibrary::new().expect("Vulkan loader");
@@ -73,7 +68,6 @@ fn main() {
         "{} ({variant}, {wg} x {kpi})",
         physical.properties().device_name
     );
-    let partitioned = variant.ends_with("_nv");
     let (device, _queues) = Device::new(
         physical,
         DeviceCreateInfo {
@@ -83,7 +77,6 @@ fn main() {
             }],
             enabled_extensions: DeviceExtensions {
                 khr_pipeline_executable_properties: true,
-                nv_shader_subgroup_partitioned: partitioned,
                 ..DeviceExtensions::empty()
             },
             enabled_features: DeviceFeatures {

@@ -1,5 +1,5 @@
 #version 450
-// variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1 radix_scatter_k32_nv:-DKEY64=0,-DPAIRS=0,-DPARTITIONED=1 radix_scatter_k64_nv:-DKEY64=1,-DPAIRS=0,-DPARTITIONED=1 radix_scatter_p32_nv:-DKEY64=0,-DPAIRS=1,-DPARTITIONED=1 radix_scatter_p64_nv:-DKEY64=1,-DPAIRS=1,-DPARTITIONED=1
+// variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1
 //
 // One radix pass over one 8-bit digit, Onesweep style (Adinets & Merrill, 2022): each
 // workgroup takes the next tile id from a counter, ranks its keys inside the tile, publishes
@@ -16,9 +16,8 @@
 // (per-subgroup counters), earlier lanes (ballot match) and earlier subgroups (prefix over
 // the subgroup counters), so equal digits keep their input order. Nothing assumes a
 // subgroup size: the match uses all four words of a ballot and every count loops over
-// gl_NumSubgroups. The _nv variants (-DPARTITIONED=1) find the lanes with the same digit
-// with one subgroupPartitionNV (a single match instruction on NVIDIA) instead of eight
-// ballots; they are used only where the device has VK_NV_shader_subgroup_partitioned.
+// gl_NumSubgroups. (subgroupPartitionNV in place of the eight ballots made a u32 sort 28%
+// slower on an H200: run 6 of BENCHMARKS-gpu-radix.md.)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -26,12 +25,6 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_memory_scope_semantics : require
-#ifndef PARTITIONED
-#define PARTITIONED 0
-#endif
-#if PARTITIONED
-#extension GL_NV_shader_subgroup_partitioned : require
-#endif
 
 #include "radix_common.glsl"
 
@@ -44,9 +37,7 @@ layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before sc
 layout(constant_id = 10) const uint LOOKAHEAD = 4;     // earlier tiles whose words one look-back step reads
 layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back words with relaxed atomic loads, 0: with atomicOr(w, 0)
 layout(constant_id = 12) const uint TILE_ORDER = 1;    // 1: tile id = workgroup id, 0: tile ids from an atomic counter
-layout(constant_id = 13) const uint EARLY_COUNTS = 0;  // 1: count the tile's digits with shared atomics and publish them before ranking
 layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
-layout(constant_id = 15) const uint PREFETCH = 0;      // 1..4: look-back words read before ranking, walked after it
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * KPT;
@@ -213,39 +204,12 @@ void main() {
         if (base + idx < params.capacity) keys[k] = src_keys[base + idx];
     }
     for (uint i = tid; i < HIST_WORDS; i += WG) s_mem[i] = 0u;
-    if (EARLY_COUNTS == 1u) {
-        for (uint d = tid; d < RADIX; d += WG) s_count[d] = 0u;
-    }
     const uint tile_n = min(TILE, n - base);
     if (encode) {
         [[unroll]] for (uint k = 0u; k < KPT; k++) keys[k] = encode_key(keys[k], params.map);
     }
     barrier();
     const uint other_slot = slot ^ 1u;
-    if (EARLY_COUNTS == 1u) {
-        // The tile's digit counts before the ranking, so later tiles find them sooner.
-        [[unroll]] for (uint k = 0u; k < KPT; k++) {
-            uint idx = sg_first + k * gl_SubgroupSize + lane;
-            if (idx < tile_n) atomicAdd(s_count[digit_of(keys[k], shift)], 1u);
-        }
-        barrier();
-        for (uint d = tid; d < RADIX; d += WG) {
-            atomicExchange(st[status_index(slot, tile, d)],
-                           (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | s_count[d]);
-        }
-    }
-
-    // Look-back words of this invocation's digit for the PREFETCH tiles before this one, read
-    // now: the loads complete while the subgroups rank, and the words are walked after.
-    // (Digits d >= WG, which an invocation handles after its first, start without.)
-    const bool prefetch = PREFETCH > 0u;
-    uint pre[4];
-    [[unroll]] for (uint i = 0u; i < 4u; i++) {
-        pre[i] = 0u;
-        if (prefetch && i < PREFETCH && tid < RADIX && tile > i) {
-            pre[i] = read_status(status_index(slot, tile - 1u - i, tid));
-        }
-    }
 
     // Rank within the subgroup: peers = lanes of this round with the same digit. With at
     // most 32 lanes (BALLOT_WORDS == 1) the match works on one word; the general path works
@@ -257,19 +221,6 @@ void main() {
         uint below;
         uint count;
         uint leader;
-#if PARTITIONED
-        // Invalid lanes get a value no digit has, so they match only each other.
-        uvec4 peers = subgroupPartitionNV(valid ? d : 0xffffffffu);
-        if (BALLOT_WORDS == 1u) {
-            below = bitCount(peers.x & gl_SubgroupLtMask.x);
-            count = bitCount(peers.x);
-            leader = uint(findLSB(peers.x));
-        } else {
-            below = subgroupBallotExclusiveBitCount(peers);
-            count = subgroupBallotBitCount(peers);
-            leader = subgroupBallotFindLSB(peers);
-        }
-#else
         if (BALLOT_WORDS == 1u) {
             uint peers = subgroupBallot(valid).x;
             [[unroll]] for (uint b = 0u; b < 8u; b++) {
@@ -291,7 +242,6 @@ void main() {
             count = subgroupBallotBitCount(peers);
             leader = valid ? subgroupBallotFindLSB(peers) : lane;
         }
-#endif
         uint before = 0u;
         if (valid && lane == leader) {
             before = atomicAdd(s_mem[sg * RADIX + d], count);
@@ -315,34 +265,13 @@ void main() {
             s_mem[s * RADIX + d] = sum;
             sum += t;
         }
-        if (EARLY_COUNTS == 0u) {
-            s_count[d] = sum;
-            atomicExchange(st[status_index(slot, tile, d)],
-                           (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
-        }
+        s_count[d] = sum;
+        atomicExchange(st[status_index(slot, tile, d)],
+                       (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
         // The other slot served the previous pass and serves the next one: clear it now.
         st[status_index(other_slot, tile, d)] = 0u;
-        uint lb_sum = 0u;
-        uint lb_next = NO_WAIT == 1u ? 0u : tile;
-        if (prefetch && d == tid) {
-            // Walk the prefetched words while they hold counts.
-            const uint start = lb_next;
-            bool walking = true;
-            [[unroll]] for (uint i = 0u; i < 4u; i++) {
-                if (walking && i < PREFETCH && start > i) {
-                    uint flag = pre[i] & ~VALUE_MASK;
-                    if (flag == 0u) {
-                        walking = false;
-                    } else {
-                        lb_sum += pre[i] & VALUE_MASK;
-                        lb_next = flag == FLAG_PREFIX ? 0u : start - 1u - i;
-                        walking = flag != FLAG_PREFIX;
-                    }
-                }
-            }
-        }
-        s_lb_sum[d] = lb_sum;
-        s_lb_next[d] = lb_next;
+        s_lb_sum[d] = 0u;
+        s_lb_next[d] = NO_WAIT == 1u ? 0u : tile;
         run_total += sum;
     }
     if (tid == 0u) {

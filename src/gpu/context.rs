@@ -29,7 +29,7 @@ use vulkano::command_buffer::{
 use vulkano::descriptor_set::allocator::StandardDescriptorSetAllocator;
 use vulkano::device::physical::{PhysicalDevice, PhysicalDeviceType};
 use vulkano::device::{
-    Device, DeviceCreateInfo, DeviceExtensions, DeviceFeatures, Queue, QueueCreateInfo, QueueFlags,
+    Device, DeviceCreateInfo, DeviceFeatures, Queue, QueueCreateInfo, QueueFlags,
 };
 use vulkano::instance::{Instance, InstanceCreateFlags, InstanceCreateInfo};
 use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter, StandardMemoryAllocator};
@@ -184,13 +184,6 @@ impl GpuContext {
             .min_by_key(|(p, _)| device_rank(p.properties().device_type))
             .ok_or_else(|| Error::Gpu("no Vulkan 1.1 device with a compute queue".into()))?;
         let shader_int64 = physical.supported_features().shader_int64;
-        // The radix sort's match instruction on NVIDIA (src/gpu/radix.rs, partitioned_match).
-        let enabled_extensions = DeviceExtensions {
-            nv_shader_subgroup_partitioned: physical
-                .supported_extensions()
-                .nv_shader_subgroup_partitioned,
-            ..DeviceExtensions::empty()
-        };
         let (device, mut queues) = Device::new(
             physical.clone(),
             DeviceCreateInfo {
@@ -198,7 +191,6 @@ impl GpuContext {
                     queue_family_index: family,
                     ..Default::default()
                 }],
-                enabled_extensions,
                 enabled_features: DeviceFeatures {
                     shader_int64,
                     ..DeviceFeatures::empty()

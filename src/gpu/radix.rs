@@ -54,7 +54,7 @@ struct Spirv {
     copy: &'static [u8],
 }
 
-fn spirv(variant: Variant, partitioned: bool) -> Spirv {
+fn spirv(variant: Variant) -> Spirv {
     macro_rules! spv {
         ($name:literal) => {
             include_bytes!(concat!("../../shaders/spv/", $name, ".spv")).as_slice()
@@ -65,15 +65,11 @@ fn spirv(variant: Variant, partitioned: bool) -> Spirv {
     } else {
         (spv!("radix_histogram_k32"), spv!("radix_plan_32"))
     };
-    let (scatter, copy) = match (variant.suffix(), partitioned) {
-        ("k32", false) => (spv!("radix_scatter_k32"), spv!("radix_copy_k32")),
-        ("k32", true) => (spv!("radix_scatter_k32_nv"), spv!("radix_copy_k32")),
-        ("k64", false) => (spv!("radix_scatter_k64"), spv!("radix_copy_k64")),
-        ("k64", true) => (spv!("radix_scatter_k64_nv"), spv!("radix_copy_k64")),
-        ("p32", false) => (spv!("radix_scatter_p32"), spv!("radix_copy_p32")),
-        ("p32", true) => (spv!("radix_scatter_p32_nv"), spv!("radix_copy_p32")),
-        (_, false) => (spv!("radix_scatter_p64"), spv!("radix_copy_p64")),
-        (_, true) => (spv!("radix_scatter_p64_nv"), spv!("radix_copy_p64")),
+    let (scatter, copy) = match variant.suffix() {
+        "k32" => (spv!("radix_scatter_k32"), spv!("radix_copy_k32")),
+        "k64" => (spv!("radix_scatter_k64"), spv!("radix_copy_k64")),
+        "p32" => (spv!("radix_scatter_p32"), spv!("radix_copy_p32")),
+        _ => (spv!("radix_scatter_p64"), spv!("radix_copy_p64")),
     };
     Spirv {
         histogram,
@@ -201,12 +197,11 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// and invocations per workgroup; `SORTNET_RADIX_SPIN_LIMIT=0` makes every look-back take
 /// the recount fallback and `SORTNET_RADIX_BALLOT_WORDS=4` the general four-word match
 /// (both in tests/gpu_radix_fallback.rs, so lavapipe runs those paths too);
-/// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKAHEAD`, `SORTNET_RADIX_LB_LOAD` and
-/// `SORTNET_RADIX_TILE_ORDER` pick the look-back variant, `SORTNET_RADIX_PREFETCH=1..4` reads
-/// that many look-back words before ranking, `SORTNET_RADIX_EARLY_COUNTS=1`
-/// publishes the tile's counts before ranking, `SORTNET_RADIX_MATCH=1` the partitioned match
-/// where available, `SORTNET_RADIX_HIST_BATCH` the keys each histogram invocation loads at
-/// once (see the shaders). All give the same result, except `SORTNET_RADIX_NO_WAIT=1`, a
+/// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKAHEAD`, `SORTNET_RADIX_LB_LOAD` (0:
+/// look-back words read with `atomicOr(w, 0)` instead of relaxed atomic loads) and
+/// `SORTNET_RADIX_TILE_ORDER` (0: tile ids from a counter instead of the workgroup id) pick
+/// the look-back variant, `SORTNET_RADIX_HIST_BATCH` the keys each histogram invocation loads
+/// at once (see the shaders). All give the same result, except `SORTNET_RADIX_NO_WAIT=1`, a
 /// timing-only knob that skips the look-back (wrong output: it shows what the wait costs).
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
@@ -234,21 +229,6 @@ impl RadixSorter {
         &self.ctx
     }
 
-    /// Whether the scatter shader finds equal digits with `subgroupPartitionNV` instead of
-    /// eight ballots: only with `SORTNET_RADIX_MATCH=1` and where the device enabled
-    /// `VK_NV_shader_subgroup_partitioned`. Off by default: on an H200 (run 6 of
-    /// BENCHMARKS-gpu-radix.md) it made a u32 sort of 2^26 keys 28% slower (3.485 against
-    /// 2.731 ms).
-    pub fn partitioned_match(&self) -> bool {
-        let device = self.ctx.device();
-        let props = device.physical_device().properties();
-        device.enabled_extensions().nv_shader_subgroup_partitioned
-            && props
-                .subgroup_supported_operations
-                .is_some_and(|ops| ops.contains(SubgroupFeatures::PARTITIONED))
-            && env_u32("SORTNET_RADIX_MATCH") == Some(1)
-    }
-
     fn pipelines(&self, variant: Variant) -> Result<Arc<Pipelines>> {
         let mut slot = self.pipelines[variant.index()]
             .lock()
@@ -264,7 +244,7 @@ impl RadixSorter {
                     self.limits.shared_bytes
                 ))
             })?;
-        let code = spirv(variant, self.partitioned_match());
+        let code = spirv(variant);
         let stream_wg = plan::STREAM_WORKGROUP.min(self.limits.max_invocations);
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
         let built = Arc::new(Pipelines {
@@ -304,9 +284,7 @@ impl RadixSorter {
                     ),
                     (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
                     (12, env_u32("SORTNET_RADIX_TILE_ORDER").unwrap_or(1)),
-                    (13, env_u32("SORTNET_RADIX_EARLY_COUNTS").unwrap_or(0)),
                     (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
-                    (15, env_u32("SORTNET_RADIX_PREFETCH").unwrap_or(0)),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
