@@ -36,6 +36,7 @@ layout(constant_id = 4) const uint BALLOT_WORDS = 4;   // ballot words in use: 1
 layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before scattering into shared memory
 layout(constant_id = 10) const uint LOOKAHEAD = 4;     // earlier tiles whose words one look-back step reads
 layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back words with relaxed atomic loads, 0: with atomicOr(w, 0)
+layout(constant_id = 13) const uint LB_STORE = 0;      // 1: publish look-back words with relaxed atomic stores, 0: with atomicExchange
 layout(constant_id = 12) const uint TILE_ORDER = 1;    // 1: tile id = workgroup id, 0: tile ids from an atomic counter
 layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
 
@@ -79,6 +80,16 @@ uint read_status(uint at) {
         return atomicLoad(st[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
     }
     return atomicOr(st[at], 0u);
+}
+
+// Publishes a look-back word. Other tiles read only the word itself, so no ordering with
+// other memory is needed.
+void publish_status(uint at, uint word) {
+    if (LB_STORE == 1u) {
+        atomicStore(st[at], word, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    } else {
+        atomicExchange(st[at], word);
+    }
 }
 
 // Decoupled look-back with a bounded spin and the recount fallback: leaves in s_out the output
@@ -158,7 +169,7 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
     for (uint d = tid; d < RADIX; d += WG) {
         uint earlier = s_lb_sum[d];
         if (tile != 0u) {
-            atomicExchange(st[status_index(slot, tile, d)], FLAG_PREFIX | (earlier + s_count[d]));
+            publish_status(status_index(slot, tile, d), FLAG_PREFIX | (earlier + s_count[d]));
         }
         uint bucket = d == tid ? bucket_first : st[ST_BUCKET + params.pass_index * RADIX + d];
         s_out[d] = bucket + earlier - s_excl[d];
@@ -266,7 +277,7 @@ void main() {
             sum += t;
         }
         s_count[d] = sum;
-        atomicExchange(st[status_index(slot, tile, d)],
+        publish_status(status_index(slot, tile, d),
                        (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
         // The other slot served the previous pass and serves the next one: clear it now.
         st[status_index(other_slot, tile, d)] = 0u;

@@ -200,8 +200,10 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKAHEAD`, `SORTNET_RADIX_LB_LOAD` (0:
 /// look-back words read with `atomicOr(w, 0)` instead of relaxed atomic loads) and
 /// `SORTNET_RADIX_TILE_ORDER` (0: tile ids from a counter instead of the workgroup id) pick
-/// the look-back variant, `SORTNET_RADIX_HIST_BATCH` the keys each histogram invocation loads
-/// at once (see the shaders). All give the same result, except `SORTNET_RADIX_NO_WAIT=1`, a
+/// the look-back variant, `SORTNET_RADIX_LB_STORE=1` publishes look-back words with relaxed
+/// atomic stores instead of `atomicExchange`, `SORTNET_RADIX_HIST_BATCH` and
+/// `SORTNET_RADIX_HIST_KPI` the keys each histogram invocation loads at once and counts in
+/// all (see the shaders and `radix_plan::histogram_groups`). All give the same result, except `SORTNET_RADIX_NO_WAIT=1`, a
 /// timing-only knob that skips the look-back (wrong output: it shows what the wait costs).
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
@@ -284,6 +286,7 @@ impl RadixSorter {
                     ),
                     (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
                     (12, env_u32("SORTNET_RADIX_TILE_ORDER").unwrap_or(1)),
+                    (13, env_u32("SORTNET_RADIX_LB_STORE").unwrap_or(0)),
                     (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
                 ],
             )?,
@@ -533,7 +536,11 @@ impl RadixSorter {
             ],
         )?;
         bind(builder, &p.histogram, hist_set, params(0))?;
-        let groups = plan::histogram_groups(capacity, self.limits.max_groups_x);
+        let groups = plan::histogram_groups(
+            capacity,
+            self.limits.max_groups_x,
+            env_u32("SORTNET_RADIX_HIST_KPI").unwrap_or(plan::HISTOGRAM_KEYS_PER_INVOCATION),
+        );
         // SAFETY: the histogram shader reads keys[i] for i < min(count, capacity), and
         // a_keys holds capacity keys; it writes only the histogram words of the state buffer,
         // which holds state_words >= STATUS words.

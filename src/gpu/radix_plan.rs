@@ -289,11 +289,12 @@ pub fn max_len(variant: Variant, shape: TileShape, limits: &DeviceLimits) -> u64
 }
 
 /// Workgroups of the histogram dispatch for up to `capacity` keys: enough that each
-/// invocation counts about [`HISTOGRAM_KEYS_PER_INVOCATION`] keys, at most `max_groups_x`.
+/// invocation counts about `keys_per_invocation` keys (normally
+/// [`HISTOGRAM_KEYS_PER_INVOCATION`]), at most `max_groups_x`.
 /// (The count may come from a GPU buffer, so this is sized for the capacity; the shader
 /// strides over the real count.)
-pub fn histogram_groups(capacity: u64, max_groups_x: u32) -> u32 {
-    let per_group = u64::from(STREAM_WORKGROUP * HISTOGRAM_KEYS_PER_INVOCATION);
+pub fn histogram_groups(capacity: u64, max_groups_x: u32, keys_per_invocation: u32) -> u32 {
+    let per_group = u64::from(STREAM_WORKGROUP * keys_per_invocation.max(1));
     capacity
         .div_ceil(per_group)
         .clamp(1, u64::from(max_groups_x.min(65535))) as u32
@@ -486,12 +487,14 @@ mod tests {
 
     #[test]
     fn histogram_groups_are_bounded() {
-        assert_eq!(histogram_groups(0, 65535), 1);
-        assert_eq!(histogram_groups(8192, 65535), 1);
-        assert_eq!(histogram_groups(8193, 65535), 2);
-        assert_eq!(histogram_groups(1 << 28, 65535), (1 << 28) / 8192);
-        assert_eq!(histogram_groups(1 << 30, 65535), 65535);
-        assert_eq!(histogram_groups(1 << 40, u32::MAX), 65535);
+        assert_eq!(histogram_groups(0, 65535, 32), 1);
+        assert_eq!(histogram_groups(8192, 65535, 32), 1);
+        assert_eq!(histogram_groups(8193, 65535, 32), 2);
+        assert_eq!(histogram_groups(1 << 28, 65535, 32), (1 << 28) / 8192);
+        assert_eq!(histogram_groups(1 << 30, 65535, 32), 65535);
+        assert_eq!(histogram_groups(1 << 40, u32::MAX, 32), 65535);
+        assert_eq!(histogram_groups(1 << 28, 65535, 128), (1 << 28) / 32768);
+        assert_eq!(histogram_groups(5, 65535, 0), 1);
     }
 
     /// The shaders and this file describe one layout: read the defines from the GLSL.
