@@ -22,6 +22,7 @@ run k32 store+hist128 SORTNET_RADIX_LB_STORE=1 SORTNET_RADIX_HIST_KPI=128
 run k32 NO-WAIT-timing-only SORTNET_RADIX_NO_WAIT=1
 run k64 defaults X=1
 run k64 store SORTNET_RADIX_LB_STORE=1
+run k64 NO-WAIT-timing-only SORTNET_RADIX_NO_WAIT=1
 run p32 defaults X=1
 run p32 store SORTNET_RADIX_LB_STORE=1
 for l in 24 26 28; do echo "== defaults, one process for 2^$l"; $B $l --reps 5 2>&1 | grep -v "shape"; done
