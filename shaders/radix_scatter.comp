@@ -2,14 +2,14 @@
 // variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1
 //
 // One radix pass over one 8-bit digit, Onesweep style (Adinets & Merrill, 2022): each
-// workgroup takes a tile (its workgroup id, or the next id from a counter), ranks its keys
+// workgroup takes the next tile id from a counter, ranks its keys
 // inside the tile, publishes its per-digit counts, finds the keys of earlier tiles with the
 // same digit by decoupled look-back, and writes its keys (and values) to their places. The
 // look-back words are a 2-bit flag and a 30-bit count in one word, read with relaxed atomic
 // loads (LOOKAHEAD earlier tiles per step) and published with relaxed atomic stores.
 //
-// Vulkan promises no forward progress between workgroups (nor that workgroup ids start in
-// order), so the look-back never waits unboundedly: a digit that sees no word from tile j after SPIN_LIMIT reads gives up, and the
+// Vulkan promises no forward progress between workgroups, so the look-back never waits
+// unboundedly: a digit that sees no word from tile j after SPIN_LIMIT reads gives up, and the
 // whole workgroup counts tile j's keys itself (they are in the source buffer, which nobody
 // writes during the pass). The result is the same either way; only the time differs.
 //
@@ -39,7 +39,6 @@ layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before sc
 layout(constant_id = 10) const uint LOOKAHEAD = 4;     // earlier tiles whose words one look-back step reads
 layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back words with relaxed atomic loads, 0: with atomicOr(w, 0)
 layout(constant_id = 13) const uint LB_STORE = 1;      // 1: publish look-back words with relaxed atomic stores, 0: with atomicExchange
-layout(constant_id = 12) const uint TILE_ORDER = 1;    // 1: tile id = workgroup id, 0: tile ids from an atomic counter
 layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
 
 const uint WG = gl_WorkGroupSize.x;
@@ -191,17 +190,13 @@ void main() {
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
     // the ranking (it is needed only at the end).
     const uint bucket_first = tid < RADIX ? st[ST_BUCKET + params.pass_index * RADIX + tid] : 0u;
-    // The tile: the workgroup id (no round trip to a counter before the loads can start; the
-    // look-back's bounded spin and recount keep a tile whose predecessor is not yet running
-    // correct), or the next id from the pass's counter (tiles in the order they start).
-    uint tile;
-    if (TILE_ORDER == 1u) {
-        tile = gl_WorkGroupID.x;
-    } else {
-        if (tid == 0u) s_tile = atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u);
-        barrier();
-        tile = s_tile;
-    }
+    // The tile: the next id from the pass's counter, so tiles are handed out in the order
+    // workgroups start and every tile a look-back waits for belongs to a running workgroup.
+    // (Taking the workgroup id instead saved the counter's round trip, 3% on an H200, but
+    // gave wrong results on lavapipe under CPU contention: BENCHMARKS-gpu-radix.md.)
+    if (tid == 0u) s_tile = atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u);
+    barrier();
+    const uint tile = s_tile;
     const uint base = tile * TILE;
 
     const uint sg = gl_SubgroupID;

@@ -1,7 +1,7 @@
-//! `vulkan-radix` with the look-back variants that are not the default (tile ids from a
-//! counter, look-back words read with `atomicOr` and published with `atomicExchange`, one
-//! tile per look-back step, the look-back before the shared-memory scatter) and an odd
-//! histogram batch and keys per invocation: the result must be the same
+//! `vulkan-radix` with the look-back variants that are not the default (look-back words read
+//! with `atomicOr` and published with `atomicExchange`, one tile per look-back step, the
+//! look-back before the shared-memory scatter) and an odd histogram batch and keys per
+//! invocation: the result must be the same
 //! sorted, stable order. A test binary of its own, because the knobs are read once per
 //! process when the pipelines are built (src/gpu/radix.rs, `env_u32`).
 #![cfg(feature = "gpu")]
@@ -14,7 +14,6 @@ use sortnet::KeyWidth;
 
 #[test]
 fn other_lookback_variants_sort_stably() {
-    std::env::set_var("SORTNET_RADIX_TILE_ORDER", "0");
     std::env::set_var("SORTNET_RADIX_LB_LOAD", "0");
     std::env::set_var("SORTNET_RADIX_LB_STORE", "0");
     std::env::set_var("SORTNET_RADIX_HIST_KPI", "5");

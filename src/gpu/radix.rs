@@ -197,10 +197,9 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// and invocations per workgroup; `SORTNET_RADIX_SPIN_LIMIT=0` makes every look-back take
 /// the recount fallback and `SORTNET_RADIX_BALLOT_WORDS=4` the general four-word match
 /// (both in tests/gpu_radix_fallback.rs, so lavapipe runs those paths too);
-/// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKAHEAD`, `SORTNET_RADIX_LB_LOAD` (0:
-/// look-back words read with `atomicOr(w, 0)` instead of relaxed atomic loads) and
-/// `SORTNET_RADIX_TILE_ORDER` (0: tile ids from a counter instead of the workgroup id) pick
-/// the look-back variant, `SORTNET_RADIX_LB_STORE=0` publishes look-back words with
+/// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKAHEAD` and `SORTNET_RADIX_LB_LOAD` (0:
+/// look-back words read with `atomicOr(w, 0)` instead of relaxed atomic loads) pick the
+/// look-back variant, `SORTNET_RADIX_LB_STORE=0` publishes look-back words with
 /// `atomicExchange` instead of relaxed atomic stores, `SORTNET_RADIX_HIST_BATCH` and
 /// `SORTNET_RADIX_HIST_KPI` the keys each histogram invocation loads at once and counts in
 /// all (see the shaders and `radix_plan::histogram_groups`). All give the same result, except `SORTNET_RADIX_NO_WAIT=1`, a
@@ -285,7 +284,6 @@ impl RadixSorter {
                         env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(plan::LOOKAHEAD),
                     ),
                     (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
-                    (12, env_u32("SORTNET_RADIX_TILE_ORDER").unwrap_or(1)),
                     (13, env_u32("SORTNET_RADIX_LB_STORE").unwrap_or(1)),
                     (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
                 ],
@@ -580,8 +578,7 @@ impl RadixSorter {
                 // zero), count <= capacity; each tile reads and writes keys and values below
                 // count in buffers of capacity elements, and look-back words of tiles below
                 // ceil(capacity / tile) in a state buffer sized for exactly that
-                // (radix_plan::state_words). Tile ids are workgroup ids below that count, or
-                // come from a counter cleared in step 1.
+                // (radix_plan::state_words). Tile ids come from a counter cleared in step 1.
                 unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                     .map_err(gpu_err("dispatching a radix pass"))?;
             }
