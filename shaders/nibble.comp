@@ -39,6 +39,11 @@
 //    (sums below 4 keep 1/512 steps): the min/max unit (shared with the integer ops)
 //    does half the network, the FMA pipe the other half.
 // An odd last word arrives through the `tail` binding (the uvec4 view cannot hold it).
+// TILES (specialisation constant 2): tiles of V loads per invocation that one workgroup sorts,
+//    grid-stride (tile group + t * workgroups, so that the groups resident at once work on
+//    neighbouring memory). With more than one, each invocation issues the loads of its next
+//    tile before it sorts and stores the current one (double buffering in registers), so that
+//    memory traffic stays in flight during the network's long dependent chains.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
@@ -60,6 +65,7 @@ const uint BIAS = 0u;
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint V = 4;   // uvec4 loads per invocation
+layout(constant_id = 2) const uint TILES = 1;  // tiles (V loads each) per workgroup
 
 layout(set = 0, binding = 0) buffer Pairs { uvec4 pairs[]; };
 layout(set = 0, binding = 1) buffer Tail { uvec2 tail[]; };
@@ -218,16 +224,47 @@ void main() {
     barrier();
 #endif
     uint group = gl_WorkGroupID.y * params.groups_x + gl_WorkGroupID.x;
-    uint base = group * gl_WorkGroupSize.x * V + lid;
-    uvec4 d[V];
-    [[unroll]] for (uint v = 0u; v < V; ++v) {
-        uint i = base + v * gl_WorkGroupSize.x;
-        d[v] = i < params.pair_count ? pairs[i] : uvec4(0u);
-    }
-    [[unroll]] for (uint v = 0u; v < V; ++v) {
-        uint i = base + v * gl_WorkGroupSize.x;
-        if (i < params.pair_count) {
-            pairs[i] = sort_pair(d[v]);
+    uint tile_pairs = gl_WorkGroupSize.x * V;
+    if (TILES <= 1u) {
+        uint base = group * tile_pairs + lid;
+        uvec4 d[V];
+        [[unroll]] for (uint v = 0u; v < V; ++v) {
+            uint i = base + v * gl_WorkGroupSize.x;
+            d[v] = i < params.pair_count ? pairs[i] : uvec4(0u);
+        }
+        [[unroll]] for (uint v = 0u; v < V; ++v) {
+            uint i = base + v * gl_WorkGroupSize.x;
+            if (i < params.pair_count) {
+                pairs[i] = sort_pair(d[v]);
+            }
+        }
+    } else {
+        // Every tile index below groups * TILES is visited once; those past the data load
+        // zeros and store nothing.
+        uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+        uint base = group * tile_pairs + lid;
+        uvec4 d[V];
+        [[unroll]] for (uint v = 0u; v < V; ++v) {
+            uint i = base + v * gl_WorkGroupSize.x;
+            d[v] = i < params.pair_count ? pairs[i] : uvec4(0u);
+        }
+        for (uint t = 0u; t < TILES; ++t) {
+            uint next = base + groups * tile_pairs;
+            uvec4 e[V];
+            [[unroll]] for (uint v = 0u; v < V; ++v) {
+                uint i = next + v * gl_WorkGroupSize.x;
+                e[v] = t + 1u < TILES && i < params.pair_count ? pairs[i] : uvec4(0u);
+            }
+            [[unroll]] for (uint v = 0u; v < V; ++v) {
+                uint i = base + v * gl_WorkGroupSize.x;
+                if (i < params.pair_count) {
+                    pairs[i] = sort_pair(d[v]);
+                }
+            }
+            [[unroll]] for (uint v = 0u; v < V; ++v) {
+                d[v] = e[v];
+            }
+            base = next;
         }
     }
     if (params.has_tail != 0u && group == 0u && lid == 0u) {

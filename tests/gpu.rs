@@ -499,3 +499,68 @@ fn every_gpu_nibble_kernel_variant_matches_the_reference() {
         }
     }
 }
+
+#[test]
+fn gpu_nibble_kernel_tile_loops_and_workgroups_match_the_reference() {
+    use sortnet::gpu::nibble::{self, Kernel};
+    let Some(ctx) = gpu() else { return };
+    let cases = nibble_cases();
+    // Several tiles per workgroup (the loop that loads the next tile while it sorts this
+    // one), odd workgroup sizes, and lengths that end inside a tile, inside a workgroup's
+    // share and past it (the 7-word case leaves most of the grid-stride tiles empty).
+    let kernels = [
+        Kernel {
+            variant: 0,
+            loads: 2,
+            workgroup: 64,
+            tiles: 3,
+        },
+        Kernel {
+            variant: nibble::VARIANT_F16,
+            loads: 1,
+            workgroup: 32,
+            tiles: 5,
+        },
+        Kernel {
+            variant: nibble::VARIANT_F16,
+            loads: 2,
+            workgroup: 96,
+            tiles: 2,
+        },
+    ];
+    for kernel in kernels {
+        if !nibble::variant_supported(&ctx, kernel.variant) {
+            eprintln!("{kernel:?}: not supported here");
+            continue;
+        }
+        for n in [1usize, 7, 2 * 64 * 2 * 3 + 5, cases.len()] {
+            let words = &cases[cases.len() - n..];
+            let n64 = n as u64;
+            let staging = ctx.stage_in(words).unwrap();
+            let dev = ctx
+                .buffer(Memory::Device, n64 * 8)
+                .unwrap()
+                .detach()
+                .slice(0..n64 * 8)
+                .reinterpret::<[u64]>();
+            let mut b = ctx.command_builder().unwrap();
+            b.copy_buffer(CopyBufferInfo::buffers(
+                staging.slice::<u64>(n64),
+                dev.clone(),
+            ))
+            .unwrap();
+            nibble::record_kernel(&ctx, &mut b, dev.clone(), kernel).unwrap();
+            b.copy_buffer(CopyBufferInfo::buffers(dev, staging.slice::<u64>(n64)))
+                .unwrap();
+            ctx.submit_and_wait(b).unwrap();
+            let got = staging.slice::<u64>(n64).read().unwrap().to_vec();
+            for (i, (&g, &w)) in got.iter().zip(words).enumerate() {
+                assert_eq!(
+                    g,
+                    sortnet::nibble::reference(w),
+                    "{kernel:?} n {n} word {i} input {w:#x}"
+                );
+            }
+        }
+    }
+}

@@ -62,6 +62,35 @@ pub fn variant_supported(ctx: &GpuContext, variant: usize) -> bool {
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
+
+/// One configuration of the nibble kernel: which shader variant (an index below
+/// [`VARIANTS`]), how many 16-byte loads each invocation issues before it sorts, the
+/// workgroup size asked for (less where the device allows less), and how many tiles of
+/// `loads` loads per invocation one workgroup sorts (more than one: a grid-stride loop that
+/// loads the next tile while it sorts the current one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Kernel {
+    /// The shader variant, an index below [`VARIANTS`].
+    pub variant: usize,
+    /// 16-byte loads (two words each) per invocation and tile, 1 to 16.
+    pub loads: u32,
+    /// Threads per workgroup asked for.
+    pub workgroup: u32,
+    /// Tiles per workgroup, 1 to 4096 (1: no loop).
+    pub tiles: u32,
+}
+
+impl Kernel {
+    /// `variant` with `loads` loads per invocation, the default workgroup, one tile.
+    pub fn new(variant: usize, loads: u32) -> Self {
+        Kernel {
+            variant,
+            loads,
+            workgroup: WORKGROUP,
+            tiles: 1,
+        }
+    }
+}
 /// 16-byte loads per invocation (two words each) for the counting kernel (variant 0), all in
 /// flight before the first sort.
 const LOADS_PER_THREAD: u32 = 4;
@@ -75,11 +104,11 @@ const NETWORK_LOADS: u32 = 2;
 /// bandwidth at 2^28 words against 42% for counting), else counting with tables. Software
 /// drivers count too: lavapipe emulates 16-bit floats and ran the network 4-5x slower than
 /// counting (2^20 words).
-pub fn default_kernel(ctx: &GpuContext) -> (usize, u32) {
+pub fn default_kernel(ctx: &GpuContext) -> Kernel {
     if variant_supported(ctx, VARIANT_F16) && !ctx.is_software() {
-        (VARIANT_F16, NETWORK_LOADS)
+        Kernel::new(VARIANT_F16, NETWORK_LOADS)
     } else {
-        (0, LOADS_PER_THREAD)
+        Kernel::new(0, LOADS_PER_THREAD)
     }
 }
 
@@ -88,11 +117,26 @@ pub fn supported(ctx: &GpuContext) -> bool {
     ctx.limits().shader_int64
 }
 
-/// A pipeline (shader variant, loads per invocation) and its workgroup size, built once.
-type Pipelines = HashMap<(usize, u32), (Arc<ComputePipeline>, u32)>;
+/// A pipeline per kernel configuration (after clamping) and its workgroup size, built once.
+type Pipelines = HashMap<Kernel, (Arc<ComputePipeline>, u32)>;
 
-/// The pipeline and its workgroup size, built once per variant and load count.
-fn pipeline(ctx: &GpuContext, variant: usize, loads: u32) -> Result<(Arc<ComputePipeline>, u32)> {
+/// The kernel with its loads, workgroup and tiles clamped to what the shader and the
+/// device take.
+fn clamped(ctx: &GpuContext, kernel: Kernel) -> Kernel {
+    let l = ctx.limits();
+    Kernel {
+        loads: kernel.loads.clamp(1, 16),
+        workgroup: kernel
+            .workgroup
+            .clamp(1, l.max_workgroup_invocations.min(l.max_workgroup_size_x)),
+        tiles: kernel.tiles.clamp(1, 4096),
+        ..kernel
+    }
+}
+
+/// The pipeline and its workgroup size, built once per (clamped) configuration.
+fn pipeline(ctx: &GpuContext, kernel: Kernel) -> Result<(Arc<ComputePipeline>, u32)> {
+    let Kernel { variant, .. } = kernel;
     static PIPELINES: OnceLock<Mutex<Pipelines>> = OnceLock::new();
     if !supported(ctx) {
         return Err(Error::Unsupported {
@@ -106,20 +150,20 @@ fn pipeline(ctx: &GpuContext, variant: usize, loads: u32) -> Result<(Arc<Compute
             workload: format!("nibble kernel variant {variant} on this device"),
         });
     }
-    let loads = loads.clamp(1, 16);
+    let kernel = clamped(ctx, kernel);
     let mut cache = PIPELINES
         .get_or_init(Default::default)
         .lock()
         .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?;
-    if let Some(p) = cache.get(&(variant, loads)) {
+    if let Some(p) = cache.get(&kernel) {
         return Ok(p.clone());
     }
-    let l = ctx.limits();
-    let size = WORKGROUP
-        .min(l.max_workgroup_invocations)
-        .min(l.max_workgroup_size_x);
-    let p = ctx.compute_pipeline(SPIRV_VARIANTS[variant], &[(0, size), (1, loads)])?;
-    cache.insert((variant, loads), (p.clone(), size));
+    let size = kernel.workgroup;
+    let p = ctx.compute_pipeline(
+        SPIRV_VARIANTS[variant],
+        &[(0, size), (1, kernel.loads), (2, kernel.tiles)],
+    )?;
+    cache.insert(kernel, (p.clone(), size));
     Ok((p, size))
 }
 
@@ -131,8 +175,7 @@ pub fn record(
     builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     words: Subbuffer<[u64]>,
 ) -> Result<()> {
-    let (variant, loads) = default_kernel(ctx);
-    record_variant(ctx, builder, words, variant, loads)
+    record_kernel(ctx, builder, words, default_kernel(ctx))
 }
 
 /// [`record`] with a shader variant for benchmarks (an index of [`VARIANTS`], see
@@ -145,6 +188,17 @@ pub fn record_variant(
     words: Subbuffer<[u64]>,
     variant: usize,
     loads: u32,
+) -> Result<()> {
+    record_kernel(ctx, builder, words, Kernel::new(variant, loads))
+}
+
+/// [`record`] with any kernel configuration (benchmarks and tests).
+#[doc(hidden)]
+pub fn record_kernel(
+    ctx: &Arc<GpuContext>,
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    words: Subbuffer<[u64]>,
+    kernel: Kernel,
 ) -> Result<()> {
     let n = words.len();
     if n == 0 {
@@ -175,7 +229,7 @@ pub fn record_variant(
         (even / 2) as u32,
         tail,
         n % 2 == 1,
-        (variant, loads),
+        kernel,
     )
 }
 
@@ -186,9 +240,10 @@ fn record_views(
     pair_count: u32,
     tail: Subbuffer<[u32]>,
     has_tail: bool,
-    (variant, loads): (usize, u32),
+    kernel: Kernel,
 ) -> Result<()> {
-    let (pipeline, size) = pipeline(ctx, variant, loads)?;
+    let (pipeline, size) = pipeline(ctx, kernel)?;
+    let kernel = clamped(ctx, kernel);
     let layout = pipeline.layout().clone();
     let set = DescriptorSet::new(
         ctx.descriptor_set_allocator().clone(),
@@ -200,7 +255,8 @@ fn record_views(
         [],
     )
     .map_err(gpu_err("creating the nibble descriptor set"))?;
-    let groups = pair_count.div_ceil(size * loads.clamp(1, 16)).max(1);
+    let tiles = pair_count.div_ceil(size * kernel.loads).max(1);
+    let groups = tiles.div_ceil(kernel.tiles);
     let grid = plan::grid(groups, ctx.limits().max_workgroup_count);
     builder
         .bind_pipeline_compute(pipeline.clone())
@@ -223,8 +279,7 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
     if words.is_empty() {
         return Ok(());
     }
-    let (variant, loads) = default_kernel(ctx);
-    pipeline(ctx, variant, loads)?;
+    pipeline(ctx, default_kernel(ctx))?;
     // Chunks of an even number of words that one storage buffer holds.
     let max_words = ((ctx.limits().max_storage_buffer_range / 8) & !1).max(2) as usize;
     if words.len() <= max_words {
