@@ -22,7 +22,7 @@ use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo};
 use vulkano::{VulkanLibrary, VulkanObject};
 
 /// The nibble shader variants in the order of `sortnet::gpu::nibble` (`SPIRV_VARIANTS`).
-const SPIRV: [&[u8]; 8] = [
+const SPIRV: [&[u8]; 10] = [
     include_bytes!("../shaders/spv/nibble.spv"),
     include_bytes!("../shaders/spv/nibble_bytetable.spv"),
     include_bytes!("../shaders/spv/nibble_mixed.spv"),
@@ -31,6 +31,8 @@ const SPIRV: [&[u8]; 8] = [
     include_bytes!("../shaders/spv/nibble_u16.spv"),
     include_bytes!("../shaders/spv/nibble_f16b.spv"),
     include_bytes!("../shaders/spv/nibble_f16sum.spv"),
+    include_bytes!("../shaders/spv/nibble_f16sat.spv"),
+    include_bytes!("../shaders/spv/nibble_f16mix.spv"),
 ];
 
 fn main() {

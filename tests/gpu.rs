@@ -510,22 +510,24 @@ fn gpu_nibble_kernel_tile_loops_and_workgroups_match_the_reference() {
     // share and past it (the 7-word case leaves most of the grid-stride tiles empty).
     let kernels = [
         Kernel {
-            variant: 0,
-            loads: 2,
             workgroup: 64,
             tiles: 3,
+            ..Kernel::new(0, 2)
         },
         Kernel {
-            variant: nibble::VARIANT_F16,
-            loads: 1,
             workgroup: 32,
             tiles: 5,
+            ..Kernel::new(nibble::VARIANT_F16, 1)
         },
         Kernel {
-            variant: nibble::VARIANT_F16,
-            loads: 2,
             workgroup: 96,
             tiles: 2,
+            ..Kernel::new(nibble::VARIANT_F16, 2)
+        },
+        // A second run of the network over sorted words changes nothing.
+        Kernel {
+            rounds: 2,
+            ..Kernel::new(nibble::VARIANT_F16_SAT, 2)
         },
     ];
     for kernel in kernels {

@@ -28,8 +28,10 @@ const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
 /// `shaderFloat16`), 5 the network on `u16vec2` (needs `shaderInt16`), 6 the `f16vec2`
 /// network with nibbles in bits 8-11 of each lane (fewer shifts; needs `shaderFloat16`), 7
 /// the same with every comparator's max as sum minus min (half the network on the FMA
-/// pipe; needs `shaderFloat16`).
-const SPIRV_VARIANTS: [&[u8]; 8] = [
+/// pipe; needs `shaderFloat16`), 8 the `f16vec2` network with every comparator as three
+/// adds on the FMA pipe (a saturated difference; needs `shaderFloat16`), 9 half of the
+/// comparators so, half by min/max (needs `shaderFloat16`).
+const SPIRV_VARIANTS: [&[u8]; 10] = [
     SPIRV,
     include_bytes!("../../shaders/spv/nibble_bytetable.spv"),
     include_bytes!("../../shaders/spv/nibble_mixed.spv"),
@@ -38,6 +40,8 @@ const SPIRV_VARIANTS: [&[u8]; 8] = [
     include_bytes!("../../shaders/spv/nibble_u16.spv"),
     include_bytes!("../../shaders/spv/nibble_f16b.spv"),
     include_bytes!("../../shaders/spv/nibble_f16sum.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16sat.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16mix.spv"),
 ];
 /// Index of the `f16vec2` network variant in [`SPIRV_VARIANTS`].
 pub const VARIANT_F16: usize = 4;
@@ -47,6 +51,10 @@ pub const VARIANT_U16: usize = 5;
 pub const VARIANT_F16_MID: usize = 6;
 /// Index of the `f16vec2` network variant whose maxima are sums minus minima.
 pub const VARIANT_F16_SUM: usize = 7;
+/// Index of the `f16vec2` network variant whose comparators are saturated adds.
+pub const VARIANT_F16_SAT: usize = 8;
+/// Index of the `f16vec2` network variant with half the comparators as saturated adds.
+pub const VARIANT_F16_MIX: usize = 9;
 /// How many kernel variants [`record_variant`] takes.
 pub const VARIANTS: usize = SPIRV_VARIANTS.len();
 
@@ -54,7 +62,9 @@ pub const VARIANTS: usize = SPIRV_VARIANTS.len();
 pub fn variant_supported(ctx: &GpuContext, variant: usize) -> bool {
     supported(ctx)
         && match variant {
-            VARIANT_F16 | VARIANT_F16_MID | VARIANT_F16_SUM => ctx.limits().shader_float16,
+            VARIANT_F16 | VARIANT_F16_MID | VARIANT_F16_SUM | VARIANT_F16_SAT | VARIANT_F16_MIX => {
+                ctx.limits().shader_float16
+            }
             VARIANT_U16 => ctx.limits().shader_int16,
             v => v < VARIANTS,
         }
@@ -78,6 +88,9 @@ pub struct Kernel {
     pub workgroup: u32,
     /// Tiles per workgroup, 1 to 4096 (1: no loop).
     pub tiles: u32,
+    /// Runs of the network per word, for benchmarks only (network variants; 1 sorts, 0
+    /// leaves the words unsorted, more sort sorted words again), 0 to 8.
+    pub rounds: u32,
 }
 
 impl Kernel {
@@ -88,6 +101,7 @@ impl Kernel {
             loads,
             workgroup: WORKGROUP,
             tiles: 1,
+            rounds: 1,
         }
     }
 }
@@ -130,6 +144,7 @@ fn clamped(ctx: &GpuContext, kernel: Kernel) -> Kernel {
             .workgroup
             .clamp(1, l.max_workgroup_invocations.min(l.max_workgroup_size_x)),
         tiles: kernel.tiles.clamp(1, 4096),
+        rounds: kernel.rounds.min(8),
         ..kernel
     }
 }
@@ -161,7 +176,12 @@ fn pipeline(ctx: &GpuContext, kernel: Kernel) -> Result<(Arc<ComputePipeline>, u
     let size = kernel.workgroup;
     let p = ctx.compute_pipeline(
         SPIRV_VARIANTS[variant],
-        &[(0, size), (1, kernel.loads), (2, kernel.tiles)],
+        &[
+            (0, size),
+            (1, kernel.loads),
+            (2, kernel.tiles),
+            (3, kernel.rounds),
+        ],
     )?;
     cache.insert(kernel, (p.clone(), size));
     Ok((p, size))
