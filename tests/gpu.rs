@@ -524,6 +524,12 @@ fn gpu_nibble_kernel_tile_loops_and_workgroups_match_the_reference() {
             tiles: 2,
             ..Kernel::new(nibble::VARIANT_F16, 2)
         },
+        // The hardware default's shape (mixed comparators, tiles of 2 loads).
+        Kernel {
+            workgroup: 64,
+            tiles: 4,
+            ..Kernel::new(nibble::VARIANT_F16_MIX, 2)
+        },
         // A second run of the network over sorted words changes nothing.
         Kernel {
             rounds: 2,

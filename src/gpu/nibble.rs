@@ -4,7 +4,8 @@
 //!
 //! Each invocation loads its words with 16-byte loads, coalesced across the workgroup, and
 //! sorts the two words of each load at once with Green's 60-comparator network on
-//! `f16vec2` lanes (no shared memory, no tables) where the device has `shaderFloat16`, else
+//! `f16vec2` lanes (no shared memory, no tables; half of the comparators as saturated adds
+//! on the FMA pipe, half as min/max) where the device has `shaderFloat16`, else
 //! by counting nibbles with small tables in shared memory ([`default_kernel`]); see the
 //! shader's header for these and the other variants kept for benchmarks. It needs
 //! `shaderInt64`, which the context enables where the device has it ([`supported`]).
@@ -105,22 +106,45 @@ impl Kernel {
         }
     }
 }
+
 /// 16-byte loads per invocation (two words each) for the counting kernel (variant 0), all in
 /// flight before the first sort.
 const LOADS_PER_THREAD: u32 = 4;
-/// 16-byte loads per invocation for the network kernels. Measured on an H200 (run of 09:05
-/// UTC, 2^28 words, warmed GPU): the f16vec2 network took 1.609 / 1.667 / 2.048 ms with 2 /
-/// 4 / 8 loads (copy kernel 0.999 ms), the counting kernel 2.392 ms with 4.
+/// 16-byte loads per invocation for the network kernels. Measured on an H200
+/// (BENCHMARKS-gpu-nibble.md, run 2, 2^28 words, warmed GPU, copy kernel 0.998-1.000 ms):
+/// the mixed network took 1.340 ms with 2 loads and 16 tiles per workgroup, 1.392 ms with 1
+/// load and 8 tiles, 1.395 ms with 2 loads and 1 tile.
 const NETWORK_LOADS: u32 = 2;
+/// The most tiles one workgroup of the network kernel loops over (next tile loaded while
+/// the current one sorts). H200, 2^28 words (BENCHMARKS-gpu-nibble.md, runs 1-2): 16 tiles
+/// of 2 loads were the fastest of 1-64 tiles for the mixed (1.340 ms against 1.395 ms for
+/// 1 tile), the saturated-add (1.391 / 1.476 ms) and the min/max (1.548-1.551 / 1.622 ms)
+/// networks.
+const NETWORK_MAX_TILES: u32 = 16;
+/// The fewest workgroups the tile loop leaves a dispatch (fewer tiles per workgroup below
+/// 16 x this many tiles), so that small sorts still spread over the whole GPU (an H200 holds
+/// 132 x 8 workgroups of 256 at once). A rule, not measured below 2^28 words: 1 and 16
+/// tiles per workgroup were within 4% of each other there.
+const NETWORK_MIN_GROUPS: u32 = 4096;
 
-/// The kernel the backends run, and its loads per invocation: Green's network on
-/// `f16vec2` where the device has `shaderFloat16` (H200: 62% of the copy kernel's
-/// bandwidth at 2^28 words against 42% for counting), else counting with tables. Software
-/// drivers count too: lavapipe emulates 16-bit floats and ran the network 4-5x slower than
-/// counting (2^20 words).
-pub fn default_kernel(ctx: &GpuContext) -> Kernel {
-    if variant_supported(ctx, VARIANT_F16) && !ctx.is_software() {
-        Kernel::new(VARIANT_F16, NETWORK_LOADS)
+/// The kernel the backends run: where the device has `shaderFloat16`, Green's network on
+/// `f16vec2` lanes with half of its comparators as saturated adds (the FMA pipe) and half
+/// as min/max (H200, 2^28 words: 74.6% of the copy kernel's bandwidth in the same run,
+/// against 64.6% with min/max only, 71.8% with adds only and 20% for counting; the network
+/// alone costs about as much as the memory traffic, BENCHMARKS-gpu-nibble.md), 2 loads per
+/// invocation and up to [`NETWORK_MAX_TILES`] tiles per workgroup; else counting with
+/// tables. Software drivers count too: lavapipe emulates 16-bit floats and ran the network
+/// 4-5x slower than counting (2^20 words). `pairs`: the 16-byte elements to sort.
+pub fn default_kernel(ctx: &GpuContext, pairs: u64) -> Kernel {
+    if variant_supported(ctx, VARIANT_F16_MIX) && !ctx.is_software() {
+        let k = clamped(ctx, Kernel::new(VARIANT_F16_MIX, NETWORK_LOADS));
+        let tiles = pairs.div_ceil(u64::from(k.workgroup * k.loads));
+        let per_group = (tiles / u64::from(NETWORK_MIN_GROUPS)).clamp(1, NETWORK_MAX_TILES.into());
+        // A power of two, so that few pipelines are built.
+        Kernel {
+            tiles: 1 << (63 - per_group.leading_zeros()),
+            ..k
+        }
     } else {
         Kernel::new(0, LOADS_PER_THREAD)
     }
@@ -195,7 +219,8 @@ pub fn record(
     builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     words: Subbuffer<[u64]>,
 ) -> Result<()> {
-    record_kernel(ctx, builder, words, default_kernel(ctx))
+    let kernel = default_kernel(ctx, words.len().div_ceil(2));
+    record_kernel(ctx, builder, words, kernel)
 }
 
 /// [`record`] with a shader variant for benchmarks (an index of [`VARIANTS`], see
@@ -299,7 +324,7 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
     if words.is_empty() {
         return Ok(());
     }
-    pipeline(ctx, default_kernel(ctx))?;
+    pipeline(ctx, default_kernel(ctx, words.len().div_ceil(2) as u64))?;
     // Chunks of an even number of words that one storage buffer holds.
     let max_words = ((ctx.limits().max_storage_buffer_range / 8) & !1).max(2) as usize;
     if words.len() <= max_words {
@@ -340,7 +365,7 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
         (padded / 2) as u32,
         tail.slice::<u32>(2),
         false,
-        default_kernel(ctx),
+        default_kernel(ctx, padded / 2),
     )?;
     builder
         .copy_buffer(CopyBufferInfo::buffers(
