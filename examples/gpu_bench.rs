@@ -768,7 +768,7 @@ fn tune_nibbles(ctx: &Arc<GpuContext>, quick: bool, reps: u32) {
 
 fn main() {
     let quick = !std::env::args().any(|a| a == "--full");
-    // `--only diag,bitonic,tuning,nibble,e2e` runs those sections (default: all).
+    // `--only xfer,diag,bitonic,tuning,nibble,nibble-tune,e2e` runs those sections (default: all).
     let only: Option<Vec<String>> = std::env::args()
         .skip_while(|a| a != "--only")
         .nth(1)
