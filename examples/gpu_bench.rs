@@ -69,6 +69,11 @@ fn upload<T: vulkano::buffer::BufferContents + Copy>(
 /// took 3.24 ms at 1980 MHz and 5.3-6.9 ms after 500 ms of idling, 7 sorts in a row). 300 ms
 /// were not always enough after a second or two of idling (BENCHMARKS-gpu-host.md, run 3).
 fn warm_up(ctx: &Arc<GpuContext>, b: &mut Builder) {
+    warm_up_for(ctx, b, 800);
+}
+
+/// [`warm_up`] for about `ms` milliseconds.
+fn warm_up_for(ctx: &Arc<GpuContext>, b: &mut Builder, ms: u64) {
     type Pair = (Subbuffer<[u32]>, Subbuffer<[u32]>);
     static BUFFERS: std::sync::OnceLock<Option<Pair>> = std::sync::OnceLock::new();
     let buffers = BUFFERS.get_or_init(|| {
@@ -83,7 +88,7 @@ fn warm_up(ctx: &Arc<GpuContext>, b: &mut Builder) {
     });
     if let Some((src, dst)) = buffers {
         // 4.2 TB/s moves 1 GiB (read + write: 2 GiB) in about 0.5 ms: 1600 of them.
-        let reps = (800u64 << 30) / (src.len() * 4 * 2 * 2);
+        let reps = (ms << 30) / (src.len() * 4 * 2 * 2);
         for _ in 0..reps.max(1) {
             copy::record_copy(ctx, b, src.clone(), dst.clone()).unwrap();
         }
@@ -569,9 +574,201 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
     }
 }
 
+/// Kernel configurations of the nibble sort against the copy kernel, each in one command
+/// buffer: a short warm-up, `reps` copy kernels of the same bytes, then `reps` sorts (each
+/// of a fresh copy of the input), each between two timestamps. Every result is checked
+/// against the scalar reference on the host while the GPU runs the next configuration (two
+/// staging buffers in turn), so the GPU never idles long enough to drop its clock.
+fn tune_nibbles(ctx: &Arc<GpuContext>, quick: bool, reps: u32) {
+    let k = if quick { 16 } else { 28 };
+    let n = 1u64 << k;
+    let words = Arc::new(random_u64(n as usize, 3));
+    let pristine = upload(ctx, &words);
+    let work = device_buffer::<u64>(ctx, n);
+    let copy_src = pristine.clone().reinterpret::<[u32]>();
+    let copy_dst = device_buffer::<u32>(ctx, 2 * n);
+    let sms = ctx.device().physical_device().properties().shader_sm_count;
+    println!(
+        "\n## GPU nibble kernel configurations, 2^{k} words on the GPU vs the copy kernel in the same command buffer (median of {reps}; SMs: {sms:?})"
+    );
+    println!(
+        "| variant | loads | workgroup | tiles/group | groups | ms | copy ms | vs copy | checked |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let kern = |variant: usize, loads: u32, workgroup: u32, tiles: u32| nibble::Kernel {
+        workgroup,
+        tiles,
+        ..nibble::Kernel::new(variant, loads)
+    };
+    let f16 = nibble::VARIANT_F16;
+    let rounds = |r: u32, k: nibble::Kernel| nibble::Kernel { rounds: r, ..k };
+    let mut configs = vec![
+        kern(f16, 2, 256, 1),
+        kern(0, 4, 256, 1),
+        kern(f16, 2, 256, 4),
+        rounds(0, kern(f16, 2, 256, 1)),
+        rounds(2, kern(nibble::VARIANT_F16_SAT, 1, 256, 4)),
+    ];
+    if !quick {
+        // Run 1 (commit d3f116d) swept workgroups 64-1024, 1-4 loads with 1-64 tiles and
+        // persistent grids (4-8 workgroups per multiprocessor): all within 61.5-64.4% of copy
+        // at full clock. This sweep: the best of those, the network run 0 / 2 / 3 times (its
+        // cost apart from the memory's), and comparators as saturated adds (FMA pipe).
+        let (sat, mix) = (nibble::VARIANT_F16_SAT, nibble::VARIANT_F16_MIX);
+        configs = vec![
+            kern(f16, 2, 256, 1),
+            kern(f16, 1, 256, 8),
+            kern(f16, 2, 256, 16),
+            rounds(0, kern(f16, 2, 256, 1)),
+            rounds(2, kern(f16, 2, 256, 1)),
+            rounds(0, kern(f16, 1, 256, 8)),
+            rounds(2, kern(f16, 1, 256, 8)),
+            rounds(3, kern(f16, 1, 256, 8)),
+            kern(sat, 1, 256, 8),
+            kern(sat, 2, 256, 16),
+            kern(sat, 2, 256, 1),
+            kern(sat, 4, 256, 1),
+            rounds(2, kern(sat, 1, 256, 8)),
+            kern(mix, 1, 256, 8),
+            kern(mix, 2, 256, 16),
+            kern(mix, 2, 256, 1),
+            rounds(2, kern(mix, 1, 256, 8)),
+            rounds(2, kern(nibble::VARIANT_F16_SUM, 1, 256, 8)),
+            kern(nibble::VARIANT_F16_SUM, 1, 256, 8),
+            kern(sat, 1, 128, 8),
+            kern(mix, 1, 128, 8),
+            // Again: drift within the run.
+            kern(f16, 2, 256, 1),
+            kern(f16, 1, 256, 8),
+            kern(sat, 1, 256, 8),
+            kern(mix, 1, 256, 8),
+        ];
+    }
+    let staging = [
+        ctx.buffer(Memory::Staging, n * 8).unwrap(),
+        ctx.buffer(Memory::Staging, n * 8).unwrap(),
+    ];
+    let period = ctx.limits().timestamp_period_ns.expect("timestamps");
+    // The sorted words, from the scalar reference, once: each check is then a comparison.
+    let expected: Arc<Vec<u64>> = Arc::new(
+        words
+            .par_iter()
+            .map(|&w| sortnet::nibble::reference(w))
+            .collect(),
+    );
+    // Checks in flight, oldest first: (configuration, its row, its check); at most two,
+    // the newest on staging buffer `launched % 2`.
+    type Check = (usize, String, std::thread::JoinHandle<bool>);
+    let mut pending: std::collections::VecDeque<Check> = Default::default();
+    let finish = |(i, line, h): Check| {
+        let ok = h.join().unwrap();
+        println!("{line} {} |", if ok { "ok" } else { "WRONG" });
+        assert!(ok, "configuration {i} sorted wrongly");
+    };
+    let mut launched = 0usize;
+    let gb = (2 * n * 8) as f64 / 1e9;
+    for (idx, kc) in configs.iter().copied().enumerate() {
+        if !nibble::variant_supported(ctx, kc.variant) {
+            println!("| {} | unsupported here | | | | | | | |", kc.variant);
+            continue;
+        }
+        let slot = launched % 2;
+        launched += 1;
+        if pending.len() == 2 {
+            finish(pending.pop_front().unwrap());
+        }
+        let pool = QueryPool::new(
+            ctx.device().clone(),
+            QueryPoolCreateInfo {
+                query_count: 4 * reps,
+                ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
+            },
+        )
+        .unwrap();
+        let mut b = ctx.command_builder().unwrap();
+        // SAFETY: the pool is new and used by this command buffer only.
+        unsafe { b.reset_query_pool(pool.clone(), 0..4 * reps) }.unwrap();
+        warm_up_for(ctx, &mut b, if idx == 0 { 800 } else { 300 });
+        let mut q = 0;
+        let mut stamp = |b: &mut Builder| {
+            // SAFETY: each query of the new pool is written once (q < 4 * reps).
+            unsafe { b.write_timestamp(pool.clone(), q, PipelineStage::AllCommands) }.unwrap();
+            q += 1;
+        };
+        for _ in 0..reps {
+            stamp(&mut b);
+            copy::record_copy(ctx, &mut b, copy_src.clone(), copy_dst.clone()).unwrap();
+            stamp(&mut b);
+        }
+        for _ in 0..reps {
+            b.copy_buffer(CopyBufferInfo::buffers(pristine.clone(), work.clone()))
+                .unwrap();
+            stamp(&mut b);
+            nibble::record_kernel(ctx, &mut b, work.clone(), kc).unwrap();
+            stamp(&mut b);
+        }
+        b.copy_buffer(CopyBufferInfo::buffers(
+            work.clone(),
+            staging[slot].slice::<u64>(n),
+        ))
+        .unwrap();
+        ctx.submit_and_wait(b).unwrap();
+        let mut ticks = vec![0u64; 4 * reps as usize];
+        pool.get_results(0..4 * reps, &mut ticks, QueryResultFlags::WAIT)
+            .unwrap();
+        let mut t: Vec<f64> = ticks
+            .chunks(2)
+            .map(|t| t[1].wrapping_sub(t[0]) as f64 * period / 1e6)
+            .collect();
+        let (c, s) = t.split_at_mut(reps as usize);
+        c.sort_by(f64::total_cmp);
+        s.sort_by(f64::total_cmp);
+        let (c, s) = (c[c.len() / 2], s[s.len() / 2]);
+        let pairs = n / 2;
+        let wg = u64::from(kc.workgroup.min(ctx.limits().max_workgroup_invocations));
+        let groups = pairs
+            .div_ceil(wg * u64::from(kc.loads))
+            .div_ceil(u64::from(kc.tiles));
+        let line = format!(
+            "| {}{} | {} | {} | {} | {} | {:.4} | {:.4} | {:.1}% ({:.0} GB/s) |",
+            kc.variant,
+            match kc.rounds {
+                1 => String::new(),
+                r => format!(", network x{r}"),
+            },
+            kc.loads,
+            kc.workgroup,
+            kc.tiles,
+            groups,
+            s,
+            c,
+            100.0 * c / s,
+            gb / s * 1e3
+        );
+        let view = staging[slot].slice::<u64>(n);
+        // No network run (rounds 0): the words must come back as they went in.
+        let want = if kc.rounds == 0 {
+            words.clone()
+        } else {
+            expected.clone()
+        };
+        let check = std::thread::spawn(move || {
+            let got = view.read().unwrap();
+            got.par_iter().zip(want.par_iter()).all(|(g, w)| g == w)
+        });
+        pending.push_back((idx, line, check));
+    }
+    while let Some(c) = pending.pop_front() {
+        finish(c);
+    }
+    drop(staging);
+    drop((pristine, work, copy_src, copy_dst));
+    ctx.trim_pool();
+}
+
 fn main() {
     let quick = !std::env::args().any(|a| a == "--full");
-    // `--only diag,bitonic,tuning,nibble,e2e` runs those sections (default: all).
+    // `--only xfer,diag,bitonic,tuning,nibble,nibble-tune,e2e` runs those sections (default: all).
     let only: Option<Vec<String>> = std::env::args()
         .skip_while(|a| a != "--only")
         .nth(1)
@@ -918,6 +1115,10 @@ fn main() {
         drop(staging);
         drop((pristine, work, copy_src, copy_dst));
         ctx.trim_pool();
+    }
+
+    if run("nibble-tune") {
+        tune_nibbles(&ctx, quick, reps);
     }
 
     if run("e2e") {

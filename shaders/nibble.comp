@@ -1,5 +1,5 @@
 #version 450
-// variants: nibble: nibble_bytetable:-DBYTE_TABLE nibble_mixed:-DMIXED nibble_shifts:-DSHIFTS nibble_f16:-DNET_F16 nibble_f16b:-DNET_F16,-DMID_NIBBLE nibble_u16:-DNET_U16 nibble_f16sum:-DNET_F16,-DMID_NIBBLE,-DMAX_BY_SUM
+// variants: nibble: nibble_bytetable:-DBYTE_TABLE nibble_mixed:-DMIXED nibble_shifts:-DSHIFTS nibble_f16:-DNET_F16 nibble_f16b:-DNET_F16,-DMID_NIBBLE nibble_u16:-DNET_U16 nibble_f16sum:-DNET_F16,-DMID_NIBBLE,-DMAX_BY_SUM nibble_f16sat:-DNET_F16,-DSAT_CX nibble_f16mix:-DNET_F16,-DSAT_CX,-DMIX_CX
 //
 // GPU nibble sort: every invocation sorts 2 * V words (V 16-byte loads, all issued before
 // the first word is sorted), by counting, with tables in shared memory and one multiply:
@@ -39,6 +39,19 @@
 //    (sums below 4 keep 1/512 steps): the min/max unit (shared with the integer ops)
 //    does half the network, the FMA pipe the other half.
 // An odd last word arrives through the `tail` binding (the uvec4 view cannot hold it).
+//    SAT_CX (with NET_F16): lanes hold 64 + n / 16 (bit pattern 0x5400 | n), and a
+//    comparator is three adds on the FMA pipe instead of a min and a max: t = clamp(a - b,
+//    0, 1) (one add with saturation; a - b is a multiple of 1/16 in (-1, 1), exact), then
+//    min = a - t and max = b + t, exact. MIX_CX: every other comparator of a row so, the
+//    others by min/max, to split the network between the FMA pipe and the min/max unit.
+// ROUNDS (specialisation constant 3, benchmarks only): the network runs ROUNDS times (0: the
+//    words are written back unsorted, the memory traffic alone; 2 and more: sorted words are
+//    sorted again, the result unchanged), to tell the network's cost from the memory's.
+// TILES (specialisation constant 2): tiles of V loads per invocation that one workgroup sorts,
+//    grid-stride (tile group + t * workgroups, so that the groups resident at once work on
+//    neighbouring memory). With more than one, each invocation issues the loads of its next
+//    tile before it sorts and stores the current one (double buffering in registers), so that
+//    memory traffic stays in flight during the network's long dependent chains.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
@@ -47,7 +60,11 @@
 #define LANES f16vec2
 #define TO_LANES(u) unpackFloat2x16(u)
 #define FROM_LANES(l) packFloat2x16(l)
+#ifdef SAT_CX
+const uint BIAS = 0x54005400u;
+#else
 const uint BIAS = 0x64006400u;
+#endif
 #define NETWORK
 #elif defined(NET_U16)
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
@@ -60,6 +77,8 @@ const uint BIAS = 0u;
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint V = 4;   // uvec4 loads per invocation
+layout(constant_id = 2) const uint TILES = 1;  // tiles (V loads each) per workgroup
+layout(constant_id = 3) const uint ROUNDS = 1;  // network runs per word (benchmarks)
 
 layout(set = 0, binding = 0) buffer Pairs { uvec4 pairs[]; };
 layout(set = 0, binding = 1) buffer Tail { uvec2 tail[]; };
@@ -139,6 +158,20 @@ uvec4 sort_pair(uvec4 d) {
 #else
 #define CX(a, b) { LANES lo = min(r[a], r[b]); r[b] = max(r[a], r[b]); r[a] = lo; }
 #endif
+#ifdef SAT_CX
+// t = max(a - b, 0) (a - b lies in (-1, 1)); min = a - t, max = b + t.
+#define CX_SAT(a, b) { LANES t = clamp(r[a] - r[b], LANES(0.0), LANES(1.0)); \
+    r[a] = r[a] - t; r[b] = r[b] + t; }
+#ifdef MIX_CX
+#define CY(a, b) CX_SAT(a, b)
+#else
+#undef CX
+#define CX(a, b) CX_SAT(a, b)
+#define CY(a, b) CX_SAT(a, b)
+#endif
+#else
+#define CY(a, b) CX(a, b)
+#endif
 
 #ifdef MID_NIBBLE
 const uint MID_BIAS = 0x30003000u;
@@ -180,21 +213,23 @@ uvec4 sort_pair(uvec4 d) {
     UNPACK4(1, p1)
     UNPACK4(2, p2)
     UNPACK4(3, p3)
-    CX(0, 1) CX(2, 3) CX(4, 5) CX(6, 7)
-    CX(8, 9) CX(10, 11) CX(12, 13) CX(14, 15)
-    CX(0, 2) CX(1, 3) CX(4, 6) CX(5, 7)
-    CX(8, 10) CX(9, 11) CX(12, 14) CX(13, 15)
-    CX(0, 4) CX(1, 5) CX(2, 6) CX(3, 7)
-    CX(8, 12) CX(9, 13) CX(10, 14) CX(11, 15)
-    CX(0, 8) CX(1, 9) CX(2, 10) CX(3, 11)
-    CX(4, 12) CX(5, 13) CX(6, 14) CX(7, 15)
-    CX(5, 10) CX(6, 9) CX(3, 12) CX(13, 14)
-    CX(7, 11) CX(1, 2) CX(4, 8) CX(1, 4)
-    CX(7, 13) CX(2, 8) CX(11, 14) CX(2, 4)
-    CX(5, 6) CX(9, 10) CX(11, 13) CX(3, 8)
-    CX(7, 12) CX(6, 8) CX(10, 12) CX(3, 5)
-    CX(7, 9) CX(3, 4) CX(5, 6) CX(7, 8)
-    CX(9, 10) CX(11, 12) CX(6, 7) CX(8, 9)
+    [[unroll]] for (uint k = 0u; k < ROUNDS; ++k) {
+        CX(0, 1) CY(2, 3) CX(4, 5) CY(6, 7)
+        CX(8, 9) CY(10, 11) CX(12, 13) CY(14, 15)
+        CX(0, 2) CY(1, 3) CX(4, 6) CY(5, 7)
+        CX(8, 10) CY(9, 11) CX(12, 14) CY(13, 15)
+        CX(0, 4) CY(1, 5) CX(2, 6) CY(3, 7)
+        CX(8, 12) CY(9, 13) CX(10, 14) CY(11, 15)
+        CX(0, 8) CY(1, 9) CX(2, 10) CY(3, 11)
+        CX(4, 12) CY(5, 13) CX(6, 14) CY(7, 15)
+        CX(5, 10) CY(6, 9) CX(3, 12) CY(13, 14)
+        CX(7, 11) CY(1, 2) CX(4, 8) CY(1, 4)
+        CX(7, 13) CY(2, 8) CX(11, 14) CY(2, 4)
+        CX(5, 6) CY(9, 10) CX(11, 13) CY(3, 8)
+        CX(7, 12) CY(6, 8) CX(10, 12) CY(3, 5)
+        CX(7, 9) CY(3, 4) CX(5, 6) CY(7, 8)
+        CX(9, 10) CY(11, 12) CX(6, 7) CY(8, 9)
+    }
     uint q0 = PACK4(0);
     uint q1 = PACK4(1);
     uint q2 = PACK4(2);
@@ -218,16 +253,47 @@ void main() {
     barrier();
 #endif
     uint group = gl_WorkGroupID.y * params.groups_x + gl_WorkGroupID.x;
-    uint base = group * gl_WorkGroupSize.x * V + lid;
-    uvec4 d[V];
-    [[unroll]] for (uint v = 0u; v < V; ++v) {
-        uint i = base + v * gl_WorkGroupSize.x;
-        d[v] = i < params.pair_count ? pairs[i] : uvec4(0u);
-    }
-    [[unroll]] for (uint v = 0u; v < V; ++v) {
-        uint i = base + v * gl_WorkGroupSize.x;
-        if (i < params.pair_count) {
-            pairs[i] = sort_pair(d[v]);
+    uint tile_pairs = gl_WorkGroupSize.x * V;
+    if (TILES <= 1u) {
+        uint base = group * tile_pairs + lid;
+        uvec4 d[V];
+        [[unroll]] for (uint v = 0u; v < V; ++v) {
+            uint i = base + v * gl_WorkGroupSize.x;
+            d[v] = i < params.pair_count ? pairs[i] : uvec4(0u);
+        }
+        [[unroll]] for (uint v = 0u; v < V; ++v) {
+            uint i = base + v * gl_WorkGroupSize.x;
+            if (i < params.pair_count) {
+                pairs[i] = sort_pair(d[v]);
+            }
+        }
+    } else {
+        // Every tile index below groups * TILES is visited once; those past the data load
+        // zeros and store nothing.
+        uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+        uint base = group * tile_pairs + lid;
+        uvec4 d[V];
+        [[unroll]] for (uint v = 0u; v < V; ++v) {
+            uint i = base + v * gl_WorkGroupSize.x;
+            d[v] = i < params.pair_count ? pairs[i] : uvec4(0u);
+        }
+        for (uint t = 0u; t < TILES; ++t) {
+            uint next = base + groups * tile_pairs;
+            uvec4 e[V];
+            [[unroll]] for (uint v = 0u; v < V; ++v) {
+                uint i = next + v * gl_WorkGroupSize.x;
+                e[v] = t + 1u < TILES && i < params.pair_count ? pairs[i] : uvec4(0u);
+            }
+            [[unroll]] for (uint v = 0u; v < V; ++v) {
+                uint i = base + v * gl_WorkGroupSize.x;
+                if (i < params.pair_count) {
+                    pairs[i] = sort_pair(d[v]);
+                }
+            }
+            [[unroll]] for (uint v = 0u; v < V; ++v) {
+                d[v] = e[v];
+            }
+            base = next;
         }
     }
     if (params.has_tail != 0u && group == 0u && lid == 0u) {
