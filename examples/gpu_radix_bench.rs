@@ -151,6 +151,11 @@ fn main() {
                 }
             }
             let kw = if width == KeyWidth::W64 { 2 } else { 1 };
+            let shape = sorter.tile_shape(width, pairs).unwrap();
+            println!(
+                "n=2^{log} {name} shape: {} x {}",
+                shape.workgroup, shape.keys_per_invocation
+            );
             let words = n * kw;
             let mut data = vec![0u32; words as usize];
             fill_random(&mut data, 0x1234_5678 + log as u64);
@@ -272,7 +277,25 @@ fn main() {
                 }
             };
             let sorted = (1..n as usize).all(|i| key(i - 1) <= key(i));
-            let mut ok = sorted;
+            // The same multiset of keys: order-independent sums of the keys and of a mix of
+            // them (a lost or duplicated key changes both).
+            let digest = |k: &mut dyn Iterator<Item = u64>| {
+                k.fold((0u64, 0u64), |(s, m), x| {
+                    (
+                        s.wrapping_add(x),
+                        m.wrapping_add(x.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29)),
+                    )
+                })
+            };
+            let input_digest = digest(&mut (0..n as usize).map(|i| {
+                if kw == 2 {
+                    u64::from(data[2 * i]) | u64::from(data[2 * i + 1]) << 32
+                } else {
+                    u64::from(data[i])
+                }
+            }));
+            let output_digest = digest(&mut (0..n as usize).map(key));
+            let mut ok = sorted && input_digest == output_digest;
             if pairs {
                 let v = staging_v.slice::<u32>(n).read().unwrap().to_vec();
                 ok &= v.iter().enumerate().all(|(i, &src)| {
@@ -295,7 +318,12 @@ fn main() {
                 "n=2^{log} {name}: best {best:.3} ms median {median:.3} ms, {gkeys:.2} G keys/s, \
                  {bytes_per_key:.0} B/key model, {:.0}% of copy bound, check {}",
                 100.0 * bound_ms / best,
-                if ok { "ok" } else { "FAILED" }
+                match (ok, sorted, input_digest == output_digest) {
+                    (true, _, _) => "ok",
+                    (false, false, _) => "FAILED (not sorted)",
+                    (false, true, false) => "FAILED (keys lost or duplicated)",
+                    (false, true, true) => "FAILED (values do not follow their keys)",
+                }
             );
         }
         ctx.trim_pool();

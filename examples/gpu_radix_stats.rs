@@ -3,7 +3,13 @@
 //! workgroups share a multiprocessor.
 //!
 //! ```text
-//! cargo run --release --example gpu_radix_stats -- [k32|k64|p32|p64] [workgroup] [keys per invocation]
+//! cargo run --release --example gpu_radix_stats -- [k32|k64|p32|p64] [workgroup] [keys per invocation] [id=value..]
+//! ```
+//!
+//! `id=value` sets further specialization constants of `shaders/radix_scatter.comp` (e.g.
+//! `10=1` for a look-ahead of one tile).
+//!
+//! ```text
 //! ```
 
 use std::ffi::CStr;
@@ -88,13 +94,17 @@ fn main() {
     // SAFETY: SPIR-V compiled by glslc from the crate's shaders.
     let module =
         unsafe { ShaderModule::new(device.clone(), ShaderModuleCreateInfo::new(&words)) }.unwrap();
-    let constants: [(u32, u32); 5] = [
+    let mut constants: Vec<(u32, u32)> = vec![
         (0, wg),
         (1, kpi),
         (2, wg / min_sg),
         (3, 4096),
         (4, if min_sg <= 32 { 1 } else { 2 }),
     ];
+    for extra in args.iter().skip(3) {
+        let (id, value) = extra.split_once('=').expect("id=value");
+        constants.push((id.parse().unwrap(), value.parse().unwrap()));
+    }
     // The layout through vulkano (it reflects the shader); the pipeline through a raw call,
     // because vulkano 0.35 does not expose the CAPTURE_STATISTICS flag.
     let entry = module.entry_point("main").unwrap();

@@ -2,9 +2,11 @@
 // variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1
 //
 // One radix pass over one 8-bit digit, Onesweep style (Adinets & Merrill, 2022): each
-// workgroup takes the next tile id from a counter, ranks its keys inside the tile, publishes
-// its per-digit counts, finds the keys of earlier tiles with the same digit by decoupled
-// look-back, and writes its keys (and values) to their places.
+// workgroup takes the next tile id from a counter, ranks its keys
+// inside the tile, publishes its per-digit counts, finds the keys of earlier tiles with the
+// same digit by decoupled look-back, and writes its keys (and values) to their places. The
+// look-back words are a 2-bit flag and a 30-bit count in one word, read with relaxed atomic
+// loads (LOOKAHEAD earlier tiles per step) and published with relaxed atomic stores.
 //
 // Vulkan promises no forward progress between workgroups, so the look-back never waits
 // unboundedly: a digit that sees no word from tile j after SPIN_LIMIT reads gives up, and the
@@ -16,13 +18,15 @@
 // (per-subgroup counters), earlier lanes (ballot match) and earlier subgroups (prefix over
 // the subgroup counters), so equal digits keep their input order. Nothing assumes a
 // subgroup size: the match uses all four words of a ballot and every count loops over
-// gl_NumSubgroups.
+// gl_NumSubgroups. (subgroupPartitionNV in place of the eight ballots made a u32 sort 28%
+// slower on an H200: run 6 of BENCHMARKS-gpu-radix.md.)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_memory_scope_semantics : require
 
 #include "radix_common.glsl"
 
@@ -32,7 +36,10 @@ layout(constant_id = 2) const uint MAX_SUBGROUPS = 8;  // WG / the smallest subg
 layout(constant_id = 3) const uint SPIN_LIMIT = 8192;  // reads of a missing look-back word before the fallback
 layout(constant_id = 4) const uint BALLOT_WORDS = 4;   // ballot words in use: 1 when subgroups have at most 32 lanes
 layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before scattering into shared memory
-layout(constant_id = 10) const uint LOOKAHEAD = 1;     // earlier tiles whose words one look-back step reads
+layout(constant_id = 10) const uint LOOKAHEAD = 4;     // earlier tiles whose words one look-back step reads
+layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back words with relaxed atomic loads, 0: with atomicOr(w, 0)
+layout(constant_id = 13) const uint LB_STORE = 1;      // 1: publish look-back words with relaxed atomic stores, 0: with atomicExchange
+layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * KPT;
@@ -68,41 +75,23 @@ uint status_index(uint slot, uint tile, uint digit) {
     return ST_STATUS + slot * params.slot_words + tile * RADIX + digit;
 }
 
-// s_excl = exclusive prefix sum of s_count, for any workgroup and subgroup size. Called in
-// uniform control flow; ends with a barrier.
-void scan_counts() {
-    const uint per = (RADIX + WG - 1u) / WG;
-    uint first = gl_LocalInvocationIndex * per;
-    uint sum = 0u;
-    for (uint j = 0u; j < per; j++) {
-        uint d = first + j;
-        if (d < RADIX) sum += s_count[d];
+// One look-back word, read so that it sees the latest store (the loop around it spins).
+uint read_status(uint at) {
+    if (LB_LOAD == 1u) {
+        return atomicLoad(st[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
     }
-    uint before = subgroupExclusiveAdd(sum);
-    uint total = subgroupAdd(sum);
-    if (subgroupElect()) s_sg_sum[gl_SubgroupID] = total;
-    barrier();
-    if (gl_SubgroupID == 0u) {
-        // The first subgroup scans the subgroup totals, a subgroup's width at a time.
-        uint carry = 0u;
-        for (uint at = 0u; at < gl_NumSubgroups; at += gl_SubgroupSize) {
-            uint i = at + gl_SubgroupInvocationID;
-            uint v = i < gl_NumSubgroups ? s_sg_sum[i] : 0u;
-            uint excl = subgroupExclusiveAdd(v) + carry;
-            carry += subgroupAdd(v);
-            if (i < gl_NumSubgroups) s_sg_sum[i] = excl;
-        }
+    return atomicOr(st[at], 0u);
+}
+
+// Publishes a look-back word. Other tiles read only the word itself, so no ordering with
+// other memory is needed: a relaxed store (a plain store to L2, as CUB's volatile store),
+// which run 8 of BENCHMARKS-gpu-radix.md measured 3-5% faster per sort than atomicExchange.
+void publish_status(uint at, uint word) {
+    if (LB_STORE == 1u) {
+        atomicStore(st[at], word, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    } else {
+        atomicExchange(st[at], word);
     }
-    barrier();
-    uint run = s_sg_sum[gl_SubgroupID] + before;
-    for (uint j = 0u; j < per; j++) {
-        uint d = first + j;
-        if (d < RADIX) {
-            s_excl[d] = run;
-            run += s_count[d];
-        }
-    }
-    barrier();
 }
 
 // Decoupled look-back with a bounded spin and the recount fallback: leaves in s_out the output
@@ -111,12 +100,9 @@ void scan_counts() {
 void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucket_first) {
     const uint tid = gl_LocalInvocationIndex;
     // Decoupled look-back with a bounded spin and the recount fallback.
+    // s_pending and s_stalled are zero on entry (cleared before the barriers of the scan) and
+    // again at the top of every later round (cleared in the fallback).
     for (;;) {
-        if (tid == 0u) {
-            s_pending = 0u;
-            s_stalled = 0u;
-        }
-        barrier();
         for (uint d = tid; d < RADIX; d += WG) {
             uint next = s_lb_next[d];
             uint sum = s_lb_sum[d];
@@ -128,8 +114,7 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
                 [[unroll]] for (uint i = 0u; i < LOOKAHEAD; i++) {
                     words[i] = 0u;
                     if (next > i) {
-                        uint at = status_index(slot, next - 1u - i, d);
-                        words[i] = atomicOr(st[at], 0u);
+                        words[i] = read_status(status_index(slot, next - 1u - i, d));
                     }
                 }
                 const uint start = next;
@@ -161,6 +146,11 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         const uint stuck = s_stalled - 1u;
         for (uint d = tid; d < RADIX; d += WG) s_fallback[d] = 0u;
         barrier();
+        // Every invocation has read s_pending and s_stalled by now.
+        if (tid == 0u) {
+            s_pending = 0u;
+            s_stalled = 0u;
+        }
         const uint stuck_base = stuck * TILE;
         const uint stuck_n = min(TILE, n - stuck_base);
         for (uint i = tid; i < stuck_n; i += WG) {
@@ -181,7 +171,7 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
     for (uint d = tid; d < RADIX; d += WG) {
         uint earlier = s_lb_sum[d];
         if (tile != 0u) {
-            atomicExchange(st[status_index(slot, tile, d)], FLAG_PREFIX | (earlier + s_count[d]));
+            publish_status(status_index(slot, tile, d), FLAG_PREFIX | (earlier + s_count[d]));
         }
         uint bucket = d == tid ? bucket_first : st[ST_BUCKET + params.pass_index * RADIX + d];
         s_out[d] = bucket + earlier - s_excl[d];
@@ -200,27 +190,35 @@ void main() {
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
     // the ranking (it is needed only at the end).
     const uint bucket_first = tid < RADIX ? st[ST_BUCKET + params.pass_index * RADIX + tid] : 0u;
+    // The tile: the next id from the pass's counter, so tiles are handed out in the order
+    // workgroups start and every tile a look-back waits for belongs to a running workgroup.
+    // (Taking the workgroup id instead saved the counter's round trip, 3% on an H200, but
+    // gave wrong results on lavapipe under CPU contention: BENCHMARKS-gpu-radix.md.)
     if (tid == 0u) s_tile = atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u);
-    for (uint i = tid; i < HIST_WORDS; i += WG) s_mem[i] = 0u;
     barrier();
     const uint tile = s_tile;
     const uint base = tile * TILE;
-    const uint tile_n = min(TILE, n - base);
 
     const uint sg = gl_SubgroupID;
     const uint lane = gl_SubgroupInvocationID;
     const uint sg_first = sg * gl_SubgroupSize * KPT;
 
+    // The loads are bounded by the buffers' capacity, not by the count, so they need not wait
+    // for the count's load: keys past the count are read but never used.
     KEY keys[KPT];
     uint rank[KPT];
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint idx = sg_first + k * gl_SubgroupSize + lane;
         keys[k] = KEY_ZERO;
-        if (idx < tile_n) {
-            keys[k] = src_keys[base + idx];
-            if (encode) keys[k] = encode_key(keys[k], params.map);
-        }
+        if (base + idx < params.capacity) keys[k] = src_keys[base + idx];
     }
+    for (uint i = tid; i < HIST_WORDS; i += WG) s_mem[i] = 0u;
+    const uint tile_n = min(TILE, n - base);
+    if (encode) {
+        [[unroll]] for (uint k = 0u; k < KPT; k++) keys[k] = encode_key(keys[k], params.map);
+    }
+    barrier();
+    const uint other_slot = slot ^ 1u;
 
     // Rank within the subgroup: peers = lanes of this round with the same digit. With at
     // most 32 lanes (BALLOT_WORDS == 1) the match works on one word; the general path works
@@ -261,10 +259,15 @@ void main() {
     }
     barrier();
 
-    // Per digit: the tile's count, and each subgroup's counter turned into its exclusive
-    // prefix over the subgroups before it. Publish the count at once for later tiles.
-    const uint other_slot = slot ^ 1u;
-    for (uint d = tid; d < RADIX; d += WG) {
+    // Per digit, each invocation a run of PER consecutive digits: the tile's count, each
+    // subgroup's counter turned into its exclusive prefix over the subgroups before it, the
+    // count published at once for later tiles; then the exclusive scan of the counts over the
+    // digits into s_excl, for any workgroup and subgroup size.
+    const uint PER = (RADIX + WG - 1u) / WG;
+    uint run_total = 0u;
+    for (uint j = 0u; j < PER; j++) {
+        const uint d = tid * PER + j;
+        if (d >= RADIX) break;
         uint sum = 0u;
         for (uint s = 0u; s < gl_NumSubgroups; s++) {
             uint t = s_mem[s * RADIX + d];
@@ -272,15 +275,42 @@ void main() {
             sum += t;
         }
         s_count[d] = sum;
-        atomicExchange(st[status_index(slot, tile, d)],
+        publish_status(status_index(slot, tile, d),
                        (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
         // The other slot served the previous pass and serves the next one: clear it now.
         st[status_index(other_slot, tile, d)] = 0u;
         s_lb_sum[d] = 0u;
-        s_lb_next[d] = tile;
+        s_lb_next[d] = NO_WAIT == 1u ? 0u : tile;
+        run_total += sum;
+    }
+    if (tid == 0u) {
+        s_pending = 0u;
+        s_stalled = 0u;
+    }
+    const uint run_before = subgroupExclusiveAdd(run_total);
+    const uint sg_total = subgroupAdd(run_total);
+    if (subgroupElect()) s_sg_sum[gl_SubgroupID] = sg_total;
+    barrier();
+    if (gl_SubgroupID == 0u) {
+        // The first subgroup scans the subgroup totals, a subgroup's width at a time.
+        uint carry = 0u;
+        for (uint at = 0u; at < gl_NumSubgroups; at += gl_SubgroupSize) {
+            uint i = at + gl_SubgroupInvocationID;
+            uint v = i < gl_NumSubgroups ? s_sg_sum[i] : 0u;
+            uint excl = subgroupExclusiveAdd(v) + carry;
+            carry += subgroupAdd(v);
+            if (i < gl_NumSubgroups) s_sg_sum[i] = excl;
+        }
     }
     barrier();
-    scan_counts();
+    uint digit_at = s_sg_sum[gl_SubgroupID] + run_before;
+    for (uint j = 0u; j < PER; j++) {
+        const uint d = tid * PER + j;
+        if (d >= RADIX) break;
+        s_excl[d] = digit_at;
+        digit_at += s_count[d];
+    }
+    barrier();
     if (LOOKBACK_FIRST == 1u) look_back(tile, slot, n, encode, shift, bucket_first);
 
     [[unroll]] for (uint k = 0u; k < KPT; k++) {

@@ -455,3 +455,120 @@ fn gpu_nibble_record_handles_an_odd_tail() {
         assert_eq!(got, want, "n={n}");
     }
 }
+
+#[test]
+fn every_gpu_nibble_kernel_variant_matches_the_reference() {
+    use sortnet::gpu::nibble;
+    let Some(ctx) = gpu() else { return };
+    let cases = nibble_cases();
+    for variant in 0..nibble::VARIANTS {
+        if !nibble::variant_supported(&ctx, variant) {
+            eprintln!("nibble kernel variant {variant}: not supported here");
+            continue;
+        }
+        // The whole case list once per variant, at 2 loads per invocation (the network
+        // variants run slowly on lavapipe, which emulates 16-bit floats).
+        for (n, loads) in [(1usize, 4u32), (2, 1), (1025, 4), (cases.len(), 2)] {
+            let words = &cases[..n];
+            let n64 = n as u64;
+            let staging = ctx.stage_in(words).unwrap();
+            let dev = ctx
+                .buffer(Memory::Device, n64 * 8)
+                .unwrap()
+                .detach()
+                .slice(0..n64 * 8)
+                .reinterpret::<[u64]>();
+            let mut b = ctx.command_builder().unwrap();
+            b.copy_buffer(CopyBufferInfo::buffers(
+                staging.slice::<u64>(n64),
+                dev.clone(),
+            ))
+            .unwrap();
+            nibble::record_variant(&ctx, &mut b, dev.clone(), variant, loads).unwrap();
+            b.copy_buffer(CopyBufferInfo::buffers(dev, staging.slice::<u64>(n64)))
+                .unwrap();
+            ctx.submit_and_wait(b).unwrap();
+            let got = staging.slice::<u64>(n64).read().unwrap().to_vec();
+            for (i, (&g, &w)) in got.iter().zip(words).enumerate() {
+                assert_eq!(
+                    g,
+                    sortnet::nibble::reference(w),
+                    "variant {variant} loads {loads} n {n} word {i} input {w:#x}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_nibble_kernel_tile_loops_and_workgroups_match_the_reference() {
+    use sortnet::gpu::nibble::{self, Kernel};
+    let Some(ctx) = gpu() else { return };
+    let cases = nibble_cases();
+    // Several tiles per workgroup (the loop that loads the next tile while it sorts this
+    // one), odd workgroup sizes, and lengths that end inside a tile, inside a workgroup's
+    // share and past it (the 7-word case leaves most of the grid-stride tiles empty).
+    let kernels = [
+        Kernel {
+            workgroup: 64,
+            tiles: 3,
+            ..Kernel::new(0, 2)
+        },
+        Kernel {
+            workgroup: 32,
+            tiles: 5,
+            ..Kernel::new(nibble::VARIANT_F16, 1)
+        },
+        Kernel {
+            workgroup: 96,
+            tiles: 2,
+            ..Kernel::new(nibble::VARIANT_F16, 2)
+        },
+        // The hardware default's shape (mixed comparators, tiles of 2 loads).
+        Kernel {
+            workgroup: 64,
+            tiles: 4,
+            ..Kernel::new(nibble::VARIANT_F16_MIX, 2)
+        },
+        // A second run of the network over sorted words changes nothing.
+        Kernel {
+            rounds: 2,
+            ..Kernel::new(nibble::VARIANT_F16_SAT, 2)
+        },
+    ];
+    for kernel in kernels {
+        if !nibble::variant_supported(&ctx, kernel.variant) {
+            eprintln!("{kernel:?}: not supported here");
+            continue;
+        }
+        for n in [1usize, 7, 2 * 64 * 2 * 3 + 5, cases.len()] {
+            let words = &cases[cases.len() - n..];
+            let n64 = n as u64;
+            let staging = ctx.stage_in(words).unwrap();
+            let dev = ctx
+                .buffer(Memory::Device, n64 * 8)
+                .unwrap()
+                .detach()
+                .slice(0..n64 * 8)
+                .reinterpret::<[u64]>();
+            let mut b = ctx.command_builder().unwrap();
+            b.copy_buffer(CopyBufferInfo::buffers(
+                staging.slice::<u64>(n64),
+                dev.clone(),
+            ))
+            .unwrap();
+            nibble::record_kernel(&ctx, &mut b, dev.clone(), kernel).unwrap();
+            b.copy_buffer(CopyBufferInfo::buffers(dev, staging.slice::<u64>(n64)))
+                .unwrap();
+            ctx.submit_and_wait(b).unwrap();
+            let got = staging.slice::<u64>(n64).read().unwrap().to_vec();
+            for (i, (&g, &w)) in got.iter().zip(words).enumerate() {
+                assert_eq!(
+                    g,
+                    sortnet::nibble::reference(w),
+                    "{kernel:?} n {n} word {i} input {w:#x}"
+                );
+            }
+        }
+    }
+}

@@ -104,8 +104,9 @@ const _: () = assert!(KEYS64_AVX2_RADIX_MIN_LEN <= KEYS64_RADIX_MIN_LEN);
 // slower than `radix` at every size measured on an NVIDIA H200 host (u32 keys 2^20..2^26)
 // and far slower than `avx512` on nibbles, see BENCHMARKS.md (vulkan-bitonic and GPU nibbles); it stays usable by name.
 
-/// The window of lengths in which `auto` sends a key sort to `vulkan-radix` on a hardware
-/// GPU, end to end from a host slice (upload, sort, download): from this many keys ...
+/// The window of lengths in which `auto` sends a 64-bit key sort to `vulkan-radix` on a
+/// hardware GPU, end to end from a host slice (upload, sort, download): from this many keys
+/// ... (32-bit keys: [`GPU_RADIX_KEYS32_MIN`])
 ///
 /// Measured on an NVIDIA H200 host with 16 CPU cores, `sortnet bench --workload
 /// u32,u64,pairs,f32 --sizes 2^20,2^22,2^24,2^26 --backends std,rayon,radix,vulkan-radix,..
@@ -118,8 +119,20 @@ const _: () = assert!(KEYS64_AVX2_RADIX_MIN_LEN <= KEYS64_RADIX_MIN_LEN);
 /// never picked (`auto` checks).
 pub const GPU_RADIX_MIN_KEYS: usize = 1 << 20;
 
-/// ... up to (not including) this many 32-bit keys (see [`GPU_RADIX_MIN_KEYS`]).
-pub const GPU_RADIX_KEYS32_END: usize = 1 << 23;
+/// 32-bit key sorts go to `vulkan-radix` from this many keys on, not from
+/// [`GPU_RADIX_MIN_KEYS`]: with the streamed host path (below) the GPU lost at 2^20 u32 keys
+/// (0.85x of `radix`, same run as [`GPU_RADIX_KEYS32_END`]) and won from 2^22 (2.7x); 2^21
+/// was not measured and stays on the CPU.
+pub const GPU_RADIX_KEYS32_MIN: usize = 1 << 22;
+
+/// ... up to (not including) this many 32-bit keys (see [`GPU_RADIX_KEYS32_MIN`]).
+///
+/// Since the host-slice path streams (host copies on all cores overlapping the PCIe
+/// copies, branch `gpu-host`), `vulkan-radix` beats `radix` end to end at every size
+/// measured from 2^22 u32 keys up on the same H200 host (BENCHMARKS-gpu-host.md, run 3,
+/// `gpu_bench --only e2e`, one call after 500 ms of GPU idle): 3.52 / 5.74 / 18.2 / 70.9
+/// ms against 6.25 / 11.2 / 42.6 / 263 ms at 2^22 / 2^24 / 2^26 / 2^28 (1.8x to 3.7x).
+pub const GPU_RADIX_KEYS32_END: usize = 1 << 29;
 
 /// ... up to (not including) this many 64-bit keys (see [`GPU_RADIX_MIN_KEYS`]): only at
 /// 2^20 did the GPU win for u64 keys (1.38x); at 2^26 it was a tie (1.06x).
@@ -134,16 +147,16 @@ pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static s
         // at every length; the figures are in BENCHMARKS.md (nibble sort on the CPU).
         Workload::Nibbles => &["avx512", "avx2", "portable", "lut", "scalar"],
         Workload::Keys(width) => {
-            let (avx512_to, avx2_to, gpu_end) = match width {
+            let (avx512_to, avx2_to, gpu) = match width {
                 KeyWidth::W32 => (
                     KEYS32_RADIX_MIN_LEN,
                     KEYS32_AVX2_RADIX_MIN_LEN,
-                    GPU_RADIX_KEYS32_END,
+                    GPU_RADIX_KEYS32_MIN..GPU_RADIX_KEYS32_END,
                 ),
                 KeyWidth::W64 => (
                     KEYS64_RADIX_MIN_LEN,
                     KEYS64_AVX2_RADIX_MIN_LEN,
-                    GPU_RADIX_KEYS64_END,
+                    GPU_RADIX_MIN_KEYS..GPU_RADIX_KEYS64_END,
                 ),
             };
             if len < avx2_to {
@@ -151,7 +164,7 @@ pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static s
             } else if len < avx512_to {
                 // On a CPU without AVX-512 radix goes first from here.
                 &["avx512", "radix", "avx2", "portable"]
-            } else if (GPU_RADIX_MIN_KEYS..gpu_end).contains(&len) {
+            } else if gpu.contains(&len) {
                 &["vulkan-radix", "radix", "avx512", "avx2", "portable"]
             } else {
                 &["radix", "avx512", "avx2", "portable"]
@@ -213,17 +226,14 @@ mod gpu_radix_tests {
 
     #[test]
     fn key_sorts_go_to_the_gpu_radix_only_inside_the_measured_window() {
-        for (w, end) in [
-            (KeyWidth::W32, GPU_RADIX_KEYS32_END),
-            (KeyWidth::W64, GPU_RADIX_KEYS64_END),
+        for (w, start, end) in [
+            (KeyWidth::W32, GPU_RADIX_KEYS32_MIN, GPU_RADIX_KEYS32_END),
+            (KeyWidth::W64, GPU_RADIX_MIN_KEYS, GPU_RADIX_KEYS64_END),
         ] {
             let gpu = |len| preference(Workload::Keys(w), len).contains(&"vulkan-radix");
-            assert_eq!(
-                preference(Workload::Keys(w), GPU_RADIX_MIN_KEYS)[0],
-                "vulkan-radix"
-            );
+            assert_eq!(preference(Workload::Keys(w), start)[0], "vulkan-radix");
             assert_eq!(preference(Workload::Keys(w), end - 1)[0], "vulkan-radix");
-            assert!(!gpu(GPU_RADIX_MIN_KEYS - 1) && !gpu(end) && !gpu(1 << 30));
+            assert!(!gpu(start - 1) && !gpu(end) && !gpu(1 << 30));
         }
         assert!(!preference(Workload::Pairs(KeyWidth::W32), 1 << 21).contains(&"vulkan-radix"));
     }

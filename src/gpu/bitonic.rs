@@ -474,6 +474,14 @@ impl BitonicSorter {
             return self.sort_chunked(keys, values, map, max_len as usize);
         }
         let variant = Variant::new(key_bytes as u32, values.is_some());
+        if values.is_none() && self.ctx.streams(n * key_bytes) {
+            // Host copies overlap the PCIe copies, piece by piece.
+            let device_keys = self.ctx.buffer(Memory::Device, n * key_bytes)?;
+            let dk = device_keys.slice::<T>(n);
+            return self.ctx.round_trip_streamed(keys, &dk, |builder| {
+                self.record_mapped(builder, variant, dk.clone().into_bytes(), None, n, map)
+            });
+        }
         let staging_keys = self.ctx.stage_in(keys)?;
         let device_keys = self.ctx.buffer(Memory::Device, n * key_bytes)?;
         let staged_values = match values.as_deref() {

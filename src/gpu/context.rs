@@ -18,13 +18,16 @@
 //! can be tested on any device. The variable is read once, when the context is created.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::prelude::*;
 
 use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer};
 use vulkano::command_buffer::allocator::StandardCommandBufferAllocator;
 use vulkano::command_buffer::{
-    AutoCommandBufferBuilder, CommandBufferUsage, PrimaryAutoCommandBuffer,
+    AutoCommandBufferBuilder, CommandBufferUsage, CopyBufferInfo, PrimaryAutoCommandBuffer,
 };
 use vulkano::descriptor_set::allocator::StandardDescriptorSetAllocator;
 use vulkano::device::physical::{PhysicalDevice, PhysicalDeviceType};
@@ -33,12 +36,14 @@ use vulkano::device::{
 };
 use vulkano::instance::{Instance, InstanceCreateFlags, InstanceCreateInfo};
 use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter, StandardMemoryAllocator};
-use vulkano::memory::MemoryHeapFlags;
+use vulkano::memory::{MemoryHeapFlags, MemoryPropertyFlags};
 use vulkano::pipeline::compute::ComputePipelineCreateInfo;
 use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
 use vulkano::pipeline::{ComputePipeline, PipelineLayout, PipelineShaderStageCreateInfo};
+use vulkano::query::{QueryPool, QueryPoolCreateInfo, QueryResultFlags, QueryType};
 use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo, SpecializationConstant};
-use vulkano::sync::GpuFuture;
+use vulkano::sync::future::{FenceSignalFuture, NowFuture};
+use vulkano::sync::{GpuFuture, PipelineStage};
 use vulkano::{DeviceSize, VulkanLibrary};
 
 use crate::error::{Error, Result};
@@ -77,6 +82,10 @@ pub struct Limits {
     pub timestamp_period_ns: Option<f64>,
     /// The device supports 64-bit integers in shaders (`shaderInt64`, enabled if present).
     pub shader_int64: bool,
+    /// 16-bit floats in shader arithmetic (`shaderFloat16`, Vulkan 1.2; enabled if present).
+    pub shader_float16: bool,
+    /// 16-bit integers in shaders (`shaderInt16`, enabled if present).
+    pub shader_int16: bool,
     /// Sizes of the device-local memory heaps, in bytes.
     pub device_local_heaps: Vec<u64>,
     /// Sizes of the other (host) memory heaps, in bytes.
@@ -119,6 +128,9 @@ pub struct GpuContext {
     name: String,
     driver: String,
     memory_cap: Option<u64>,
+    /// Bytes per piece of a streamed host transfer ([`STREAM_PIECE_BYTES`], or
+    /// `SORTNET_GPU_STREAM_PIECE` for tests).
+    stream_piece: u64,
     /// Bytes held in buffers made through [`buffer`](Self::buffer) (pooled ones included).
     allocated: AtomicU64,
     pool: Mutex<FreeBuffers>,
@@ -183,7 +195,12 @@ impl GpuContext {
             })
             .min_by_key(|(p, _)| device_rank(p.properties().device_type))
             .ok_or_else(|| Error::Gpu("no Vulkan 1.1 device with a compute queue".into()))?;
-        let shader_int64 = physical.supported_features().shader_int64;
+        let supported = physical.supported_features();
+        let shader_int64 = supported.shader_int64;
+        // shaderFloat16 is a Vulkan 1.2 core feature (an extension's before that).
+        let shader_float16 =
+            supported.shader_float16 && physical.api_version() >= vulkano::Version::V1_2;
+        let shader_int16 = supported.shader_int16;
         let (device, mut queues) = Device::new(
             physical.clone(),
             DeviceCreateInfo {
@@ -193,6 +210,8 @@ impl GpuContext {
                 }],
                 enabled_features: DeviceFeatures {
                     shader_int64,
+                    shader_float16,
+                    shader_int16,
                     ..DeviceFeatures::empty()
                 },
                 ..Default::default()
@@ -202,11 +221,21 @@ impl GpuContext {
         let queue = queues
             .next()
             .ok_or_else(|| Error::Gpu("the device gave no queue".into()))?;
-        let limits = read_limits(&physical, family, shader_int64);
+        let mut limits = read_limits(&physical, family, shader_int64);
+        limits.shader_float16 = shader_float16;
+        limits.shader_int16 = shader_int16;
         let props = physical.properties();
         let memory_cap = std::env::var("SORTNET_GPU_MEMORY_CAP")
             .ok()
             .and_then(|v| parse_cap(&v));
+        // Pieces are multiples of 256 bytes, so that every piece of a buffer starts at an
+        // offset a storage-buffer binding may take.
+        let stream_piece = std::env::var("SORTNET_GPU_STREAM_PIECE")
+            .ok()
+            .and_then(|v| parse_cap(&v))
+            .unwrap_or(STREAM_PIECE_BYTES)
+            .max(256)
+            & !255;
         Ok(GpuContext {
             memory: Arc::new(StandardMemoryAllocator::new_default(device.clone())),
             command_buffers: Arc::new(StandardCommandBufferAllocator::new(
@@ -228,6 +257,7 @@ impl GpuContext {
             queue,
             limits,
             memory_cap,
+            stream_piece,
             allocated: AtomicU64::new(0),
             pool: Mutex::new(HashMap::new()),
         })
@@ -408,24 +438,33 @@ impl GpuContext {
 
     /// A pooled staging buffer holding a copy of `data` (at least one element's room), ready
     /// to be copied to the device with `CopyBufferInfo::buffers(staging.slice(len), ..)`.
-    pub fn stage_in<T: BufferContents + Copy>(self: &Arc<Self>, data: &[T]) -> Result<Pooled> {
+    pub fn stage_in<T: BufferContents + Copy + Send + Sync>(
+        self: &Arc<Self>,
+        data: &[T],
+    ) -> Result<Pooled> {
         let size = std::mem::size_of::<T>() as u64;
         let staging = self.buffer(Memory::Staging, (data.len() as u64).max(1) * size)?;
         if !data.is_empty() {
-            staging
-                .slice::<T>(data.len() as u64)
-                .write()
-                .map_err(gpu_err("mapping a staging buffer"))?
-                .copy_from_slice(data);
+            par_copy(
+                &mut staging
+                    .slice::<T>(data.len() as u64)
+                    .write()
+                    .map_err(gpu_err("mapping a staging buffer"))?,
+                data,
+            );
         }
         Ok(staging)
     }
 
     /// Copies the first `out.len()` elements of a staging buffer (after the GPU wrote it and
     /// the work was waited for) into `out`.
-    pub fn stage_out<T: BufferContents + Copy>(staging: &Pooled, out: &mut [T]) -> Result<()> {
+    pub fn stage_out<T: BufferContents + Copy + Send + Sync>(
+        staging: &Pooled,
+        out: &mut [T],
+    ) -> Result<()> {
         if !out.is_empty() {
-            out.copy_from_slice(
+            par_copy(
+                out,
                 &staging
                     .slice::<T>(out.len() as u64)
                     .read()
@@ -470,6 +509,345 @@ impl GpuContext {
             .map_err(gpu_err("waiting for the GPU"))
     }
 }
+
+impl GpuContext {
+    /// Builds `builder` and submits it on the shared queue without waiting.
+    fn submit(
+        &self,
+        builder: AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    ) -> Result<Submitted> {
+        let commands = builder.build().map_err(gpu_err("building commands"))?;
+        vulkano::sync::now(self.device.clone())
+            .then_execute(self.queue.clone(), commands)
+            .map_err(gpu_err("submitting commands"))?
+            .then_signal_fence_and_flush()
+            .map_err(gpu_err("flushing commands"))
+    }
+
+    /// Whether host slices of `bytes` bytes take the streamed path: at least two pieces, a
+    /// queue with timestamps (they mark finished pieces) and host-coherent staging memory
+    /// (finished pieces are read while the GPU still writes others).
+    pub fn streams(&self, bytes: u64) -> bool {
+        bytes >= 2 * self.stream_piece
+            && self.limits.timestamp_period_ns.is_some()
+            && self.staging_is_coherent()
+    }
+
+    fn staging_is_coherent(&self) -> bool {
+        static COHERENT: OnceLock<bool> = OnceLock::new();
+        *COHERENT.get_or_init(|| {
+            let Ok(probe) = self.allocate(Memory::Staging, 256) else {
+                return false;
+            };
+            let coherent = match probe.buffer().memory() {
+                vulkano::buffer::BufferMemory::Normal(m) => {
+                    let index = m.device_memory().memory_type_index() as usize;
+                    self.device
+                        .physical_device()
+                        .memory_properties()
+                        .memory_types[index]
+                        .property_flags
+                        .contains(MemoryPropertyFlags::HOST_COHERENT)
+                }
+                _ => false,
+            };
+            self.allocated.fetch_sub(256, Ordering::SeqCst);
+            coherent
+        })
+    }
+
+    /// The pieces a streamed transfer of `len` elements of `size` bytes moves, in order:
+    /// a 32nd of the bytes, at least the stream piece and at most four of them (16-64 MiB
+    /// by default). Measured on the H200 host (BENCHMARKS-gpu-host.md, run 3): 16 MiB
+    /// pieces were best for 256-512 MiB (u32 keys 16.8 against 18.3 ms with 64 MiB,
+    /// nibbles 25.4 against 26.3 ms), 64 MiB pieces for 1-2 GiB (u32 keys 68.0 against 70.1
+    /// ms, nibbles 104.0 against 128.7 ms); 4 MiB pieces were slower at 16-128 MiB.
+    fn pieces(&self, len: u64, size: u64) -> Vec<Range<u64>> {
+        let bytes = (len * size / 32).clamp(self.stream_piece, 4 * self.stream_piece) & !255;
+        let piece = (bytes / size).max(1);
+        (0..len)
+            .step_by(piece as usize)
+            .map(|start| start..(start + piece).min(len))
+            .collect()
+    }
+
+    /// Moves `data` into the first `data.len()` elements of `device`, runs the work that
+    /// `record` records, moves the result back into `data`, overlapping the host's copies
+    /// with the GPU's:
+    ///
+    /// - upload: each piece is copied into pooled staging memory on all cores and its DMA
+    ///   submitted at once, so the GPU moves piece `i` while the host fills piece `i + 1`;
+    /// - download: the work and every piece's DMA back are one command buffer with a
+    ///   timestamp after each piece; the host copies a piece out as soon as its timestamp is
+    ///   written, while the GPU moves the next.
+    ///
+    /// Input and output have separate staging buffers, so that on `Err` the pieces already
+    /// written back are restored from the input's: `data` then holds its original contents.
+    /// Callers check [`streams`](Self::streams) first.
+    pub fn round_trip_streamed<T: BufferContents + Copy + Send + Sync>(
+        self: &Arc<Self>,
+        data: &mut [T],
+        device: &Subbuffer<[T]>,
+        record: impl FnOnce(&mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>) -> Result<()>,
+    ) -> Result<()> {
+        let size = std::mem::size_of::<T>() as u64;
+        let n = data.len() as u64;
+        if n == 0 {
+            return Ok(());
+        }
+        let pieces = self.pieces(n, size);
+        let input = self.buffer(Memory::Staging, n * size)?;
+        let output = self.buffer(Memory::Staging, n * size)?;
+        let (input, output) = (input.slice::<T>(n), output.slice::<T>(n));
+        let device = device.clone().slice(0..n);
+        // 1. Upload, piece by piece.
+        let mut uploads = Vec::with_capacity(pieces.len());
+        for r in &pieces {
+            let staged = input.clone().slice(r.clone());
+            par_copy(
+                &mut staged
+                    .write()
+                    .map_err(gpu_err("mapping a staging buffer"))?,
+                &data[r.start as usize..r.end as usize],
+            );
+            let mut builder = self.command_builder()?;
+            builder
+                .copy_buffer(CopyBufferInfo::buffers(
+                    staged,
+                    device.clone().slice(r.clone()),
+                ))
+                .map_err(gpu_err("recording an upload"))?;
+            uploads.push(self.submit(builder)?);
+        }
+        // 2. The work, then the download with a timestamp after every piece, recorded while
+        //    the last pieces upload.
+        let marks = self.piece_marks(pieces.len() as u32)?;
+        let mut builder = self.command_builder()?;
+        // SAFETY: the pool is new; its queries are reset here, before this command buffer
+        // writes each of them once.
+        unsafe { builder.reset_query_pool(marks.clone(), 0..pieces.len() as u32) }
+            .map_err(gpu_err("resetting queries"))?;
+        record(&mut builder)?;
+        for (j, r) in pieces.iter().enumerate() {
+            builder
+                .copy_buffer(CopyBufferInfo::buffers(
+                    device.clone().slice(r.clone()),
+                    output.clone().slice(r.clone()),
+                ))
+                .map_err(gpu_err("recording a download"))?;
+            // SAFETY: query j was reset above and is written once, after piece j's copy.
+            unsafe { builder.write_timestamp(marks.clone(), j as u32, PipelineStage::AllCommands) }
+                .map_err(gpu_err("recording a timestamp"))?;
+        }
+        for upload in uploads {
+            upload
+                .wait(None)
+                .map_err(gpu_err("waiting for an upload"))?;
+        }
+        let done = self.submit(builder)?;
+        // 3. Each piece back as soon as it landed.
+        let mut written = 0usize;
+        let result = (|| {
+            for (j, r) in pieces.iter().enumerate() {
+                wait_for_mark(&marks, j as u32, &done)?;
+                let range = r.start as usize..r.end as usize;
+                let view = output.clone().slice(r.clone());
+                // SAFETY: piece j's copy has finished (its timestamp, written after it, is
+                // available), nothing writes that range again, and the memory is
+                // host-coherent (`streams`), so the mapped bytes are the copy's result and
+                // are read while no one writes them. (Like every download in the crate, it
+                // relies on coherent memory rather than a barrier to the host stage, which
+                // vulkano's command buffers do not record.)
+                let landed = unsafe { mapped::<T>(&view)? };
+                par_copy(&mut data[range.clone()], landed);
+                written = range.end;
+            }
+            done.wait(None).map_err(gpu_err("waiting for the GPU"))
+        })();
+        if let Err(e) = result {
+            drop(done);
+            if written > 0 {
+                let original = input.clone().slice(0..written as u64);
+                par_copy(
+                    &mut data[..written],
+                    &original
+                        .read()
+                        .map_err(gpu_err("mapping a staging buffer"))?,
+                );
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Runs `record`'s work on every piece of `data` independently (each piece is uploaded,
+    /// processed and downloaded by its own submission), keeping two pieces in flight while
+    /// the host fills the next one and empties the one before, all on all cores. For work
+    /// that is independent per element, like the nibble sort. On `Err` `data` holds its
+    /// original contents (restored from the input's staging buffer). Callers check
+    /// [`streams`](Self::streams) first.
+    ///
+    /// Uploads, work and downloads on three queues (the copy engines' transfer family and
+    /// the compute queue, chained by semaphores) measured no faster on the H200 (commit
+    /// 6e30d23, BENCHMARKS-gpu-host.md): the host's own copies bound this path, so one
+    /// queue it is.
+    pub fn stream_pieces<T: BufferContents + Copy + Send + Sync>(
+        self: &Arc<Self>,
+        data: &mut [T],
+        record: impl Fn(
+            &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+            Subbuffer<[T]>,
+        ) -> Result<()>,
+    ) -> Result<()> {
+        /// Pieces submitted ahead of the one the host empties.
+        const IN_FLIGHT: usize = 2;
+        let size = std::mem::size_of::<T>() as u64;
+        let n = data.len() as u64;
+        if n == 0 {
+            return Ok(());
+        }
+        let pieces = self.pieces(n, size);
+        let input = self.buffer(Memory::Staging, n * size)?;
+        let output = self.buffer(Memory::Staging, n * size)?;
+        let device = self.buffer(Memory::Device, n * size)?;
+        let (input, output, device) = (
+            input.slice::<T>(n),
+            output.slice::<T>(n),
+            device.slice::<T>(n),
+        );
+        let mut in_flight = std::collections::VecDeque::with_capacity(IN_FLIGHT + 1);
+        let mut written = 0usize;
+        let result = (|| {
+            for (i, r) in pieces.iter().enumerate() {
+                let staged = input.clone().slice(r.clone());
+                par_copy(
+                    &mut staged
+                        .write()
+                        .map_err(gpu_err("mapping a staging buffer"))?,
+                    &data[r.start as usize..r.end as usize],
+                );
+                let on_device = device.clone().slice(r.clone());
+                let landing = output.clone().slice(r.clone());
+                let mut builder = self.command_builder()?;
+                builder
+                    .copy_buffer(CopyBufferInfo::buffers(staged, on_device.clone()))
+                    .map_err(gpu_err("recording an upload"))?;
+                record(&mut builder, on_device.clone())?;
+                builder
+                    .copy_buffer(CopyBufferInfo::buffers(on_device, landing))
+                    .map_err(gpu_err("recording a download"))?;
+                in_flight.push_back((i, self.submit(builder)?));
+                let last = i + 1 == pieces.len();
+                while in_flight.len() > IN_FLIGHT || (last && !in_flight.is_empty()) {
+                    let (j, done) = in_flight.pop_front().expect("not empty");
+                    done.wait(None).map_err(gpu_err("waiting for the GPU"))?;
+                    drop(done);
+                    let landed = output.clone().slice(pieces[j].clone());
+                    let range = pieces[j].start as usize..pieces[j].end as usize;
+                    par_copy(
+                        &mut data[range.clone()],
+                        &landed.read().map_err(gpu_err("mapping a staging buffer"))?,
+                    );
+                    written = range.end;
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            // Let the GPU finish (or fail) whatever is in flight before reading the input.
+            drop(in_flight);
+            if written > 0 {
+                let original = input.clone().slice(0..written as u64);
+                par_copy(
+                    &mut data[..written],
+                    &original
+                        .read()
+                        .map_err(gpu_err("mapping a staging buffer"))?,
+                );
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// A timestamp query pool of `count` queries, marking finished pieces.
+    fn piece_marks(&self, count: u32) -> Result<Arc<QueryPool>> {
+        QueryPool::new(
+            self.device.clone(),
+            QueryPoolCreateInfo {
+                query_count: count.max(1),
+                ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
+            },
+        )
+        .map_err(gpu_err("creating a query pool"))
+    }
+}
+
+/// A submitted command buffer; waiting on it (or dropping it) waits for the GPU.
+type Submitted = FenceSignalFuture<vulkano::command_buffer::CommandBufferExecFuture<NowFuture>>;
+
+/// Waits until timestamp `query` of `marks` is written, or the whole submission `done` has
+/// finished (then the query must be there too).
+fn wait_for_mark(marks: &QueryPool, query: u32, done: &Submitted) -> Result<()> {
+    let mut ticks = [0u64];
+    loop {
+        if marks
+            .get_results(query..query + 1, &mut ticks, QueryResultFlags::empty())
+            .map_err(gpu_err("reading a timestamp"))?
+        {
+            return Ok(());
+        }
+        if done.is_signaled().map_err(gpu_err("polling a fence"))? {
+            marks
+                .get_results(query..query + 1, &mut ticks, QueryResultFlags::WAIT)
+                .map_err(gpu_err("reading a timestamp"))?;
+            return Ok(());
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// The host-visible contents of a staging subbuffer, without taking vulkano's lock (the
+/// submission that wrote it is still running, on other ranges).
+///
+/// # Safety
+///
+/// The GPU must have finished writing `view`, nothing may write it while the returned slice
+/// lives, and its memory must be host-coherent.
+unsafe fn mapped<T: BufferContents + Copy>(view: &Subbuffer<[T]>) -> Result<&[T]> {
+    let bytes = view
+        .mapped_slice()
+        .map_err(gpu_err("mapping a staging buffer"))?;
+    let len = view.len() as usize;
+    // SAFETY: `mapped_slice` points at the view's bytes in the persistent mapping, which
+    // lives as long as the buffer (`view` borrows it); the bytes hold `len` values of the
+    // plain-data type T (the buffer was created for T's alignment by `slice::<T>`), and the
+    // caller guarantees they are finished and not written meanwhile.
+    Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<u8>().cast::<T>(), len) })
+}
+
+/// Copies `src` into `dst` (same length) on all cores, in pieces of 256 KiB: one thread
+/// moves 13-14 GB/s, the 16 of the H200 host 61-71 GB/s into and out of staging memory
+/// (gpu_bench, run of 08:53 UTC), more than the 51-53 GB/s of the PCIe copies it feeds.
+pub fn par_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
+    const PIECE_BYTES: usize = 256 << 10;
+    let piece = (PIECE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    if dst.len() <= piece {
+        dst.copy_from_slice(src);
+        return;
+    }
+    dst.par_chunks_mut(piece)
+        .zip(src.par_chunks(piece))
+        .for_each(|(d, s)| d.copy_from_slice(s));
+}
+
+/// The smallest piece of a streamed host transfer ([`GpuContext::round_trip_streamed`],
+/// [`GpuContext::stream_pieces`]; large transfers take up to four times this, see
+/// `GpuContext::pieces`), and half the size from which host slices stream: 16 MiB is about
+/// 0.3 ms of PCIe copy (51-53 GB/s) and of host copying on 16 cores on the H200 device
+/// machine (run of 08:53 UTC), long against a submission's overhead (tens of microseconds),
+/// short enough that the first and last piece, which nothing overlaps, cost little.
+pub const STREAM_PIECE_BYTES: u64 = 16 << 20;
 
 /// How many pooled buffers of one size class are kept for reuse; more are freed on return.
 const POOL_KEEP_PER_CLASS: usize = 4;
@@ -555,6 +933,8 @@ fn read_limits(physical: &Arc<PhysicalDevice>, family: u32, shader_int64: bool) 
             .filter(|&bits| bits > 0)
             .map(|_| p.timestamp_period as f64),
         shader_int64,
+        shader_float16: false,
+        shader_int16: false,
         device_local_heaps,
         host_heaps,
     }

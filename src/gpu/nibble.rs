@@ -3,9 +3,12 @@
 //! through [`record`]).
 //!
 //! Each invocation loads its words with 16-byte loads, coalesced across the workgroup, and
-//! sorts every word by counting its nibbles (two small tables in shared memory); see the
-//! shader's header. It needs `shaderInt64`, which the context enables where the device has
-//! it ([`supported`]).
+//! sorts the two words of each load at once with Green's 60-comparator network on
+//! `f16vec2` lanes (no shared memory, no tables; half of the comparators as saturated adds
+//! on the FMA pipe, half as min/max) where the device has `shaderFloat16`, else
+//! by counting nibbles with small tables in shared memory ([`default_kernel`]); see the
+//! shader's header for these and the other variants kept for benchmarks. It needs
+//! `shaderInt64`, which the context enables where the device has it ([`supported`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -20,29 +23,159 @@ use super::plan;
 use crate::error::{Error, Result};
 
 const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
-/// Variants kept for benchmarks: the histogram from a 256-entry byte table, and half of
-/// the reconstruction by shifts instead of table loads.
-const SPIRV_VARIANTS: [&[u8]; 3] = [
+/// The kernel variants (see the shader's header), by index: 0 counting with shared-memory
+/// tables, 1 the histogram from a 256-entry byte table, 2 half of the reconstruction by
+/// shifts, 3 every table load replaced by shifts, 4 Green's network on `f16vec2` (needs
+/// `shaderFloat16`), 5 the network on `u16vec2` (needs `shaderInt16`), 6 the `f16vec2`
+/// network with nibbles in bits 8-11 of each lane (fewer shifts; needs `shaderFloat16`), 7
+/// the same with every comparator's max as sum minus min (half the network on the FMA
+/// pipe; needs `shaderFloat16`), 8 the `f16vec2` network with every comparator as three
+/// adds on the FMA pipe (a saturated difference; needs `shaderFloat16`), 9 half of the
+/// comparators so, half by min/max (needs `shaderFloat16`).
+const SPIRV_VARIANTS: [&[u8]; 10] = [
     SPIRV,
     include_bytes!("../../shaders/spv/nibble_bytetable.spv"),
     include_bytes!("../../shaders/spv/nibble_mixed.spv"),
+    include_bytes!("../../shaders/spv/nibble_shifts.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16.spv"),
+    include_bytes!("../../shaders/spv/nibble_u16.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16b.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16sum.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16sat.spv"),
+    include_bytes!("../../shaders/spv/nibble_f16mix.spv"),
 ];
+/// Index of the `f16vec2` network variant in [`SPIRV_VARIANTS`].
+pub const VARIANT_F16: usize = 4;
+/// Index of the `u16vec2` network variant in [`SPIRV_VARIANTS`].
+pub const VARIANT_U16: usize = 5;
+/// Index of the `f16vec2` network variant with nibbles in bits 8-11 of each lane.
+pub const VARIANT_F16_MID: usize = 6;
+/// Index of the `f16vec2` network variant whose maxima are sums minus minima.
+pub const VARIANT_F16_SUM: usize = 7;
+/// Index of the `f16vec2` network variant whose comparators are saturated adds.
+pub const VARIANT_F16_SAT: usize = 8;
+/// Index of the `f16vec2` network variant with half the comparators as saturated adds.
+pub const VARIANT_F16_MIX: usize = 9;
+/// How many kernel variants [`record_variant`] takes.
+pub const VARIANTS: usize = SPIRV_VARIANTS.len();
+
+/// Whether the device has what kernel `variant` needs beyond [`supported`].
+pub fn variant_supported(ctx: &GpuContext, variant: usize) -> bool {
+    supported(ctx)
+        && match variant {
+            VARIANT_F16 | VARIANT_F16_MID | VARIANT_F16_SUM | VARIANT_F16_SAT | VARIANT_F16_MIX => {
+                ctx.limits().shader_float16
+            }
+            VARIANT_U16 => ctx.limits().shader_int16,
+            v => v < VARIANTS,
+        }
+}
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
-/// 16-byte loads per invocation (two words each), all in flight before the first sort.
+
+/// One configuration of the nibble kernel: which shader variant (an index below
+/// [`VARIANTS`]), how many 16-byte loads each invocation issues before it sorts, the
+/// workgroup size asked for (less where the device allows less), and how many tiles of
+/// `loads` loads per invocation one workgroup sorts (more than one: a grid-stride loop that
+/// loads the next tile while it sorts the current one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Kernel {
+    /// The shader variant, an index below [`VARIANTS`].
+    pub variant: usize,
+    /// 16-byte loads (two words each) per invocation and tile, 1 to 16.
+    pub loads: u32,
+    /// Threads per workgroup asked for.
+    pub workgroup: u32,
+    /// Tiles per workgroup, 1 to 4096 (1: no loop).
+    pub tiles: u32,
+    /// Runs of the network per word, for benchmarks only (network variants; 1 sorts, 0
+    /// leaves the words unsorted, more sort sorted words again), 0 to 8.
+    pub rounds: u32,
+}
+
+impl Kernel {
+    /// `variant` with `loads` loads per invocation, the default workgroup, one tile.
+    pub fn new(variant: usize, loads: u32) -> Self {
+        Kernel {
+            variant,
+            loads,
+            workgroup: WORKGROUP,
+            tiles: 1,
+            rounds: 1,
+        }
+    }
+}
+
+/// 16-byte loads per invocation (two words each) for the counting kernel (variant 0), all in
+/// flight before the first sort.
 const LOADS_PER_THREAD: u32 = 4;
+/// 16-byte loads per invocation for the network kernels. Measured on an H200
+/// (BENCHMARKS-gpu-nibble.md, run 2, 2^28 words, warmed GPU, copy kernel 0.998-1.000 ms):
+/// the mixed network took 1.340 ms with 2 loads and 16 tiles per workgroup, 1.392 ms with 1
+/// load and 8 tiles, 1.395 ms with 2 loads and 1 tile.
+const NETWORK_LOADS: u32 = 2;
+/// The most tiles one workgroup of the network kernel loops over (next tile loaded while
+/// the current one sorts). H200, 2^28 words (BENCHMARKS-gpu-nibble.md, runs 1-2): 16 tiles
+/// of 2 loads were the fastest of 1-64 tiles for the mixed (1.340 ms against 1.395 ms for
+/// 1 tile), the saturated-add (1.391 / 1.476 ms) and the min/max (1.548-1.551 / 1.622 ms)
+/// networks.
+const NETWORK_MAX_TILES: u32 = 16;
+/// The fewest workgroups the tile loop leaves a dispatch (fewer tiles per workgroup below
+/// 16 x this many tiles), so that small sorts still spread over the whole GPU (an H200 holds
+/// 132 x 8 workgroups of 256 at once). A rule, not measured below 2^28 words: 1 and 16
+/// tiles per workgroup were within 4% of each other there.
+const NETWORK_MIN_GROUPS: u32 = 4096;
+
+/// The kernel the backends run: where the device has `shaderFloat16`, Green's network on
+/// `f16vec2` lanes with half of its comparators as saturated adds (the FMA pipe) and half
+/// as min/max (H200, 2^28 words: 74.6% of the copy kernel's bandwidth in the same run,
+/// against 64.6% with min/max only, 71.8% with adds only and 20% for counting; the network
+/// alone costs about as much as the memory traffic, BENCHMARKS-gpu-nibble.md), 2 loads per
+/// invocation and up to [`NETWORK_MAX_TILES`] tiles per workgroup; else counting with
+/// tables. Software drivers count too: lavapipe emulates 16-bit floats and ran the network
+/// 4-5x slower than counting (2^20 words). `pairs`: the 16-byte elements to sort.
+pub fn default_kernel(ctx: &GpuContext, pairs: u64) -> Kernel {
+    if variant_supported(ctx, VARIANT_F16_MIX) && !ctx.is_software() {
+        let k = clamped(ctx, Kernel::new(VARIANT_F16_MIX, NETWORK_LOADS));
+        let tiles = pairs.div_ceil(u64::from(k.workgroup * k.loads));
+        let per_group = (tiles / u64::from(NETWORK_MIN_GROUPS)).clamp(1, NETWORK_MAX_TILES.into());
+        // A power of two, so that few pipelines are built.
+        Kernel {
+            tiles: 1 << (63 - per_group.leading_zeros()),
+            ..k
+        }
+    } else {
+        Kernel::new(0, LOADS_PER_THREAD)
+    }
+}
 
 /// Whether the device can run the nibble kernel (it needs 64-bit integers in shaders).
 pub fn supported(ctx: &GpuContext) -> bool {
     ctx.limits().shader_int64
 }
 
-/// A pipeline (shader variant, loads per invocation) and its workgroup size, built once.
-type Pipelines = HashMap<(usize, u32), (Arc<ComputePipeline>, u32)>;
+/// A pipeline per kernel configuration (after clamping) and its workgroup size, built once.
+type Pipelines = HashMap<Kernel, (Arc<ComputePipeline>, u32)>;
 
-/// The pipeline and its workgroup size, built once per variant and load count.
-fn pipeline(ctx: &GpuContext, variant: usize, loads: u32) -> Result<(Arc<ComputePipeline>, u32)> {
+/// The kernel with its loads, workgroup and tiles clamped to what the shader and the
+/// device take.
+fn clamped(ctx: &GpuContext, kernel: Kernel) -> Kernel {
+    let l = ctx.limits();
+    Kernel {
+        loads: kernel.loads.clamp(1, 16),
+        workgroup: kernel
+            .workgroup
+            .clamp(1, l.max_workgroup_invocations.min(l.max_workgroup_size_x)),
+        tiles: kernel.tiles.clamp(1, 4096),
+        rounds: kernel.rounds.min(8),
+        ..kernel
+    }
+}
+
+/// The pipeline and its workgroup size, built once per (clamped) configuration.
+fn pipeline(ctx: &GpuContext, kernel: Kernel) -> Result<(Arc<ComputePipeline>, u32)> {
+    let Kernel { variant, .. } = kernel;
     static PIPELINES: OnceLock<Mutex<Pipelines>> = OnceLock::new();
     if !supported(ctx) {
         return Err(Error::Unsupported {
@@ -50,21 +183,31 @@ fn pipeline(ctx: &GpuContext, variant: usize, loads: u32) -> Result<(Arc<Compute
             workload: "nibbles on a device without shaderInt64".into(),
         });
     }
-    let variant = variant.min(SPIRV_VARIANTS.len() - 1);
-    let loads = loads.clamp(1, 16);
+    if !variant_supported(ctx, variant) {
+        return Err(Error::Unsupported {
+            backend: "vulkan",
+            workload: format!("nibble kernel variant {variant} on this device"),
+        });
+    }
+    let kernel = clamped(ctx, kernel);
     let mut cache = PIPELINES
         .get_or_init(Default::default)
         .lock()
         .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?;
-    if let Some(p) = cache.get(&(variant, loads)) {
+    if let Some(p) = cache.get(&kernel) {
         return Ok(p.clone());
     }
-    let l = ctx.limits();
-    let size = WORKGROUP
-        .min(l.max_workgroup_invocations)
-        .min(l.max_workgroup_size_x);
-    let p = ctx.compute_pipeline(SPIRV_VARIANTS[variant], &[(0, size), (1, loads)])?;
-    cache.insert((variant, loads), (p.clone(), size));
+    let size = kernel.workgroup;
+    let p = ctx.compute_pipeline(
+        SPIRV_VARIANTS[variant],
+        &[
+            (0, size),
+            (1, kernel.loads),
+            (2, kernel.tiles),
+            (3, kernel.rounds),
+        ],
+    )?;
+    cache.insert(kernel, (p.clone(), size));
     Ok((p, size))
 }
 
@@ -76,11 +219,13 @@ pub fn record(
     builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     words: Subbuffer<[u64]>,
 ) -> Result<()> {
-    record_variant(ctx, builder, words, 0, LOADS_PER_THREAD)
+    let kernel = default_kernel(ctx, words.len().div_ceil(2));
+    record_kernel(ctx, builder, words, kernel)
 }
 
-/// [`record`] with a shader variant for benchmarks: 0 the default, 1 the byte-table
-/// histogram, 2 half of the reconstruction by shifts; `loads` 16-byte loads per invocation.
+/// [`record`] with a shader variant for benchmarks (an index of [`VARIANTS`], see
+/// `SPIRV_VARIANTS`; [`variant_supported`] says which the device runs) and `loads` 16-byte
+/// loads per invocation.
 #[doc(hidden)]
 pub fn record_variant(
     ctx: &Arc<GpuContext>,
@@ -88,6 +233,17 @@ pub fn record_variant(
     words: Subbuffer<[u64]>,
     variant: usize,
     loads: u32,
+) -> Result<()> {
+    record_kernel(ctx, builder, words, Kernel::new(variant, loads))
+}
+
+/// [`record`] with any kernel configuration (benchmarks and tests).
+#[doc(hidden)]
+pub fn record_kernel(
+    ctx: &Arc<GpuContext>,
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    words: Subbuffer<[u64]>,
+    kernel: Kernel,
 ) -> Result<()> {
     let n = words.len();
     if n == 0 {
@@ -118,7 +274,7 @@ pub fn record_variant(
         (even / 2) as u32,
         tail,
         n % 2 == 1,
-        (variant, loads),
+        kernel,
     )
 }
 
@@ -129,9 +285,10 @@ fn record_views(
     pair_count: u32,
     tail: Subbuffer<[u32]>,
     has_tail: bool,
-    (variant, loads): (usize, u32),
+    kernel: Kernel,
 ) -> Result<()> {
-    let (pipeline, size) = pipeline(ctx, variant, loads)?;
+    let (pipeline, size) = pipeline(ctx, kernel)?;
+    let kernel = clamped(ctx, kernel);
     let layout = pipeline.layout().clone();
     let set = DescriptorSet::new(
         ctx.descriptor_set_allocator().clone(),
@@ -143,7 +300,8 @@ fn record_views(
         [],
     )
     .map_err(gpu_err("creating the nibble descriptor set"))?;
-    let groups = pair_count.div_ceil(size * loads.clamp(1, 16)).max(1);
+    let tiles = pair_count.div_ceil(size * kernel.loads).max(1);
+    let groups = tiles.div_ceil(kernel.tiles);
     let grid = plan::grid(groups, ctx.limits().max_workgroup_count);
     builder
         .bind_pipeline_compute(pipeline.clone())
@@ -166,7 +324,7 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
     if words.is_empty() {
         return Ok(());
     }
-    pipeline(ctx, 0, LOADS_PER_THREAD)?;
+    pipeline(ctx, default_kernel(ctx, words.len().div_ceil(2) as u64))?;
     // Chunks of an even number of words that one storage buffer holds.
     let max_words = ((ctx.limits().max_storage_buffer_range / 8) & !1).max(2) as usize;
     if words.len() <= max_words {
@@ -181,8 +339,13 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
 }
 
 /// One upload, sort and download; the device buffer is padded to an even word count (the
-/// pad word is sorted and never read back).
+/// pad word is sorted and never read back). Large slices stream: every piece is uploaded,
+/// sorted and downloaded on its own while the host fills and empties the pieces around it
+/// ([`GpuContext::stream_pieces`]).
 fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
+    if ctx.streams(words.len() as u64 * 8) {
+        return ctx.stream_pieces(words, |builder, piece| record(ctx, builder, piece));
+    }
     let n = words.len() as u64;
     let padded = n.next_multiple_of(2);
     let staging = ctx.stage_in(words)?;
@@ -202,7 +365,7 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
         (padded / 2) as u32,
         tail.slice::<u32>(2),
         false,
-        (0, LOADS_PER_THREAD),
+        default_kernel(ctx, padded / 2),
     )?;
     builder
         .copy_buffer(CopyBufferInfo::buffers(

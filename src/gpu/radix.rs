@@ -197,7 +197,13 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// and invocations per workgroup; `SORTNET_RADIX_SPIN_LIMIT=0` makes every look-back take
 /// the recount fallback and `SORTNET_RADIX_BALLOT_WORDS=4` the general four-word match
 /// (both in tests/gpu_radix_fallback.rs, so lavapipe runs those paths too);
-/// `SORTNET_RADIX_LOOKBACK_FIRST` and `SORTNET_RADIX_LOOKAHEAD` pick the look-back variant (see `shaders/radix_scatter.comp`). All give the same result.
+/// `SORTNET_RADIX_LOOKBACK_FIRST`, `SORTNET_RADIX_LOOKAHEAD` and `SORTNET_RADIX_LB_LOAD` (0:
+/// look-back words read with `atomicOr(w, 0)` instead of relaxed atomic loads) pick the
+/// look-back variant, `SORTNET_RADIX_LB_STORE=0` publishes look-back words with
+/// `atomicExchange` instead of relaxed atomic stores, `SORTNET_RADIX_HIST_BATCH` and
+/// `SORTNET_RADIX_HIST_KPI` the keys each histogram invocation loads at once and counts in
+/// all (see the shaders and `radix_plan::histogram_groups`). All give the same result, except `SORTNET_RADIX_NO_WAIT=1`, a
+/// timing-only knob that skips the look-back (wrong output: it shows what the wait costs).
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
 }
@@ -244,9 +250,16 @@ impl RadixSorter {
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
         let built = Arc::new(Pipelines {
             shape,
-            histogram: self
-                .ctx
-                .compute_pipeline(code.histogram, &[(0, stream_wg)])?,
+            histogram: self.ctx.compute_pipeline(
+                code.histogram,
+                &[
+                    (0, stream_wg),
+                    (
+                        1,
+                        env_u32("SORTNET_RADIX_HIST_BATCH").unwrap_or(plan::HISTOGRAM_BATCH),
+                    ),
+                ],
+            )?,
             plan: self
                 .ctx
                 .compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
@@ -266,7 +279,13 @@ impl RadixSorter {
                             .unwrap_or_else(|| plan::ballot_words(self.limits.max_subgroup)),
                     ),
                     (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
-                    (10, env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(1)),
+                    (
+                        10,
+                        env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(plan::LOOKAHEAD),
+                    ),
+                    (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
+                    (13, env_u32("SORTNET_RADIX_LB_STORE").unwrap_or(1)),
+                    (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
@@ -515,7 +534,11 @@ impl RadixSorter {
             ],
         )?;
         bind(builder, &p.histogram, hist_set, params(0))?;
-        let groups = plan::histogram_groups(capacity, self.limits.max_groups_x);
+        let groups = plan::histogram_groups(
+            capacity,
+            self.limits.max_groups_x,
+            env_u32("SORTNET_RADIX_HIST_KPI").unwrap_or(plan::HISTOGRAM_KEYS_PER_INVOCATION),
+        );
         // SAFETY: the histogram shader reads keys[i] for i < min(count, capacity), and
         // a_keys holds capacity keys; it writes only the histogram words of the state buffer,
         // which holds state_words >= STATUS words.
@@ -593,8 +616,6 @@ impl RadixSorter {
         self.check_len(variant, shape, n)?;
         let ctx = &self.ctx;
         let sizes = plan::scratch_sizes(variant, shape, n);
-        let staging_keys = ctx.stage_in(keys)?;
-        let staging_values = values.as_deref().map(|v| ctx.stage_in(v)).transpose()?;
         let a_keys = ctx.buffer(Memory::Device, n * kw * 4)?;
         let a_values = values
             .as_ref()
@@ -621,6 +642,14 @@ impl RadixSorter {
             map,
             count: Count::Known(n as u32),
         };
+        if values.is_none() && ctx.streams(n * kw * 4) {
+            // Host copies overlap the PCIe copies, piece by piece (keys only).
+            return ctx.round_trip_streamed(keys, &job.keys, |builder| {
+                self.record(builder, &job, &scratch)
+            });
+        }
+        let staging_keys = ctx.stage_in(keys)?;
+        let staging_values = values.as_deref().map(|v| ctx.stage_in(v)).transpose()?;
         let pair = |s: &Pooled, d: &Subbuffer<[u32]>, len: u64| {
             CopyBufferInfo::buffers(s.slice::<u32>(len), d.clone())
         };

@@ -47,10 +47,19 @@ pub mod indirect {
 /// Invocations of the histogram and copy workgroups.
 pub const STREAM_WORKGROUP: u32 = 256;
 /// Keys each histogram invocation counts (grid-stride), which sets how many workgroups add
-/// their shared counts into the global histogram.
-pub const HISTOGRAM_KEYS_PER_INVOCATION: u32 = 32;
+/// their shared counts into the global histogram with atomics. Run 8 of
+/// BENCHMARKS-gpu-radix.md (H200, 2^26 u32 keys): 32 / 64 / 128 took 0.143 / 0.132 / 0.132 ms
+/// for the histogram phase (fewer workgroups, fewer global atomics on the same 1024 words).
+pub const HISTOGRAM_KEYS_PER_INVOCATION: u32 = 128;
+/// Keys each histogram invocation loads before counting them (the `BATCH` specialization
+/// constant of `radix_histogram.comp`): several loads in flight per invocation.
+pub const HISTOGRAM_BATCH: u32 = 8;
 /// Invocations of the plan's single workgroup (one per bucket).
 pub const PLAN_WORKGROUP: u32 = 256;
+/// Earlier tiles whose look-back words one step of the look-back reads at once (independent
+/// loads, then walked in order). Run 5 (H200, u32 keys, 2^26): 1 / 4 / 8 took 3.807 / 3.495 /
+/// 3.504 ms per sort, so 4.
+pub const LOOKAHEAD: u32 = 4;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
 
@@ -153,23 +162,32 @@ impl TileShape {
     }
 }
 
-/// Keys per invocation the tile starts from for each variant. Measured on an H200 with 512
-/// invocations (n = 2^26, one pass, run 3 of BENCHMARKS.md (vulkan-radix)): 32-bit keys 8 per
-/// invocation (0.84 ms per pass; 6: 0.99, 10: 1.24, 12: 1.17; 256 x 15, CUB's Onesweep
-/// tile: 1.12), pairs 6, 64-bit keys 4. More keys per invocation mean more registers and
-/// fewer workgroups per multiprocessor, which cost more than the larger tile saves.
+/// Keys per invocation the tile starts from for each variant. 32-bit keys: 8 with 512
+/// invocations (H200, n = 2^26, one pass, run 3 of BENCHMARKS.md (vulkan-radix): 0.84 ms per
+/// pass; 6: 0.99, 10: 1.24, 12: 1.17; 256 x 15, CUB's Onesweep tile: 1.12; run 7 of
+/// BENCHMARKS-gpu-radix.md, whole sorts of 2^26 keys: 512 x 8 2.726 ms, 512 x 7 2.949,
+/// 512 x 9 3.751, 384 x 11 2.709, 256 x 16 2.911). u32 pairs: 8 (run 7: 3.176 ms; 7: 3.412,
+/// 6: 3.736). 64-bit keys: 4 with 1024 invocations (run 7: k64 8.713 ms against 9.062 for
+/// 512 x 4 and 9.094 for 256 x 8; 1024 x 3: 10.494). More keys per invocation than these
+/// need more registers than 64, the most that lets two workgroups of 512 (or one of 1024)
+/// share a multiprocessor, and the spills cost more than the larger tile saves.
 pub fn preferred_keys_per_invocation(variant: Variant) -> u32 {
     match (variant.wide, variant.pairs) {
-        (false, false) => 8,
-        (false, true) => 6,
-        (true, false) => 4,
-        (true, true) => 4,
+        (false, _) => 8,
+        (true, _) => 4,
     }
 }
 
 /// The invocations per workgroup the tile starts from (halved where shared memory is short,
-/// as on lavapipe with its 8-lane subgroups): 512 beat 256 and 1024 on the H200 (run 3).
-pub const PREFERRED_WORKGROUP: u32 = 512;
+/// as on lavapipe with its 8-lane subgroups): 512 for 32-bit keys (it beat 256 and 1024 on
+/// the H200, run 3), 1024 for 64-bit keys (run 7, see above).
+pub fn preferred_workgroup(variant: Variant) -> u32 {
+    if variant.wide {
+        1024
+    } else {
+        512
+    }
+}
 
 /// The largest tile that fits the device: the preferred shape, halving the workgroup (never
 /// below the largest subgroup or 64) and then trimming keys per invocation until the
@@ -186,7 +204,7 @@ pub fn choose_shape(
     let workgroups: Vec<u32> = match workgroup {
         Some(wg) => vec![wg],
         None => std::iter::successors(
-            Some(PREFERRED_WORKGROUP.min(limits.max_invocations)),
+            Some(preferred_workgroup(variant).min(limits.max_invocations)),
             |&wg| (wg / 2 >= floor).then_some(wg / 2),
         )
         .collect(),
@@ -273,11 +291,12 @@ pub fn max_len(variant: Variant, shape: TileShape, limits: &DeviceLimits) -> u64
 }
 
 /// Workgroups of the histogram dispatch for up to `capacity` keys: enough that each
-/// invocation counts about [`HISTOGRAM_KEYS_PER_INVOCATION`] keys, at most `max_groups_x`.
+/// invocation counts about `keys_per_invocation` keys (normally
+/// [`HISTOGRAM_KEYS_PER_INVOCATION`]), at most `max_groups_x`.
 /// (The count may come from a GPU buffer, so this is sized for the capacity; the shader
 /// strides over the real count.)
-pub fn histogram_groups(capacity: u64, max_groups_x: u32) -> u32 {
-    let per_group = u64::from(STREAM_WORKGROUP * HISTOGRAM_KEYS_PER_INVOCATION);
+pub fn histogram_groups(capacity: u64, max_groups_x: u32, keys_per_invocation: u32) -> u32 {
+    let per_group = u64::from(STREAM_WORKGROUP * keys_per_invocation.max(1));
     capacity
         .div_ceil(per_group)
         .clamp(1, u64::from(max_groups_x.min(65535))) as u32
@@ -470,12 +489,14 @@ mod tests {
 
     #[test]
     fn histogram_groups_are_bounded() {
-        assert_eq!(histogram_groups(0, 65535), 1);
-        assert_eq!(histogram_groups(8192, 65535), 1);
-        assert_eq!(histogram_groups(8193, 65535), 2);
-        assert_eq!(histogram_groups(1 << 28, 65535), (1 << 28) / 8192);
-        assert_eq!(histogram_groups(1 << 30, 65535), 65535);
-        assert_eq!(histogram_groups(1 << 40, u32::MAX), 65535);
+        assert_eq!(histogram_groups(0, 65535, 32), 1);
+        assert_eq!(histogram_groups(8192, 65535, 32), 1);
+        assert_eq!(histogram_groups(8193, 65535, 32), 2);
+        assert_eq!(histogram_groups(1 << 28, 65535, 32), (1 << 28) / 8192);
+        assert_eq!(histogram_groups(1 << 30, 65535, 32), 65535);
+        assert_eq!(histogram_groups(1 << 40, u32::MAX, 32), 65535);
+        assert_eq!(histogram_groups(1 << 28, 65535, 128), (1 << 28) / 32768);
+        assert_eq!(histogram_groups(5, 65535, 0), 1);
     }
 
     /// The shaders and this file describe one layout: read the defines from the GLSL.

@@ -3,7 +3,10 @@
 //!
 //! # Shape
 //!
-//! * Digits are 8 bits wide: 4 passes for 32-bit keys, 8 for 64-bit keys at most.
+//! * Digits are 11 bits wide for plain LSD sorts from [`WIDE_DIGITS_MIN_LEN32`] /
+//!   [`WIDE_DIGITS_MIN_LEN64`] keys on (3 passes for 32-bit keys, 6 for 64-bit keys at
+//!   most) and 8 bits wide below them and in the MSD route (4 and 8 passes), where the
+//!   smaller histograms and write-combining buffers pay.
 //! * One read of the input counts the histograms of every digit at once. A digit that is the
 //!   same for every key moves nothing and its pass is skipped (small integers in `u64`s, data
 //!   with a common prefix, all-equal slices).
@@ -31,6 +34,13 @@
 //!   change with every pass.
 //! * Runs of at most [`INSERTION_MAX_LEN`] elements (small inputs, small buckets) are sorted
 //!   by insertion sort, which beats clearing and scanning 256-entry histograms.
+//! * Passes below the digits that tell the keys apart are skipped: an LSD sort keeps the
+//!   most significant varying digits spanning `log2(n) + 8` bits and then sorts each run of
+//!   keys that agree on them (almost always runs of one for uniform keys) by the whole key
+//!   ([`first_digit`], [`finish_runs`]); the digits below are not even counted. Uniform
+//!   64-bit keys need 3 passes instead of 6.
+//! * Key-only sorts from [`FEW_DISTINCT_MIN_LEN`] keys first try counting the distinct keys
+//!   ([`few`](super::few)): at most 256 distinct keys are sorted in one read and one write.
 //!
 //! Every step is stable, so values in [`sort_pairs32`]/[`sort_pairs64`] keep the input order
 //! of equal keys.
@@ -46,13 +56,43 @@
 
 use rayon::prelude::*;
 
+use super::few;
 use super::key::KeyMap;
 use super::scratch::Scratch;
 
-/// Bits per digit.
-const DIGIT_BITS: u32 = 8;
-/// Buckets per digit.
-const BUCKETS: usize = 1 << DIGIT_BITS;
+/// Bits per digit of the MSD route (its MSD pass and its buckets' LSD passes), and of plain
+/// LSD sorts below [`WIDE_DIGITS_MIN_LEN32`] / [`WIDE_DIGITS_MIN_LEN64`]: 256 buckets, whose
+/// histograms, write positions and write-combining lines stay in L1.
+const NARROW: u32 = 8;
+/// Bits per digit of plain LSD sorts from [`WIDE_DIGITS_MIN_LEN32`] /
+/// [`WIDE_DIGITS_MIN_LEN64`] keys on: 2048 buckets, 3 passes instead of 4 for 32-bit keys and
+/// 6 instead of 8 for 64-bit keys.
+const WIDE: u32 = 11;
+
+/// Plain LSD sorts of at least this many 32-bit keys use [`WIDE`] digits.
+///
+/// A pass costs about the same per key with 2048 buckets as with 256 while the data sit in
+/// L2/L3 (the 2048 write positions, 16 KiB, and the lines they point into still mostly hit
+/// L1), so one pass fewer wins once it outweighs the larger histograms (clearing and scanning
+/// 3 x 2048 counters, a few microseconds). Measured with a best-of-N loop, one thread,
+/// random keys, 8-bit / 11-bit digits: `u32` 2^12: 16 / 18 us, 2^13: 30 / 32 us, 2^14: 65 /
+/// 61 us, 2^16: 258 / 229 us; on both cores of the idle machine 2^20: 3.19 / 2.68 ms.
+pub const WIDE_DIGITS_MIN_LEN32: usize = 1 << 14;
+
+/// Plain LSD sorts of at least this many 64-bit keys use [`WIDE`] digits (6 passes instead
+/// of 8; see [`WIDE_DIGITS_MIN_LEN32`]). Measured as there, `u64`: 2^13: 68 / 107 us, 2^14:
+/// 144 / 131 us, 2^16: 565 / 515 us, 2^18: 2.30 / 2.11 ms.
+pub const WIDE_DIGITS_MIN_LEN64: usize = 1 << 14;
+
+/// Key-only sorts of at least this many keys first try counting them
+/// ([`few::sort_if_few`]), which sorts inputs of at most [`few::MAX_DISTINCT`] distinct keys
+/// in one read and one write and gives up after about 260 keys on random ones.
+///
+/// Measured with a best-of-N loop, one thread, `u32` keys, radix without / with the count:
+/// random keys 2^12: 15.5 / 16.0 us (giving up costs 3% at this length, less above it);
+/// 64 distinct keys 2^12: 17.4 / 5.1 us, 2^16: 201 / 91 us, 2^20: 3.2 / 1.8 ms; two threads
+/// 2^24: 124 / 30 ms (loaded machine).
+pub const FEW_DISTINCT_MIN_LEN: usize = 1 << 12;
 
 /// Runs up to this length are insertion-sorted instead of radix-sorted.
 ///
@@ -77,6 +117,18 @@ pub const INSERTION_MAX_LEN: usize = 64;
 /// that load; on a quieter machine it wins from 2^18 keys.)
 pub const MSD_MIN_BYTES: usize = 32 << 20;
 
+/// Buckets of the MSD route with at least this many bytes of keys get an MSD pass of their
+/// own on the next digit instead of LSD passes.
+///
+/// Uniform keys make buckets of 1/256 of the input (256 KiB at 2^24 `u32` keys), whose LSD
+/// passes ping-pong within L2. Skewed keys, such as floats over a few binades, whose top
+/// digit takes a handful of values, make buckets of megabytes, whose LSD passes would run
+/// from L3 or memory. Measured with a best-of-5 loop on both cores of the loaded machine,
+/// 2^24 `f32` keys uniform in ±1e6 (the bench's floats: 4 buckets of about 2^22 keys), LSD
+/// buckets / MSD buckets from 2 MiB: 250 to 261 / 209 to 241 ms; uniform `u32` unchanged
+/// (173 to 189 / 184 to 188 ms).
+pub const BUCKET_MSD_MIN_BYTES: usize = 2 << 20;
+
 /// MSD routes over at least this many elements split their survey and scatter over all
 /// rayon threads, and sort their buckets in parallel.
 ///
@@ -95,9 +147,10 @@ pub const PARALLEL_MIN_LEN: usize = 1 << 17;
 /// at every size (see [`MSD_MIN_BYTES`]).
 pub const PARALLEL_LSD_MIN_LEN: usize = 1 << 18;
 
-/// An unsigned key as a sequence of 8-bit digits, least significant first.
+/// An unsigned key as a sequence of `W`-bit digits, least significant first.
 pub(crate) trait RadixKey:
-    Copy
+    super::few::CountKey
+    + Copy
     + Ord
     + Send
     + Sync
@@ -105,34 +158,40 @@ pub(crate) trait RadixKey:
     + std::ops::BitAnd<Output = Self>
     + std::ops::BitOr<Output = Self>
     + std::ops::BitXor<Output = Self>
+    + std::ops::Shr<u32, Output = Self>
 {
-    /// Number of 8-bit digits.
-    const DIGITS: usize;
+    /// Bits in the key.
+    const BITS: u32;
     /// All bits set.
     const ONES: Self;
     /// No bit set.
     const ZERO: Self;
-    /// Digit `i` (0 = least significant) of the key.
-    fn digit(self, i: usize) -> usize;
+    /// Digit `i` (0 = least significant) of the key, digits being `W` bits wide.
+    fn digit<const W: u32>(self, i: usize) -> usize;
+}
+
+/// Digits of `W` bits in a key of type `K` (the last one may be narrower).
+const fn digits<K: RadixKey, const W: u32>() -> usize {
+    K::BITS.div_ceil(W) as usize
 }
 
 impl RadixKey for u32 {
-    const DIGITS: usize = 4;
+    const BITS: u32 = u32::BITS;
     const ONES: Self = u32::MAX;
     const ZERO: Self = 0;
     #[inline(always)]
-    fn digit(self, i: usize) -> usize {
-        ((self >> (DIGIT_BITS as usize * i)) & 0xff) as usize
+    fn digit<const W: u32>(self, i: usize) -> usize {
+        ((self >> (W as usize * i)) & ((1 << W) - 1)) as usize
     }
 }
 
 impl RadixKey for u64 {
-    const DIGITS: usize = 8;
+    const BITS: u32 = u64::BITS;
     const ONES: Self = u64::MAX;
     const ZERO: Self = 0;
     #[inline(always)]
-    fn digit(self, i: usize) -> usize {
-        ((self >> (DIGIT_BITS as usize * i)) & 0xff) as usize
+    fn digit<const W: u32>(self, i: usize) -> usize {
+        ((self >> (W as usize * i)) & ((1 << W) - 1)) as usize
     }
 }
 
@@ -204,14 +263,16 @@ pub fn sort_pairs64(keys: &mut [u64], values: &mut [u32], map: KeyMap) {
 }
 
 /// Which shape a sort takes at the top.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Route {
-    /// LSD or MSD+LSD by [`use_msd`].
+    /// LSD or MSD+LSD by [`use_msd`], threads and digit width by length.
     BySize,
     /// MSD+LSD whatever the size (tests exercise it below [`MSD_MIN_BYTES`]).
     Msd,
+    /// LSD on one thread, whatever the size; `wide`: [`WIDE`] digits, else [`NARROW`].
+    Lsd { wide: bool },
     /// LSD with every pass split over the rayon threads, whatever the size.
-    ParallelLsd,
+    ParallelLsd { wide: bool },
 }
 
 /// Values for a keys-only sort: zero-sized, so every value move compiles to nothing and one
@@ -284,6 +345,14 @@ where
     if n < 2 {
         return;
     }
+    // Keys only (values are zero-sized): few distinct keys are counted, not sorted.
+    if matches!(route, Route::BySize)
+        && std::mem::size_of::<V>() == 0
+        && n >= FEW_DISTINCT_MIN_LEN
+        && few::sort_if_few(keys, C::encode)
+    {
+        return;
+    }
     let data = Buf {
         k: keys.as_mut_ptr(),
         v: values.as_mut_ptr(),
@@ -303,69 +372,99 @@ where
     // SAFETY: `data` holds `n` initialised elements, `scratch` has room for `n`; both are
     // exclusively ours for the duration of the call and do not overlap.
     unsafe {
+        let wide_min = match K::BITS {
+            32 => WIDE_DIGITS_MIN_LEN32,
+            _ => WIDE_DIGITS_MIN_LEN64,
+        };
+        let wide = n >= wide_min;
         let route = match route {
             Route::BySize if use_msd::<K>(n) => Route::Msd,
             Route::BySize if n >= PARALLEL_LSD_MIN_LEN && rayon::current_num_threads() > 1 => {
-                Route::ParallelLsd
+                Route::ParallelLsd { wide }
             }
+            Route::BySize => Route::Lsd { wide },
             other => other,
         };
-        if let Route::Msd = route {
-            msd_lsd::<K, V, C>(data, scratch, n, K::DIGITS, false, false);
-        } else if let Route::ParallelLsd = route {
-            lsd_parallel::<K, V, C>(data, scratch, n);
-        } else {
-            lsd::<K, V, C>(data, scratch, data, n, K::DIGITS, false, false);
+        match route {
+            Route::Msd => msd_lsd::<K, V, C>(data, scratch, n, digits::<K, NARROW>(), false, false),
+            Route::BySize => unreachable!("resolved above"),
+            Route::ParallelLsd { wide: true } => lsd_parallel::<K, V, C, WIDE>(data, scratch, n),
+            Route::ParallelLsd { wide: false } => lsd_parallel::<K, V, C, NARROW>(data, scratch, n),
+            Route::Lsd { wide: true } => {
+                lsd::<K, V, C, WIDE>(data, scratch, data, n, digits::<K, WIDE>(), false, false)
+            }
+            Route::Lsd { wide: false } => {
+                let d = digits::<K, NARROW>();
+                lsd::<K, V, C, NARROW>(data, scratch, data, n, d, false, false)
+            }
         }
     }
 }
 
-/// Histograms of digits `0..digits` of the (encoded) keys of `src[..len]`, one read of the
-/// keys for all of them. `ENC`: the keys are raw and are encoded as they are read.
+/// Histograms of digits `first..digits` of the (encoded) keys of `src[..len]`, one read of
+/// the keys for all of them; the histograms of digits below `first` are left empty. `ENC`: the keys are raw and are encoded as they are read.
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
-unsafe fn count_all<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+unsafe fn count_all<K: RadixKey, V, C: Codec<K>, const W: u32, const ENC: bool>(
     src: Buf<K, V>,
     len: usize,
+    first: usize,
     digits: usize,
-) -> Vec<[usize; BUCKETS]> {
+) -> Vec<Vec<usize>> {
     // SAFETY: every arm only forwards the caller's guarantee.
-    unsafe {
-        match digits {
+    let counted = unsafe {
+        match digits - first {
             0 => Vec::new(),
-            1 => count_digits::<K, V, C, ENC, 1>(src, len),
-            2 => count_digits::<K, V, C, ENC, 2>(src, len),
-            3 => count_digits::<K, V, C, ENC, 3>(src, len),
-            4 => count_digits::<K, V, C, ENC, 4>(src, len),
-            5 => count_digits::<K, V, C, ENC, 5>(src, len),
-            6 => count_digits::<K, V, C, ENC, 6>(src, len),
-            7 => count_digits::<K, V, C, ENC, 7>(src, len),
-            8 => count_digits::<K, V, C, ENC, 8>(src, len),
+            1 => count_digits::<K, V, C, W, ENC, 1>(src, len, first),
+            2 => count_digits::<K, V, C, W, ENC, 2>(src, len, first),
+            3 => count_digits::<K, V, C, W, ENC, 3>(src, len, first),
+            4 => count_digits::<K, V, C, W, ENC, 4>(src, len, first),
+            5 => count_digits::<K, V, C, W, ENC, 5>(src, len, first),
+            6 => count_digits::<K, V, C, W, ENC, 6>(src, len, first),
+            7 => count_digits::<K, V, C, W, ENC, 7>(src, len, first),
+            8 => count_digits::<K, V, C, W, ENC, 8>(src, len, first),
             _ => unreachable!("keys have at most 8 digits"),
         }
-    }
+    };
+    // Digits below `first` are not counted: empty histograms keep the indices absolute.
+    let mut hist = vec![Vec::new(); first];
+    hist.extend(counted);
+    hist
 }
 
-/// [`count_all`] for a digit count known at compile time, so that the digit loop unrolls.
+/// [`count_all`] for a digit count known at compile time, so that the digit loop unrolls:
+/// digits `first..first + D`, histogram `d` for digit `first + d`.
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
-unsafe fn count_digits<K: RadixKey, V, C: Codec<K>, const ENC: bool, const D: usize>(
+unsafe fn count_digits<
+    K: RadixKey,
+    V,
+    C: Codec<K>,
+    const W: u32,
+    const ENC: bool,
+    const D: usize,
+>(
     src: Buf<K, V>,
     len: usize,
-) -> Vec<[usize; BUCKETS]> {
-    let mut hist = vec![[0usize; BUCKETS]; D];
-    let h: &mut [[usize; BUCKETS]; D] = (&mut hist[..]).try_into().expect("D histograms");
+    first: usize,
+) -> Vec<Vec<usize>> {
+    let buckets = 1 << W;
+    // One flat block, digit `d`'s counters at `d * buckets..`: the loop below indexes it
+    // without bounds checks.
+    let mut flat = vec![0usize; D * buckets];
+    let h = flat.as_mut_ptr();
     // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
     let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
     for &k in keys {
         let e = if ENC { C::encode(k) } else { k };
-        for (d, hd) in h.iter_mut().enumerate() {
-            hd[e.digit(d)] += 1;
+        for d in 0..D {
+            // SAFETY: `d < D` and a digit is below `buckets`: inside `flat`.
+            unsafe { *h.add(d * buckets + e.digit::<W>(first + d)) += 1 };
         }
     }
-    hist
+    flat.chunks(buckets).map(<[usize]>::to_vec).collect()
 }
 
 /// Moves `src[..len]` to `dst` ordered by digit `d`, keeping the order of equal digits.
@@ -377,13 +476,21 @@ unsafe fn count_digits<K: RadixKey, V, C: Codec<K>, const ENC: bool, const D: us
 /// `src` holds `len` initialised elements; every `offsets[b]` plus the number of elements
 /// with digit `b` stays within `dst`, and `src` and `dst` do not overlap.
 #[inline(always)]
-unsafe fn scatter<K: RadixKey, V: Copy, C: Codec<K>, const ENC: bool, const DEC: bool>(
+unsafe fn scatter<
+    K: RadixKey,
+    V: Copy,
+    C: Codec<K>,
+    const W: u32,
+    const ENC: bool,
+    const DEC: bool,
+>(
     src: Buf<K, V>,
     dst: Buf<K, V>,
     len: usize,
     d: usize,
-    offsets: &mut [usize; BUCKETS],
+    offsets: &mut [usize],
 ) {
+    debug_assert_eq!(offsets.len(), 1 << W);
     for i in 0..len {
         // SAFETY: `i < len` and the caller guarantees `len` initialised elements at `src`;
         // the offsets keep the write inside `dst` (see the function's contract).
@@ -391,7 +498,7 @@ unsafe fn scatter<K: RadixKey, V: Copy, C: Codec<K>, const ENC: bool, const DEC:
             let k = *src.k.add(i);
             let v = *src.v.add(i);
             let e = if ENC { C::encode(k) } else { k };
-            let b = e.digit(d);
+            let b = e.digit::<W>(d);
             let p = *offsets.get_unchecked(b);
             *offsets.get_unchecked_mut(b) = p + 1;
             let w = match (ENC, DEC) {
@@ -436,6 +543,7 @@ unsafe fn scatter_wc<
     K: RadixKey,
     V: Copy,
     C: Codec<K>,
+    const W: u32,
     const ENC: bool,
     const DEC: bool,
     const STREAM: bool,
@@ -444,28 +552,30 @@ unsafe fn scatter_wc<
     dst: Buf<K, V>,
     len: usize,
     d: usize,
-    offsets: &mut [usize; BUCKETS],
+    offsets: &mut [usize],
 ) {
+    let buckets = 1 << W;
+    debug_assert_eq!(offsets.len(), buckets);
     let per_line = LINE_BYTES / std::mem::size_of::<K>();
     debug_assert!(per_line.is_power_of_two() && std::mem::size_of::<K>() >= 4);
     // Element index `i` of `dst` starts a cache line iff `(i + phase) % per_line == 0`.
     let phase = (dst.k as usize / std::mem::size_of::<K>()) % per_line;
     let mask = per_line - 1;
-    let mut kbuf = vec![Line([0; LINE_BYTES]); BUCKETS];
-    let mut vbuf: Vec<V> = Vec::with_capacity(BUCKETS * per_line);
+    let mut kbuf = vec![Line([0; LINE_BYTES]); buckets];
+    let mut vbuf: Vec<V> = Vec::with_capacity(buckets * per_line);
     let kb = kbuf.as_mut_ptr().cast::<K>();
     let vb = vbuf.as_mut_ptr();
-    let start = *offsets;
-    let mut pos = *offsets;
+    let start = offsets.to_vec();
+    let pos = offsets;
     for i in 0..len {
         // SAFETY: `i < len` reads initialised input; `slot < per_line` stays inside bucket
-        // `b`'s line of `kbuf`/`vbuf` (capacity `BUCKETS * per_line`); flushed ranges lie in
+        // `b`'s line of `kbuf`/`vbuf` (capacity `buckets * per_line`); flushed ranges lie in
         // `start[b]..pos[b]`, which this chunk owns in `dst` (caller's contract).
         unsafe {
             let k = *src.k.add(i);
             let v = *src.v.add(i);
             let e = if ENC { C::encode(k) } else { k };
-            let b = e.digit(d);
+            let b = e.digit::<W>(d);
             let p = *pos.get_unchecked(b);
             *pos.get_unchecked_mut(b) = p + 1;
             let slot = (p + phase) & mask;
@@ -488,7 +598,7 @@ unsafe fn scatter_wc<
             }
         }
     }
-    for b in 0..BUCKETS {
+    for b in 0..buckets {
         let p = pos[b];
         // Elements of bucket `b` still in the buffer: from the last line start (or the
         // bucket's start) to `p`.
@@ -513,7 +623,6 @@ unsafe fn scatter_wc<
     if STREAM {
         fence_streams();
     }
-    *offsets = pos;
 }
 
 /// Writes buffer slots `skip..end` of the line at `base` in the buffers to `dst` from
@@ -643,7 +752,7 @@ unsafe fn small_sort<K: RadixKey, V: Copy, C: Codec<K>>(buf: Buf<K, V>, len: usi
     keys.iter_mut().for_each(|k| *k = C::decode(*k));
 }
 
-/// LSD radix sort of the `len` elements at `src` on digits `0..digits`. Passes alternate
+/// LSD radix sort of the `len` elements at `src` on `W`-bit digits `0..digits`. Passes alternate
 /// between `src` and `tmp`; the last one writes to `out`, where the decoded result ends.
 /// `out` may be `src` (then the passes are arranged to end there, with a final copy when
 /// their number is odd) or a third buffer. `encoded`: the keys at `src` are already
@@ -653,7 +762,7 @@ unsafe fn small_sort<K: RadixKey, V: Copy, C: Codec<K>>(buf: Buf<K, V>, len: usi
 /// # Safety
 /// `src` holds `len` initialised elements; `tmp` and `out` have room for `len`; `src`,
 /// `tmp` and `out` (unless it is `src`) do not overlap; all belong to the caller alone.
-unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
+unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>, const W: u32>(
     src: Buf<K, V>,
     tmp: Buf<K, V>,
     out: Buf<K, V>,
@@ -672,14 +781,24 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
         return;
     }
     // SAFETY: `src` holds `len` initialised elements.
-    let hist = unsafe {
+    let (low_digits, hist) = unsafe {
         if encoded {
-            count_all::<K, V, C, false>(src, len, digits)
+            let first =
+                first_digit::<K, W>(len, digits, || varying_bits::<K, V, C, false>(src, len));
+            (
+                first,
+                count_all::<K, V, C, W, false>(src, len, first, digits),
+            )
         } else {
-            count_all::<K, V, C, true>(src, len, digits)
+            let first =
+                first_digit::<K, W>(len, digits, || varying_bits::<K, V, C, true>(src, len));
+            (
+                first,
+                count_all::<K, V, C, W, true>(src, len, first, digits),
+            )
         }
     };
-    let passes: Vec<usize> = (0..digits)
+    let passes: Vec<usize> = (low_digits..digits)
         .filter(|&d| hist[d].iter().all(|&c| c != len))
         .collect();
     let mut cur = src;
@@ -693,16 +812,15 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
         // output); `offsets` is the exclusive prefix of this digit's histogram over exactly
         // these elements, so every write lands in `target[..len]`, which is not `cur`.
         unsafe {
+            let offs = &mut offsets[..];
             match (first, last) {
-                (true, true) => scatter::<K, V, C, true, true>(cur, target, len, d, &mut offsets),
-                (true, false) => scatter::<K, V, C, true, false>(cur, target, len, d, &mut offsets),
+                (true, true) => scatter::<K, V, C, W, true, true>(cur, target, len, d, offs),
+                (true, false) => scatter::<K, V, C, W, true, false>(cur, target, len, d, offs),
                 (false, true) if stream && target.k == out.k => {
-                    scatter_wc::<K, V, C, false, true, true>(cur, target, len, d, &mut offsets)
+                    scatter_wc::<K, V, C, W, false, true, true>(cur, target, len, d, offs)
                 }
-                (false, true) => scatter::<K, V, C, false, true>(cur, target, len, d, &mut offsets),
-                (false, false) => {
-                    scatter::<K, V, C, false, false>(cur, target, len, d, &mut offsets)
-                }
+                (false, true) => scatter::<K, V, C, W, false, true>(cur, target, len, d, offs),
+                (false, false) => scatter::<K, V, C, W, false, false>(cur, target, len, d, offs),
             }
         }
         cur = target;
@@ -715,6 +833,109 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
             // Already decoded: by the last scatter, or never encoded (no pass ran on raw keys).
             copy_decode::<K, V, C, false>(cur, out, len);
         }
+        if low_digits > 0 {
+            // `tmp` is free again and disjoint from `out` (contract of `lsd`).
+            finish_runs::<K, V, C, W>(out, tmp, len, low_digits);
+        }
+    }
+}
+
+/// Varying bits an LSD sort keeps above the digits it leaves to [`finish_runs`], beyond
+/// log2 of the length: with 8 more bits than needed to tell the keys apart, keys sharing a
+/// prefix are rare (about one in 256 for uniform keys).
+const PREFIX_SLACK_BITS: u32 = 8;
+
+/// The lowest digit an LSD sort of `len` keys runs a pass on: the digits below the most
+/// significant varying ones that span `log2(len) + PREFIX_SLACK_BITS` bits are left to
+/// [`finish_runs`], and need not even be counted. `varying` gives the bits in which some keys
+/// differ; it costs a read of the keys, so it is asked for only where skipping is possible
+/// (where the digits above the lowest span enough bits).
+///
+/// This is where 64-bit keys gain most: 2^20 uniform `u64` keys are told apart by their top
+/// 28 bits, 3 [`WIDE`] passes of 6.
+fn first_digit<K: RadixKey, const W: u32>(
+    len: usize,
+    digits: usize,
+    varying: impl FnOnce() -> K,
+) -> usize {
+    let need = len.ilog2() + PREFIX_SLACK_BITS;
+    if digits < 2 || K::BITS.min(W * digits as u32) - W < need {
+        return 0;
+    }
+    let varying = varying();
+    let mut bits = 0;
+    for d in (0..digits).rev() {
+        if varying.digit::<W>(d) != 0 {
+            bits += W.min(K::BITS - W * d as u32);
+            if bits >= need {
+                return d;
+            }
+        }
+    }
+    0
+}
+
+/// The AND and the OR of the (encoded) keys of `src[..len]`; their XOR is the bits in which
+/// some keys differ. `ENC`: the keys are raw and are encoded as they are read.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+unsafe fn and_or<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+    src: Buf<K, V>,
+    len: usize,
+) -> (K, K) {
+    // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
+    let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
+    keys.iter().fold((K::ONES, K::ZERO), |(and, or), &k| {
+        let e = if ENC { C::encode(k) } else { k };
+        (and & e, or | e)
+    })
+}
+
+/// The bits in which some of the (encoded) keys of `src[..len]` differ (see [`and_or`]).
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+unsafe fn varying_bits<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+    src: Buf<K, V>,
+    len: usize,
+) -> K {
+    // SAFETY: forwarded from the caller.
+    let (and, or) = unsafe { and_or::<K, V, C, ENC>(src, len) };
+    and ^ or
+}
+
+/// Finishes an LSD sort that skipped the `low_digits` lowest digits: `out[..len]` (decoded)
+/// is sorted by the bits above them, and every run of keys that agree there is sorted by
+/// the whole key, stably (insertion sort for short runs, an LSD sort of the low digits for
+/// long ones, which skewed data can produce).
+///
+/// # Safety
+/// `out` holds `len` initialised elements; `tmp` has room for `len` and does not overlap it.
+unsafe fn finish_runs<K: RadixKey, V: Copy, C: Codec<K>, const W: u32>(
+    out: Buf<K, V>,
+    tmp: Buf<K, V>,
+    len: usize,
+    low_digits: usize,
+) {
+    let shift = W * low_digits as u32;
+    // SAFETY: `i < len` (caller's contract).
+    let prefix = |i: usize| unsafe { C::encode(*out.k.add(i)) >> shift };
+    let mut i = 0;
+    while i < len {
+        let p = prefix(i);
+        let mut j = i + 1;
+        while j < len && prefix(j) == p {
+            j += 1;
+        }
+        if j - i > 1 {
+            // SAFETY: `out[i..j]` is initialised and `tmp` has room for it; the run is sorted
+            // in place (the input is raw, decoded keys).
+            unsafe {
+                lsd::<K, V, C, W>(out.add(i), tmp, out.add(i), j - i, low_digits, false, false)
+            };
+        }
+        i = j;
     }
 }
 
@@ -728,36 +949,48 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>>(
 /// # Safety
 /// `data` holds `len` initialised elements, `scratch` has room for `len`, they do not overlap,
 /// and both belong to the caller alone.
-unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
+unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>, const W: u32>(
     data: Buf<K, V>,
     scratch: Buf<K, V>,
     len: usize,
 ) {
+    let buckets = 1 << W;
+    let digits = digits::<K, W>();
     let chunks = chunk_bounds(len, rayon::current_num_threads());
-    let counts: Vec<Vec<[usize; BUCKETS]>> = chunks
+    let low_digits = first_digit::<K, W>(len, digits, || {
+        let (and, or) = chunks
+            .par_iter()
+            // SAFETY: `data[a..b]` is initialised and only read here.
+            .map(|&(a, b)| unsafe { and_or::<K, V, C, true>(data.add(a), b - a) })
+            .reduce(|| (K::ONES, K::ZERO), |x, y| (x.0 & y.0, x.1 | y.1));
+        and ^ or
+    });
+    let counts: Vec<Vec<Vec<usize>>> = chunks
         .par_iter()
         // SAFETY: `data[a..b]` is initialised and only read here.
-        .map(|&(a, b)| unsafe { count_all::<K, V, C, true>(data.add(a), b - a, K::DIGITS) })
+        .map(|&(a, b)| unsafe {
+            count_all::<K, V, C, W, true>(data.add(a), b - a, low_digits, digits)
+        })
         .collect();
-    let passes: Vec<usize> = (0..K::DIGITS)
-        .filter(|&d| (0..BUCKETS).all(|b| counts.iter().map(|c| c[d][b]).sum::<usize>() != len))
+    let passes: Vec<usize> = (low_digits..digits)
+        .filter(|&d| (0..buckets).all(|b| counts.iter().map(|c| c[d][b]).sum::<usize>() != len))
         .collect();
     let mut cur = data;
     for (i, &d) in passes.iter().enumerate() {
         let (first, last) = (i == 0, i + 1 == passes.len());
         let target = if cur.k == data.k { scratch } else { data };
-        let per_chunk: Vec<[usize; BUCKETS]> = if first {
-            counts.iter().map(|c| c[d]).collect()
+        let per_chunk: Vec<Vec<usize>> = if first {
+            counts.iter().map(|c| c[d].clone()).collect()
         } else {
             chunks
                 .par_iter()
                 // SAFETY: `cur[a..b]` holds initialised (encoded) elements, only read here.
-                .map(|&(a, b)| unsafe { count_one::<K, V>(cur.add(a), b - a, d) })
+                .map(|&(a, b)| unsafe { count_one::<K, V, W>(cur.add(a), b - a, d) })
                 .collect()
         };
-        let mut offsets = vec![[0usize; BUCKETS]; chunks.len()];
+        let mut offsets = vec![vec![0usize; buckets]; chunks.len()];
         let mut sum = 0;
-        for b in 0..BUCKETS {
+        for b in 0..buckets {
             for (t, h) in per_chunk.iter().enumerate() {
                 offsets[t][b] = sum;
                 sum += h[b];
@@ -772,12 +1005,13 @@ unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
                 // `target` that no other chunk writes.
                 unsafe {
                     let s = cur.add(a);
+                    let n = b - a;
                     match (first, last) {
-                        (true, true) => scatter::<K, V, C, true, true>(s, target, b - a, d, offs),
-                        (true, false) => scatter::<K, V, C, true, false>(s, target, b - a, d, offs),
-                        (false, true) => scatter::<K, V, C, false, true>(s, target, b - a, d, offs),
+                        (true, true) => scatter::<K, V, C, W, true, true>(s, target, n, d, offs),
+                        (true, false) => scatter::<K, V, C, W, true, false>(s, target, n, d, offs),
+                        (false, true) => scatter::<K, V, C, W, false, true>(s, target, n, d, offs),
                         (false, false) => {
-                            scatter::<K, V, C, false, false>(s, target, b - a, d, offs)
+                            scatter::<K, V, C, W, false, false>(s, target, n, d, offs)
                         }
                     }
                 }
@@ -791,33 +1025,56 @@ unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
             unsafe { copy_decode::<K, V, C, false>(scratch.add(a), data.add(a), b - a) }
         });
     }
+    if low_digits > 0 {
+        // Each thread finishes the runs of one part; parts start where a prefix starts.
+        let shift = W * low_digits as u32;
+        // SAFETY: `i < len`: `data` holds `len` initialised elements.
+        let prefix = |i: usize| unsafe { C::encode(*data.k.add(i)) >> shift };
+        let mut starts: Vec<usize> = chunks.iter().map(|&(a, _)| a).collect();
+        for s in starts.iter_mut().skip(1) {
+            while *s < len && prefix(*s) == prefix(*s - 1) {
+                *s += 1;
+            }
+        }
+        starts.push(len);
+        starts.par_windows(2).for_each(|w| {
+            let (a, b) = (w[0], w[1].max(w[0]));
+            // SAFETY: the parts `a..b` are disjoint ranges of `data` (each start is at or past
+            // the previous one) and use the same ranges of `scratch` as room.
+            unsafe { finish_runs::<K, V, C, W>(data.add(a), scratch.add(a), b - a, low_digits) };
+        });
+    }
 }
 
 /// Histogram of digit `d` of the (already encoded) keys of `src[..len]`.
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
-unsafe fn count_one<K: RadixKey, V>(src: Buf<K, V>, len: usize, d: usize) -> [usize; BUCKETS] {
+unsafe fn count_one<K: RadixKey, V, const W: u32>(
+    src: Buf<K, V>,
+    len: usize,
+    d: usize,
+) -> Vec<usize> {
     // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
     let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
-    let mut hist = [0usize; BUCKETS];
+    let mut hist = vec![0usize; 1 << W];
     for &k in keys {
-        hist[k.digit(d)] += 1;
+        hist[k.digit::<W>(d)] += 1;
     }
     hist
 }
 
 /// What one read of a chunk tells the MSD pass.
 struct Survey<K> {
-    /// Histogram of one digit.
-    hist: [usize; BUCKETS],
+    /// Histogram of one [`NARROW`] digit.
+    hist: Vec<usize>,
     /// AND of every (encoded) key: bits set in all keys.
     and: K,
     /// OR of every (encoded) key: bits set in some key.
     or: K,
 }
 
-/// Histogram of digit `d` and the AND/OR of the (encoded) keys of `src[..len]`.
+/// Histogram of [`NARROW`] digit `d` and the AND/OR of the (encoded) keys of `src[..len]`.
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
@@ -828,19 +1085,19 @@ unsafe fn survey<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
 ) -> Survey<K> {
     // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
     let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
-    let mut hist = [0usize; BUCKETS];
+    let mut hist = vec![0usize; 1 << NARROW];
     let (mut and, mut or) = (K::ONES, K::ZERO);
     for &k in keys {
         let e = if ENC { C::encode(k) } else { k };
         and = and & e;
         or = or | e;
-        hist[e.digit(d)] += 1;
+        hist[e.digit::<NARROW>(d)] += 1;
     }
     Survey { hist, and, or }
 }
 
-fn exclusive_prefix(h: &[usize; BUCKETS]) -> [usize; BUCKETS] {
-    let mut out = [0usize; BUCKETS];
+fn exclusive_prefix(h: &[usize]) -> Vec<usize> {
+    let mut out = vec![0usize; h.len()];
     let mut sum = 0;
     for (o, &c) in out.iter_mut().zip(h) {
         *o = sum;
@@ -856,8 +1113,8 @@ fn chunk_bounds(n: usize, parts: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// One MSD pass on the highest digit (below `digits`) that varies, then each bucket sorted on
-/// the digits below it. Input at `src` (`encoded` or raw), scratch at `dst`; the decoded
+/// One MSD pass on the highest [`NARROW`] digit (below `digits`) that varies, then each
+/// bucket sorted on the digits below it. Input at `src` (`encoded` or raw), scratch at `dst`; the decoded
 /// result ends in `dst` if `result_in_dst`, else in `src`.
 ///
 /// # Safety
@@ -899,7 +1156,7 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     };
     let varying = surveys.iter().fold(K::ZERO, |acc, s| acc | s.or)
         ^ surveys.iter().fold(K::ONES, |acc, s| acc & s.and);
-    let Some(top) = (0..digits).rev().find(|&d| varying.digit(d) != 0) else {
+    let Some(top) = (0..digits).rev().find(|&d| varying.digit::<NARROW>(d) != 0) else {
         // Every key is equal: already sorted; only the encoding (if any) must be undone and
         // the data moved to where it is expected.
         let out = if result_in_dst { dst } else { src };
@@ -913,7 +1170,7 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         }
         return;
     };
-    let hists: Vec<[usize; BUCKETS]> = if top == guess {
+    let hists: Vec<Vec<usize>> = if top == guess {
         surveys.into_iter().map(|s| s.hist).collect()
     } else {
         // The highest digit is constant (small numbers in wide keys): count the digit that
@@ -937,32 +1194,37 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     };
     // Per-chunk write offsets: bucket `b` of chunk `t` starts after bucket `b` of chunks
     // `0..t`, which keeps equal keys in input order.
-    let mut bucket_start = [0usize; BUCKETS + 1];
-    let mut offsets = vec![[0usize; BUCKETS]; parts];
+    let buckets = 1 << NARROW;
+    let mut bucket_start = vec![0usize; buckets + 1];
+    let mut offsets = vec![vec![0usize; buckets]; parts];
     let mut sum = 0;
-    for b in 0..BUCKETS {
+    for b in 0..buckets {
         bucket_start[b] = sum;
         for (t, h) in hists.iter().enumerate() {
             offsets[t][b] = sum;
             sum += h[b];
         }
     }
-    bucket_start[BUCKETS] = sum;
+    bucket_start[buckets] = sum;
     debug_assert_eq!(sum, len);
     let stream = len * std::mem::size_of::<K>() >= STREAM_MIN_BYTES;
-    let scatter_chunk = |(&(a, b), offs): (&(usize, usize), &mut [usize; BUCKETS])| {
+    let scatter_chunk = |(&(a, b), offs): (&(usize, usize), &mut Vec<usize>)| {
         // SAFETY: the chunk `src[a..b]` is initialised; its offsets were computed from its own
         // histogram, so its writes land in ranges of `dst` no other chunk writes.
         unsafe {
             let s = src.add(a);
             match (encoded, stream) {
-                (true, true) => scatter_wc::<K, V, C, false, false, true>(s, dst, b - a, top, offs),
-                (true, false) => {
-                    scatter_wc::<K, V, C, false, false, false>(s, dst, b - a, top, offs)
+                (true, true) => {
+                    scatter_wc::<K, V, C, NARROW, false, false, true>(s, dst, b - a, top, offs)
                 }
-                (false, true) => scatter_wc::<K, V, C, true, false, true>(s, dst, b - a, top, offs),
+                (true, false) => {
+                    scatter_wc::<K, V, C, NARROW, false, false, false>(s, dst, b - a, top, offs)
+                }
+                (false, true) => {
+                    scatter_wc::<K, V, C, NARROW, true, false, true>(s, dst, b - a, top, offs)
+                }
                 (false, false) => {
-                    scatter_wc::<K, V, C, true, false, false>(s, dst, b - a, top, offs)
+                    scatter_wc::<K, V, C, NARROW, true, false, false>(s, dst, b - a, top, offs)
                 }
             }
         }
@@ -981,9 +1243,9 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     // Every bucket now sits encoded in `dst`; sort each on the digits below `top`.
     // The buckets' passes ping-pong between their place in `dst` and a buffer of the largest
     // bucket's size, one per task, that stays in cache; only the last pass writes to `out`.
-    let largest = (0..BUCKETS)
+    let largest = (0..buckets)
         .map(|b| bucket_start[b + 1] - bucket_start[b])
-        .filter(|&n| !use_msd::<K>(n))
+        .filter(|&n| n * std::mem::size_of::<K>() < BUCKET_MSD_MIN_BYTES)
         .max()
         .unwrap_or(0);
     let new_tmp = || (Scratch::<K>::new(largest), Scratch::<V>::new(largest));
@@ -998,7 +1260,7 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         // has room for `n` elements unless the bucket takes the MSD route.
         unsafe {
             let (s, d) = (dst.add(a), src.add(a));
-            if use_msd::<K>(n) && top > 1 {
+            if n * std::mem::size_of::<K>() >= BUCKET_MSD_MIN_BYTES && top > 1 {
                 msd_lsd::<K, V, C>(s, d, n, top, true, !result_in_dst);
             } else {
                 let out = if result_in_dst { s } else { d };
@@ -1006,17 +1268,17 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
                     k: tmp.0.as_mut_ptr(),
                     v: tmp.1.as_mut_ptr(),
                 };
-                lsd::<K, V, C>(s, t, out, n, top, true, stream);
+                lsd::<K, V, C, NARROW>(s, t, out, n, top, true, stream);
             }
         }
     };
     if parallel {
-        (0..BUCKETS)
+        (0..buckets)
             .into_par_iter()
             .for_each_init(new_tmp, sort_bucket);
     } else {
         let mut tmp = new_tmp();
-        (0..BUCKETS).for_each(|b| sort_bucket(&mut tmp, b));
+        (0..buckets).for_each(|b| sort_bucket(&mut tmp, b));
     }
 }
 
@@ -1054,6 +1316,15 @@ mod tests {
             ("few", few),
         ]
     }
+
+    /// Every forced route, for tests that must cover each shape at every length.
+    const ROUTES: [Route; 5] = [
+        Route::Msd,
+        Route::Lsd { wide: false },
+        Route::Lsd { wide: true },
+        Route::ParallelLsd { wide: false },
+        Route::ParallelLsd { wide: true },
+    ];
 
     fn lengths() -> Vec<usize> {
         let mut v: Vec<usize> = (0..=300).collect();
@@ -1093,22 +1364,17 @@ mod tests {
     fn u32_patterns_and_lengths() {
         for n in lengths() {
             for (name, v) in patterns(n, n as u64) {
-                let mut a: Vec<u32> = v.iter().map(|&x| x as u32 ^ (x >> 32) as u32).collect();
+                let a: Vec<u32> = v.iter().map(|&x| x as u32 ^ (x >> 32) as u32).collect();
                 let mut want = a.clone();
                 want.sort_unstable();
                 let mut b = a.clone();
-                sort32(&mut a, KeyMap::Unsigned);
-                assert_eq!(a, want, "{name} n={n}");
-                sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
-                assert_eq!(b, want, "msd {name} n={n}");
-                let mut c = want.iter().rev().copied().collect::<Vec<_>>();
-                sort_with_map(
-                    &mut c,
-                    &mut unit_values(n),
-                    KeyMap::Unsigned,
-                    Route::ParallelLsd,
-                );
-                assert_eq!(c, want, "parallel lsd {name} n={n}");
+                sort32(&mut b, KeyMap::Unsigned);
+                assert_eq!(b, want, "{name} n={n}");
+                for route in ROUTES {
+                    let mut b = a.clone();
+                    sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, route);
+                    assert_eq!(b, want, "{route:?} {name} n={n}");
+                }
             }
         }
     }
@@ -1116,23 +1382,17 @@ mod tests {
     #[test]
     fn u64_patterns_and_lengths() {
         for n in lengths() {
-            for (name, v) in patterns(n, n as u64 + 7) {
-                let mut a = v.clone();
+            for (name, a) in patterns(n, n as u64 + 7) {
                 let mut want = a.clone();
                 want.sort_unstable();
                 let mut b = a.clone();
-                sort64(&mut a, KeyMap::Unsigned);
-                assert_eq!(a, want, "{name} n={n}");
-                sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
-                assert_eq!(b, want, "msd {name} n={n}");
-                let mut c = want.iter().rev().copied().collect::<Vec<_>>();
-                sort_with_map(
-                    &mut c,
-                    &mut unit_values(n),
-                    KeyMap::Unsigned,
-                    Route::ParallelLsd,
-                );
-                assert_eq!(c, want, "parallel lsd {name} n={n}");
+                sort64(&mut b, KeyMap::Unsigned);
+                assert_eq!(b, want, "{name} n={n}");
+                for route in ROUTES {
+                    let mut b = a.clone();
+                    sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, route);
+                    assert_eq!(b, want, "{route:?} {name} n={n}");
+                }
             }
         }
     }
@@ -1206,9 +1466,11 @@ mod tests {
             let got: Vec<u32> = a.clone();
             let want: Vec<u32> = want.iter().map(|f| f.to_bits()).collect();
             assert_eq!(got, want, "f32 n={n}");
-            let mut c: Vec<u32> = a.iter().rev().copied().collect();
-            sort_with_map(&mut c, &mut unit_values(n), KeyMap::Float, Route::Msd);
-            assert_eq!(c, want, "msd f32 n={n}");
+            for route in ROUTES {
+                let mut c: Vec<u32> = a.iter().rev().copied().collect();
+                sort_with_map(&mut c, &mut unit_values(n), KeyMap::Float, route);
+                assert_eq!(c, want, "{route:?} f32 n={n}");
+            }
 
             let mut b: Vec<u64> = (0..n)
                 .map(|i| {
@@ -1236,7 +1498,7 @@ mod tests {
                 let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
                 want.sort_by_key(|p| p.0);
 
-                for route in [Route::BySize, Route::Msd, Route::ParallelLsd] {
+                for route in std::iter::once(Route::BySize).chain(ROUTES) {
                     let mut k64 = keys.clone();
                     let mut v: Vec<u32> = (0..n as u32).collect();
                     sort_with_map(&mut k64, &mut v, KeyMap::Unsigned, route);
@@ -1249,7 +1511,7 @@ mod tests {
                 let mut want32: Vec<(i32, u32)> =
                     k32.iter().map(|&k| k as i32).zip(0..n as u32).collect();
                 want32.sort_by_key(|p| p.0);
-                for route in [Route::BySize, Route::Msd, Route::ParallelLsd] {
+                for route in std::iter::once(Route::BySize).chain(ROUTES) {
                     let mut k = k32.clone();
                     let mut v: Vec<u32> = (0..n as u32).collect();
                     sort_with_map(&mut k, &mut v, KeyMap::Signed, route);
@@ -1282,9 +1544,38 @@ mod tests {
     }
 
     #[test]
+    fn prefix_split_finishes_long_runs() {
+        // The top three wide digits each hold one varying bit: the LSD sort keeps them (they
+        // span enough nominal bits) and leaves runs of about n / 8 keys that agree on all
+        // three to `finish_runs`, which sorts them on the 32 low bits.
+        let mut s = 31u64;
+        for n in [5000usize, 1 << 16, (1 << 18) + 9] {
+            let keys: Vec<u64> = (0..n)
+                .map(|_| {
+                    let r = rng(&mut s);
+                    (r & 1) << 63 | (r >> 1 & 1) << 50 | (r >> 2 & 1) << 40 | (r >> 32)
+                })
+                .collect();
+            let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+            want.sort_by_key(|p| p.0);
+            for route in ROUTES {
+                let mut k = keys.clone();
+                let mut v: Vec<u32> = (0..n as u32).collect();
+                sort_with_map(&mut k, &mut v, KeyMap::Unsigned, route);
+                assert!(
+                    k.iter().copied().zip(v).eq(want.iter().copied()),
+                    "{route:?} n={n}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn skewed_buckets_recurse() {
-        // 90% of the keys share their top byte: one MSD bucket that takes the MSD route again.
-        let n = 1 << 19;
+        // 90% of the keys share their top byte: one MSD bucket of over BUCKET_MSD_MIN_BYTES
+        // that takes the MSD route again.
+        let n = 1 << 20;
+        assert!(n * 9 / 10 * 4 >= BUCKET_MSD_MIN_BYTES);
         let mut s = 77u64;
         let mut a: Vec<u32> = (0..n)
             .map(|i| {
