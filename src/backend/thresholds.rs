@@ -69,24 +69,25 @@ pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 8192;
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx2`; `auto` uses it on
 /// CPUs without AVX-512 (or with `SORTNET_NO_AVX512=1`).
 ///
-/// Measured with `cargo bench --bench keys -- 'keys-small-u32/(portable|avx2|avx512|radix|std-unstable)/'`
-/// (AMD EPYC Zen 4, 2 cores shared with other builds, load 5-6; median per call, random
-/// `u32`; BENCHMARKS-keys-simd.md): avx2 / radix 256 keys 2.06 / 4.08 µs (1.98x), 1000 keys
-/// 8.98 / 9.49 µs (1.06x), 1500 keys 14.56 / 10.78 µs (0.74x), 2048 keys 0.85x. The
-/// best-of-7 loop of `examples/keys_best_of.rs` over 8 cache-resident inputs: 512 keys
-/// 2.14 / 2.59 µs, a tie from 768 to 1000 keys (within 7% either way between runs), 2048
-/// keys 9.80 / 8.54 µs. 1000 sits at the end of the tie.
-pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 1000;
+/// Measured against the radix of main at `faaab26` (with its few-distinct-keys count) with
+/// `cargo bench --bench keys -- 'keys-small-u32/(avx2|avx512|radix)/(256|1000|1500|2048)$'`
+/// (AMD EPYC Zen 4, 2 shared cores, load 1-2; median per call, random `u32`;
+/// BENCHMARKS-keys-simd.md): avx2 / radix 256 keys 0.998 / 1.49 µs (1.50x), 1000 keys
+/// 4.52 / 6.65 µs (1.47x), 1500 keys 7.37 / 7.52 µs (1.02x), 2048 keys 10.13 / 9.77 µs
+/// (0.96x); the best-of loop of `examples/keys_best_of.rs` ties at 1500 (4.70 / 4.69 ns per
+/// key). The crossover is near 1500; the threshold stays at [`KEYS32_RADIX_MIN_LEN`]
+/// (1200), which `preference` needs as an upper bound and where avx2 still wins.
+pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 1200;
 
 /// 64-bit keys from which `radix` beats the vectorised quicksort of `avx2`.
 ///
 /// Measured as [`KEYS32_AVX2_RADIX_MIN_LEN`] with `keys-small-u64` (random `u64`): avx2 /
-/// radix 256 keys 2.17 / 3.49 µs (1.60x), 1000 keys 1.12x, 1500 keys 1.04x, 2048 keys
-/// 26.87 / 26.11 µs (0.97x), 4096 keys 0.91x (3072: 1.18x, within the noise of the loaded
-/// machine). The best-of loop: 1000 keys 8.43 / 10.15 µs, 2048 keys 18.24 / 18.14 µs,
-/// 4096 keys 38.96 / 34.36 µs. Below 32 keys radix's insertion sort is faster (16 keys: 113 / 61
-/// ns), a gap `auto` does not route around yet.
-pub(crate) const KEYS64_AVX2_RADIX_MIN_LEN: usize = 2048;
+/// radix 48 keys 248 / 278 ns (1.12x), 64 keys 260 / 420 ns (1.61x), 256 keys 2.16 / 1.63
+/// µs (0.75x), 1000 keys 0.67x. The best-of loop: 128 keys 884 / 1126 ns, 192 keys 1356-1399
+/// / 1385-1396 ns (a tie), 256 keys 1831 / 1598-1980 ns. Below 32 keys radix's insertion
+/// sort is faster (16 keys: 68 / 46 ns), a gap `auto` does not route around yet. (Against the
+/// radix before `faaab26` the crossover was near 2048 keys.)
+pub(crate) const KEYS64_AVX2_RADIX_MIN_LEN: usize = 192;
 
 // A narrower ISA never beats radix where a wider one does not: `preference` relies on it.
 const _: () = assert!(KEYS32_AVX2_RADIX_MIN_LEN <= KEYS32_RADIX_MIN_LEN);
