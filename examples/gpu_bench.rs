@@ -67,7 +67,7 @@ fn upload<T: vulkano::buffer::BufferContents + Copy>(
 /// 345-975 MHz within a fraction of a second of idling (while the host prepares or checks
 /// data) and is slow to come back (run of 08:53 UTC, nvidia-smi log: a 2^24 bitonic sort
 /// took 3.24 ms at 1980 MHz and 5.3-6.9 ms after 500 ms of idling, 7 sorts in a row). 300 ms
-/// were not always enough after a second or two of idling (BENCHMARKS-gpu-host.md, run 3).
+/// were not always enough after a second or two of idling (BENCHMARKS.md (GPU host), run 3).
 fn warm_up(ctx: &Arc<GpuContext>, b: &mut Builder) {
     warm_up_for(ctx, b, 800);
 }

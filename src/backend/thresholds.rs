@@ -130,7 +130,7 @@ pub const GPU_RADIX_KEYS32_MIN: usize = 1 << 22;
 ///
 /// Since the host-slice path streams (host copies on all cores overlapping the PCIe
 /// copies, branch `gpu-host`), `vulkan-radix` beats `radix` end to end at every size
-/// measured from 2^22 u32 keys up on the same H200 host (BENCHMARKS-gpu-host.md, run 3,
+/// measured from 2^22 u32 keys up on the same H200 host (BENCHMARKS.md (GPU host), run 3,
 /// `gpu_bench --only e2e`, one call after 500 ms of GPU idle): 3.52 / 5.74 / 18.2 / 70.9
 /// ms against 6.25 / 11.2 / 42.6 / 263 ms at 2^22 / 2^24 / 2^26 / 2^28 (1.8x to 3.7x).
 pub const GPU_RADIX_KEYS32_END: usize = 1 << 29;

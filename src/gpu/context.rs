@@ -558,7 +558,7 @@ impl GpuContext {
 
     /// The pieces a streamed transfer of `len` elements of `size` bytes moves, in order:
     /// a 32nd of the bytes, at least the stream piece and at most four of them (16-64 MiB
-    /// by default). Measured on the H200 host (BENCHMARKS-gpu-host.md, run 3): 16 MiB
+    /// by default). Measured on the H200 host (BENCHMARKS.md (GPU host), run 3): 16 MiB
     /// pieces were best for 256-512 MiB (u32 keys 16.8 against 18.3 ms with 64 MiB,
     /// nibbles 25.4 against 26.3 ms), 64 MiB pieces for 1-2 GiB (u32 keys 68.0 against 70.1
     /// ms, nibbles 104.0 against 128.7 ms); 4 MiB pieces were slower at 16-128 MiB.
@@ -689,7 +689,7 @@ impl GpuContext {
     ///
     /// Uploads, work and downloads on three queues (the copy engines' transfer family and
     /// the compute queue, chained by semaphores) measured no faster on the H200 (commit
-    /// 6e30d23, BENCHMARKS-gpu-host.md): the host's own copies bound this path, so one
+    /// 6e30d23, BENCHMARKS.md (GPU host)): the host's own copies bound this path, so one
     /// queue it is.
     pub fn stream_pieces<T: BufferContents + Copy + Send + Sync>(
         self: &Arc<Self>,

@@ -111,12 +111,12 @@ impl Kernel {
 /// flight before the first sort.
 const LOADS_PER_THREAD: u32 = 4;
 /// 16-byte loads per invocation for the network kernels. Measured on an H200
-/// (BENCHMARKS-gpu-nibble.md, run 2, 2^28 words, warmed GPU, copy kernel 0.998-1.000 ms):
+/// (BENCHMARKS.md (GPU nibble), run 2, 2^28 words, warmed GPU, copy kernel 0.998-1.000 ms):
 /// the mixed network took 1.340 ms with 2 loads and 16 tiles per workgroup, 1.392 ms with 1
 /// load and 8 tiles, 1.395 ms with 2 loads and 1 tile.
 const NETWORK_LOADS: u32 = 2;
 /// The most tiles one workgroup of the network kernel loops over (next tile loaded while
-/// the current one sorts). H200, 2^28 words (BENCHMARKS-gpu-nibble.md, runs 1-2): 16 tiles
+/// the current one sorts). H200, 2^28 words (BENCHMARKS.md (GPU nibble), runs 1-2): 16 tiles
 /// of 2 loads were the fastest of 1-64 tiles for the mixed (1.340 ms against 1.395 ms for
 /// 1 tile), the saturated-add (1.391 / 1.476 ms) and the min/max (1.548-1.551 / 1.622 ms)
 /// networks.
@@ -131,7 +131,7 @@ const NETWORK_MIN_GROUPS: u32 = 4096;
 /// `f16vec2` lanes with half of its comparators as saturated adds (the FMA pipe) and half
 /// as min/max (H200, 2^28 words: 74.6% of the copy kernel's bandwidth in the same run,
 /// against 64.6% with min/max only, 71.8% with adds only and 20% for counting; the network
-/// alone costs about as much as the memory traffic, BENCHMARKS-gpu-nibble.md), 2 loads per
+/// alone costs about as much as the memory traffic, BENCHMARKS.md (GPU nibble)), 2 loads per
 /// invocation and up to [`NETWORK_MAX_TILES`] tiles per workgroup; else counting with
 /// tables. Software drivers count too: lavapipe emulates 16-bit floats and ran the network
 /// 4-5x slower than counting (2^20 words). `pairs`: the 16-byte elements to sort.

@@ -48,7 +48,7 @@ pub mod indirect {
 pub const STREAM_WORKGROUP: u32 = 256;
 /// Keys each histogram invocation counts (grid-stride), which sets how many workgroups add
 /// their shared counts into the global histogram with atomics. Run 8 of
-/// BENCHMARKS-gpu-radix.md (H200, 2^26 u32 keys): 32 / 64 / 128 took 0.143 / 0.132 / 0.132 ms
+/// BENCHMARKS.md (radix 6-8) (H200, 2^26 u32 keys): 32 / 64 / 128 took 0.143 / 0.132 / 0.132 ms
 /// for the histogram phase (fewer workgroups, fewer global atomics on the same 1024 words).
 pub const HISTOGRAM_KEYS_PER_INVOCATION: u32 = 128;
 /// Keys each histogram invocation loads before counting them (the `BATCH` specialization
@@ -165,7 +165,7 @@ impl TileShape {
 /// Keys per invocation the tile starts from for each variant. 32-bit keys: 8 with 512
 /// invocations (H200, n = 2^26, one pass, run 3 of BENCHMARKS.md (vulkan-radix): 0.84 ms per
 /// pass; 6: 0.99, 10: 1.24, 12: 1.17; 256 x 15, CUB's Onesweep tile: 1.12; run 7 of
-/// BENCHMARKS-gpu-radix.md, whole sorts of 2^26 keys: 512 x 8 2.726 ms, 512 x 7 2.949,
+/// BENCHMARKS.md (radix 6-8), whole sorts of 2^26 keys: 512 x 8 2.726 ms, 512 x 7 2.949,
 /// 512 x 9 3.751, 384 x 11 2.709, 256 x 16 2.911). u32 pairs: 8 (run 7: 3.176 ms; 7: 3.412,
 /// 6: 3.736). 64-bit keys: 4 with 1024 invocations (run 7: k64 8.713 ms against 9.062 for
 /// 512 x 4 and 9.094 for 256 x 8; 1024 x 3: 10.494). More keys per invocation than these
