@@ -49,22 +49,22 @@ pub(crate) const NIBBLE_MASKED_LUT_MAX_WORDS: usize = 4;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`.
 ///
-/// Measured with `cargo bench --bench keys -- keys-small-u32` (AMD EPYC Zen 4, 2 cores,
-/// loaded; median per call, random `u32`): 1000 keys: avx512 4.24 µs, radix 5.41 µs; 1500
-/// keys: avx512 7.85 µs, radix 6.38 µs; 2048 keys: 10.8 / 8.57 µs. A best-of-N loop over
-/// cache-resident slices put the crossover at 1500 (ns per key at 1000: 4.03 / 4.44, at 1500:
-/// 4.19 / 4.20); 1200 splits the two. Below 256 keys avx512 is one bitonic network (0.6 µs for
-/// 256 keys against 1.7 µs for radix).
-pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 1200;
+/// Measured against the radix of this session (11-bit digits, skipped low digits, few-key
+/// count) with `cargo bench --bench keys -- 'keys-small-(u32|u64)/(avx512|radix)/'` on the
+/// quiet 2-core machine (load 1.9; median per call, random `u32`): avx512 / radix 256 keys
+/// 0.58 / 1.50 µs, 1000 keys 4.52 / 5.15 µs, 1500 keys 6.61 / 7.29 µs, 2048 keys 8.71 / 9.55
+/// µs, 3072 keys 15.1 / 13.9 µs, 4096 keys 20.3 / 18.7 µs: the crossover lies between 2048
+/// and 3072. (Against the earlier radix it was 1200.)
+pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 2560;
 
-/// 64-bit keys from which `radix` beats the vectorised quicksort of `avx512` (radix needs up
-/// to 8 passes, so the crossover is later than for 32-bit keys).
+/// 64-bit keys from which `radix` beats the vectorised quicksort of `avx512`.
 ///
-/// Measured with `cargo bench --bench keys -- keys-small-u64` (as
-/// [`KEYS32_RADIX_MIN_LEN`], random `u64`): 3072 keys: avx512 20.4 µs, radix 27.0 µs; 4096
-/// keys: 26.8 / 36.5 µs; `keys-u64-random` at 2^16: 1.49 / 0.64 ms. A best-of-N loop over
-/// cache-resident slices gave ns per key at 4096: 9.31 / 8.44, at 16384: 11.75 / 8.25.
-pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 8192;
+/// Measured as [`KEYS32_RADIX_MIN_LEN`] (random `u64`): avx512 / radix 64 keys 0.16 / 0.42
+/// µs, 256 keys 1.15 / 1.59 µs, 1000 keys 6.38 / 5.54 µs, 2048 keys 13.9 / 10.4 µs, 4096
+/// keys 29.7 / 21.2 µs: the crossover lies between 256 and 1000 keys. (Against the radix
+/// that ran every pass of all 8 digits it was 8192: radix now skips the digits below those
+/// that tell the keys apart.)
+pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 512;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx2`; `auto` uses it on
 /// CPUs without AVX-512 (or with `SORTNET_NO_AVX512=1`).

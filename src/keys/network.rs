@@ -27,10 +27,9 @@
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
 //! * **Where it stands.** Measured against `radix` (`thresholds::KEYS32_RADIX_MIN_LEN` and
-//!   `KEYS32_AVX2_RADIX_MIN_LEN`), this sort wins below about 1 200 `u32` or 8 192 `u64`
-//!   keys with AVX-512, below about 1 500 `u32` or 192 `u64` keys with AVX2, and on few
-//!   distinct keys up to about 2^16 (not routed by `auto`, which sees only the length). The
-//!   bitonic blocks (about 2.3 ns per key for 256 keys with AVX-512) are not tuned further;
+//!   `KEYS32_AVX2_RADIX_MIN_LEN`), this sort wins below about 2 500 `u32` or 512 `u64`
+//!   keys with AVX-512 and below about 1 500 `u32` or 192 `u64` keys with AVX2 (few
+//!   distinct keys are `radix`'s from 2^12 on: it counts them). The bitonic blocks (about 2.3 ns per key for 256 keys with AVX-512) are not tuned further;
 //!   the `wide` instantiation (`portable`) is slower than `radix` on x86-64.
 
 use super::key::KeyMap;
