@@ -72,7 +72,7 @@ pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 512;
 /// Measured against the radix of main at `faaab26` (with its few-distinct-keys count) with
 /// `cargo bench --bench keys -- 'keys-small-u32/(avx2|avx512|radix)/(256|1000|1500|2048)$'`
 /// (AMD EPYC Zen 4, 2 shared cores, load 1-2; median per call, random `u32`;
-/// BENCHMARKS-keys-simd.md): avx2 / radix 256 keys 0.998 / 1.49 µs (1.50x), 1000 keys
+/// BENCHMARKS.md (AVX2 keys)): avx2 / radix 256 keys 0.998 / 1.49 µs (1.50x), 1000 keys
 /// 4.52 / 6.65 µs (1.47x), 1500 keys 7.37 / 7.52 µs (1.02x), 2048 keys 10.13 / 9.77 µs
 /// (0.96x); the best-of loop of `examples/keys_best_of.rs` ties at 1500 (4.70 / 4.69 ns per
 /// key). The crossover is near 1500; the threshold stays at [`KEYS32_RADIX_MIN_LEN`]
@@ -96,7 +96,7 @@ const _: () = assert!(KEYS64_AVX2_RADIX_MIN_LEN <= KEYS64_RADIX_MIN_LEN);
 // `portable` sorts keys (any target, `wide` vectors) but comes after `radix` in every key
 // list: on x86-64 (SSE2 build) it was 2 to 12 times slower than `radix` at every length
 // from 16 to 4096 keys (`keys-small-u32`: 0.30x at 16, 0.38x at 256, 0.08x at 4096;
-// `keys-small-u64`: 0.16x to 0.43x; BENCHMARKS-keys-simd.md): built for baseline x86-64,
+// `keys-small-u64`: 0.16x to 0.43x; BENCHMARKS.md (AVX2 keys)): built for baseline x86-64,
 // `wide`'s u32 min/max and u64 compares are per-lane scalar code (they need SSE4.1/4.2).
 // It stays usable by name. Not measured on aarch64 (NEON), where `wide` has real 128-bit
 // lanes.
