@@ -781,7 +781,7 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>, const W: u32>(
         return;
     }
     // SAFETY: `src` holds `len` initialised elements.
-    let (low_digits, hist) = unsafe {
+    let (mut low_digits, mut hist) = unsafe {
         if encoded {
             let first =
                 first_digit::<K, W>(len, digits, || varying_bits::<K, V, C, false>(src, len));
@@ -798,6 +798,22 @@ unsafe fn lsd<K: RadixKey, V: Copy, C: Codec<K>, const W: u32>(
             )
         }
     };
+    if low_digits > 0 && !prefixes_tell_apart(len, &hist[low_digits..]) {
+        // Skewed keys (floats over a few binades, say): the kept digits span enough bits but
+        // too few of their values occur. Sort on every digit instead.
+        // SAFETY: as above.
+        let low = unsafe {
+            if encoded {
+                count_all::<K, V, C, W, false>(src, len, 0, low_digits)
+            } else {
+                count_all::<K, V, C, W, true>(src, len, 0, low_digits)
+            }
+        };
+        for (h, l) in hist.iter_mut().zip(low) {
+            *h = l;
+        }
+        low_digits = 0;
+    }
     let passes: Vec<usize> = (low_digits..digits)
         .filter(|&d| hist[d].iter().all(|&c| c != len))
         .collect();
@@ -877,6 +893,19 @@ fn first_digit<K: RadixKey, const W: u32>(
         }
     }
     0
+}
+
+/// Whether keys whose digits have the histograms `hists` (all digits above the ones an LSD
+/// sort skips) rarely share all of them: the expected number of key pairs that agree on
+/// every digit, taking the digits as independent, is at most `len / 8`. Uniform keys with
+/// [`PREFIX_SLACK_BITS`] of slack expect about `len / 32`.
+fn prefixes_tell_apart(len: usize, hists: &[Vec<usize>]) -> bool {
+    let n = len as f64;
+    let collision: f64 = hists
+        .iter()
+        .map(|h| h.iter().map(|&c| (c as f64 / n).powi(2)).sum::<f64>())
+        .product();
+    n * n / 2.0 * collision <= n / 8.0
 }
 
 /// The AND and the OR of the (encoded) keys of `src[..len]`; their XOR is the bits in which
@@ -969,13 +998,39 @@ unsafe fn lsd_parallel<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>, const W:
             .reduce(|| (K::ONES, K::ZERO), |x, y| (x.0 & y.0, x.1 | y.1));
         and ^ or
     });
-    let counts: Vec<Vec<Vec<usize>>> = chunks
+    let mut counts: Vec<Vec<Vec<usize>>> = chunks
         .par_iter()
         // SAFETY: `data[a..b]` is initialised and only read here.
         .map(|&(a, b)| unsafe {
             count_all::<K, V, C, W, true>(data.add(a), b - a, low_digits, digits)
         })
         .collect();
+    let mut low_digits = low_digits;
+    if low_digits > 0 {
+        let totals: Vec<Vec<usize>> = (low_digits..digits)
+            .map(|d| {
+                (0..buckets)
+                    .map(|b| counts.iter().map(|c| c[d][b]).sum())
+                    .collect()
+            })
+            .collect();
+        if !prefixes_tell_apart(len, &totals) {
+            // Skewed keys: sort on every digit (see `lsd`).
+            let low: Vec<Vec<Vec<usize>>> = chunks
+                .par_iter()
+                // SAFETY: `data[a..b]` is initialised and only read here.
+                .map(|&(a, b)| unsafe {
+                    count_all::<K, V, C, W, true>(data.add(a), b - a, 0, low_digits)
+                })
+                .collect();
+            for (c, l) in counts.iter_mut().zip(low) {
+                for (h, lh) in c.iter_mut().zip(l) {
+                    *h = lh;
+                }
+            }
+            low_digits = 0;
+        }
+    }
     let passes: Vec<usize> = (low_digits..digits)
         .filter(|&d| (0..buckets).all(|b| counts.iter().map(|c| c[d][b]).sum::<usize>() != len))
         .collect();
@@ -1570,6 +1625,27 @@ mod tests {
                     k.iter().copied().zip(v).eq(want.iter().copied()),
                     "{route:?} n={n}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn skewed_prefixes_sort_on_every_digit() {
+        // Floats over a few binades: their top digits span many bits but take few values,
+        // so `prefixes_tell_apart` refuses the skip and the LSD sorts sort every digit.
+        let mut s = 3u64;
+        for n in [1usize << 14, 1 << 16, (1 << 18) + 5] {
+            let keys: Vec<u32> = (0..n)
+                .map(|_| ((rng(&mut s) >> 11) as f64 / (1u64 << 53) as f64 * 2e6 - 1e6) as f32)
+                .map(f32::to_bits)
+                .collect();
+            let mut want: Vec<f32> = keys.iter().map(|&b| f32::from_bits(b)).collect();
+            want.sort_by(f32::total_cmp);
+            let want: Vec<u32> = want.into_iter().map(f32::to_bits).collect();
+            for route in std::iter::once(Route::BySize).chain(ROUTES) {
+                let mut k = keys.clone();
+                sort_with_map(&mut k, &mut unit_values(n), KeyMap::Float, route);
+                assert!(k == want, "{route:?} n={n}");
             }
         }
     }
