@@ -554,6 +554,40 @@ pub(crate) mod tests {
     ///
     /// # Safety
     /// The CPU supports `V`'s instructions.
+    /// [`check_partition_store`] for `u32` lanes with the pivot at the top bit: keys below it
+    /// are small multiples of 3, the others just above it.
+    ///
+    /// # Safety
+    /// As [`check_partition_store`].
+    pub(crate) unsafe fn check_partition_store32<V: KeyVector<Key = u32>>() {
+        let key = |l: usize, below: bool| {
+            if below {
+                l as u32 * 3
+            } else {
+                0x8000_0000 + l as u32
+            }
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { check_partition_store::<V>(0x8000_0000, key, 0x5555_5555) }
+    }
+
+    /// [`check_partition_store`] for `u64` lanes with the pivot at the top bit: keys below it
+    /// just under it, the others at the very top.
+    ///
+    /// # Safety
+    /// As [`check_partition_store`].
+    pub(crate) unsafe fn check_partition_store64<V: KeyVector<Key = u64>>() {
+        let key = |l: usize, below: bool| {
+            if below {
+                (1 << 63) - 100 + l as u64 * 3
+            } else {
+                u64::MAX - l as u64
+            }
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { check_partition_store::<V>(1 << 63, key, 0x5555_5555) }
+    }
+
     pub(crate) unsafe fn check_vector_ops<V: KeyVector>(key: impl Fn(u64) -> V::Key)
     where
         V::Key: std::fmt::Debug,
