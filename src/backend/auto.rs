@@ -41,7 +41,7 @@ impl Auto {
         };
         if !profile_varies {
             auto.nibbles_cpu = auto
-                .pick(Workload::Nibbles, 0)
+                .pick(Workload::Nibbles, 0, KeyMap::Unsigned)
                 .filter(|b| b.device() == Device::Cpu)
                 .and_then(|b| super::cpu::NibbleKernel::of(b.name()));
         }
@@ -52,18 +52,24 @@ impl Auto {
         self.backends.iter().copied().find(|b| b.name() == name)
     }
 
-    /// The first backend of the preference list for `workload` and `len` that is usable
-    /// here, does `workload` and passes `allowed`; else any usable CPU backend that does it.
+    /// The first backend of the preference list for `workload` and `len` (keys mapped by
+    /// `map`) that is usable here, does `workload` and passes `allowed`; else any usable CPU
+    /// backend that does it.
     fn first_preferred(
         &self,
         workload: Workload,
         len: usize,
+        map: KeyMap,
         allowed: impl Fn(Device) -> bool,
     ) -> Option<&'static dyn SortBackend> {
         // A calibration profile measured on this machine goes before the built-in list.
         super::profile::measured_fastest(workload, len)
             .into_iter()
-            .chain(super::thresholds::preference(workload, len).iter().copied())
+            .chain(
+                super::thresholds::preference(workload, len, map)
+                    .iter()
+                    .copied(),
+            )
             .filter_map(|name| self.named(name))
             .find(|b| b.supports(workload) && allowed(b.device()))
             .or_else(|| {
@@ -74,15 +80,25 @@ impl Auto {
             })
     }
 
-    /// The backend `auto` sends a call of `workload` with `len` elements to (never a
-    /// software GPU driver).
-    pub fn pick(&self, workload: Workload, len: usize) -> Option<&'static dyn SortBackend> {
-        self.first_preferred(workload, len, |d| d != Device::Gpu { software: true })
+    /// The backend `auto` sends a call of `workload` with `len` elements to, for keys that
+    /// map to unsigned order by `map` (never a software GPU driver).
+    pub fn pick(
+        &self,
+        workload: Workload,
+        len: usize,
+        map: KeyMap,
+    ) -> Option<&'static dyn SortBackend> {
+        self.first_preferred(workload, len, map, |d| d != Device::Gpu { software: true })
     }
 
     /// The best CPU backend for `workload`, used as the fallback when a GPU fails.
-    fn best_cpu(&self, workload: Workload, len: usize) -> Option<&'static dyn SortBackend> {
-        self.first_preferred(workload, len, |d| d == Device::Cpu)
+    fn best_cpu(
+        &self,
+        workload: Workload,
+        len: usize,
+        map: KeyMap,
+    ) -> Option<&'static dyn SortBackend> {
+        self.first_preferred(workload, len, map, |d| d == Device::Cpu)
     }
 
     /// Runs `call` on the picked backend; a GPU error falls back to the best CPU backend
@@ -91,14 +107,15 @@ impl Auto {
         &self,
         workload: Workload,
         len: usize,
+        map: KeyMap,
         mut call: impl FnMut(&'static dyn SortBackend) -> Result<()>,
     ) -> Result<()> {
-        let Some(backend) = self.pick(workload, len) else {
+        let Some(backend) = self.pick(workload, len, map) else {
             return Err(self.unsupported(workload));
         };
         match call(backend) {
             Err(Error::Gpu(_)) | Err(Error::TooLarge { .. }) if backend.device() != Device::Cpu => {
-                match self.best_cpu(workload, len) {
+                match self.best_cpu(workload, len, map) {
                     Some(cpu) => call(cpu),
                     None => Err(self.unsupported(workload)),
                 }
@@ -114,7 +131,9 @@ impl Auto {
     #[cold]
     #[inline(never)]
     fn route_nibbles(&self, words: &mut [u64]) -> Result<()> {
-        self.route(Workload::Nibbles, words.len(), |b| b.sort_nibbles(words))
+        self.route(Workload::Nibbles, words.len(), KeyMap::Unsigned, |b| {
+            b.sort_nibbles(words)
+        })
     }
 }
 
@@ -144,25 +163,25 @@ impl SortBackend for Auto {
     }
 
     fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
-        self.route(Workload::Keys(KeyWidth::W32), keys.len(), |b| {
+        self.route(Workload::Keys(KeyWidth::W32), keys.len(), map, |b| {
             b.sort_keys32(keys, map)
         })
     }
 
     fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
-        self.route(Workload::Keys(KeyWidth::W64), keys.len(), |b| {
+        self.route(Workload::Keys(KeyWidth::W64), keys.len(), map, |b| {
             b.sort_keys64(keys, map)
         })
     }
 
     fn sort_pairs32(&self, keys: &mut [u32], values: &mut [u32], map: KeyMap) -> Result<()> {
-        self.route(Workload::Pairs(KeyWidth::W32), keys.len(), |b| {
+        self.route(Workload::Pairs(KeyWidth::W32), keys.len(), map, |b| {
             b.sort_pairs32(keys, values, map)
         })
     }
 
     fn sort_pairs64(&self, keys: &mut [u64], values: &mut [u32], map: KeyMap) -> Result<()> {
-        self.route(Workload::Pairs(KeyWidth::W64), keys.len(), |b| {
+        self.route(Workload::Pairs(KeyWidth::W64), keys.len(), map, |b| {
             b.sort_pairs64(keys, values, map)
         })
     }

@@ -13,7 +13,7 @@ mod registry;
 pub mod thresholds;
 
 pub use auto::Auto;
-pub use registry::{auto, auto_pick, available, by_name};
+pub use registry::{auto, auto_pick, auto_pick_for, available, by_name};
 
 use crate::error::{Error, Result};
 use crate::keys::key::{as_bits32, as_bits64, Key, KeyMap, KeyWidth};

@@ -62,9 +62,21 @@ pub fn auto() -> &'static dyn SortBackend {
 /// The backend `auto` sends a call of `workload` with `len` elements to, for tools and
 /// benchmarks that report the pick (`sortnet backends`, `sortnet bench`). It follows the
 /// calibration profile and the built-in thresholds like `auto` does, but not
-/// `SORTNET_BACKEND`; `None` when no usable backend does `workload`.
+/// `SORTNET_BACKEND`; `None` when no usable backend does `workload`. For integer keys and
+/// nibbles; float keys can go elsewhere at the same length, see [`auto_pick_for`].
 pub fn auto_pick(workload: super::Workload, len: usize) -> Option<&'static dyn SortBackend> {
-    the_auto().pick(workload, len)
+    auto_pick_for(workload, len, crate::KeyMap::Unsigned)
+}
+
+/// [`auto_pick`] for keys that map to unsigned order by `map` (`K::MAP` of a [`crate::Key`]
+/// type): floats cost the radix sort one digit more than integers, so `auto` keeps them on
+/// the vectorised quicksort up to longer slices.
+pub fn auto_pick_for(
+    workload: super::Workload,
+    len: usize,
+    map: crate::KeyMap,
+) -> Option<&'static dyn SortBackend> {
+    the_auto().pick(workload, len, map)
 }
 
 /// Whether an environment switch such as `SORTNET_NO_GPU` is set to something other than

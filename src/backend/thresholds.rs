@@ -4,7 +4,7 @@
 //! `auto` takes the first one that is usable here.
 
 use super::Workload;
-use crate::keys::key::KeyWidth;
+use crate::keys::key::{KeyMap, KeyWidth};
 
 /// Words from which the SIMD nibble backends (portable, avx2, avx512) split a slice over
 /// rayon's pool.
@@ -65,6 +65,19 @@ pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 2560;
 /// that ran every pass of all 8 digits it was 8192: radix now skips the digits below those
 /// that tell the keys apart.)
 pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 512;
+/// `f32` keys from which `radix` beats the vectorised quicksort of `avx512` (floats cost
+/// radix more than integers: their top digits, sign and exponent, take few values, so it
+/// sorts on one digit more than for integer keys of the same length).
+///
+/// Measured with the best-of loop of `examples/radix_timing.rs` (3 000 calls, random `f32`
+/// uniform in ±1e6 like the `keys` bench, one thread, quiet 2-core machine): avx512 / radix
+/// 2^12 keys 19.3 / 21.8 µs, 2^13 keys 41.9 / 39.6 µs (`u32` at 2^12: 18.8 / 12.6 µs).
+pub(crate) const KEYS32_FLOAT_RADIX_MIN_LEN: usize = 6144;
+/// `f64` keys from which `radix` beats the vectorised quicksort of `avx512`.
+///
+/// Measured as [`KEYS32_FLOAT_RADIX_MIN_LEN`] (random `f64` in ±1e6): avx512 / radix 2^10
+/// keys 7.2 / 8.7 µs, 2^11 keys 14.3 / 15.0 µs, 2^12 keys 30.8 / 28.5 µs.
+pub(crate) const KEYS64_FLOAT_RADIX_MIN_LEN: usize = 3072;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx2`; `auto` uses it on
 /// CPUs without AVX-512 (or with `SORTNET_NO_AVX512=1`).
@@ -92,6 +105,8 @@ pub(crate) const KEYS64_AVX2_RADIX_MIN_LEN: usize = 192;
 // A narrower ISA never beats radix where a wider one does not: `preference` relies on it.
 const _: () = assert!(KEYS32_AVX2_RADIX_MIN_LEN <= KEYS32_RADIX_MIN_LEN);
 const _: () = assert!(KEYS64_AVX2_RADIX_MIN_LEN <= KEYS64_RADIX_MIN_LEN);
+const _: () = assert!(KEYS32_RADIX_MIN_LEN <= KEYS32_FLOAT_RADIX_MIN_LEN);
+const _: () = assert!(KEYS64_RADIX_MIN_LEN <= KEYS64_FLOAT_RADIX_MIN_LEN);
 
 // `portable` sorts keys (any target, `wide` vectors) but comes after `radix` in every key
 // list: on x86-64 (SSE2 build) it was 2 to 12 times slower than `radix` at every length
@@ -139,8 +154,9 @@ pub const GPU_RADIX_KEYS32_END: usize = 1 << 29;
 /// 2^20 did the GPU win for u64 keys (1.38x); at 2^26 it was a tie (1.06x).
 pub const GPU_RADIX_KEYS64_END: usize = 1 << 21;
 
-/// Backends `auto` tries for `workload` at `len` elements, best first.
-pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static str] {
+/// Backends `auto` tries for `workload` at `len` elements whose keys map to unsigned order
+/// by `map`, best first.
+pub(crate) fn preference(workload: Workload, len: usize, map: KeyMap) -> &'static [&'static str] {
     match workload {
         // The same order at every length (auto resolves it once, see `Auto::nibbles_cpu`): each
         // SIMD kernel sorts its own short inputs and tails (a few words by `lut`, short ones
@@ -148,14 +164,23 @@ pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static s
         // at every length; the figures are in BENCHMARKS.md (nibble sort on the CPU).
         Workload::Nibbles => &["avx512", "avx2", "portable", "lut", "scalar"],
         Workload::Keys(width) => {
+            let float = map == KeyMap::Float;
             let (avx512_to, avx2_to, gpu) = match width {
                 KeyWidth::W32 => (
-                    KEYS32_RADIX_MIN_LEN,
+                    if float {
+                        KEYS32_FLOAT_RADIX_MIN_LEN
+                    } else {
+                        KEYS32_RADIX_MIN_LEN
+                    },
                     KEYS32_AVX2_RADIX_MIN_LEN,
                     GPU_RADIX_KEYS32_MIN..GPU_RADIX_KEYS32_END,
                 ),
                 KeyWidth::W64 => (
-                    KEYS64_RADIX_MIN_LEN,
+                    if float {
+                        KEYS64_FLOAT_RADIX_MIN_LEN
+                    } else {
+                        KEYS64_RADIX_MIN_LEN
+                    },
                     KEYS64_AVX2_RADIX_MIN_LEN,
                     GPU_RADIX_MIN_KEYS..GPU_RADIX_KEYS64_END,
                 ),
@@ -180,9 +205,14 @@ pub(crate) fn preference(workload: Workload, len: usize) -> &'static [&'static s
 mod key_tests {
     use super::*;
 
-    /// The first of `names` in the key preference at `len`.
+    /// The first of `names` in the key preference at `len` for integer keys.
     fn first_of(width: KeyWidth, len: usize, names: &[&str]) -> &'static str {
-        preference(Workload::Keys(width), len)
+        first_mapped(width, len, KeyMap::Unsigned, names)
+    }
+
+    /// The first of `names` in the key preference at `len` for keys mapped by `map`.
+    fn first_mapped(width: KeyWidth, len: usize, map: KeyMap, names: &[&str]) -> &'static str {
+        preference(Workload::Keys(width), len, map)
             .iter()
             .copied()
             .find(|n| names.contains(n))
@@ -219,6 +249,31 @@ mod key_tests {
             }
         }
     }
+
+    #[test]
+    fn floats_stay_on_the_simd_sort_longer() {
+        let with_512 = ["avx512", "avx2", "portable", "radix"];
+        for (w, int_to, float_to) in [
+            (
+                KeyWidth::W32,
+                KEYS32_RADIX_MIN_LEN,
+                KEYS32_FLOAT_RADIX_MIN_LEN,
+            ),
+            (
+                KeyWidth::W64,
+                KEYS64_RADIX_MIN_LEN,
+                KEYS64_FLOAT_RADIX_MIN_LEN,
+            ),
+        ] {
+            assert_eq!(first_mapped(w, int_to, KeyMap::Signed, &with_512), "radix");
+            assert_eq!(first_mapped(w, int_to, KeyMap::Float, &with_512), "avx512");
+            assert_eq!(
+                first_mapped(w, float_to - 1, KeyMap::Float, &with_512),
+                "avx512"
+            );
+            assert_eq!(first_mapped(w, float_to, KeyMap::Float, &with_512), "radix");
+        }
+    }
 }
 
 #[cfg(test)]
@@ -231,11 +286,22 @@ mod gpu_radix_tests {
             (KeyWidth::W32, GPU_RADIX_KEYS32_MIN, GPU_RADIX_KEYS32_END),
             (KeyWidth::W64, GPU_RADIX_MIN_KEYS, GPU_RADIX_KEYS64_END),
         ] {
-            let gpu = |len| preference(Workload::Keys(w), len).contains(&"vulkan-radix");
-            assert_eq!(preference(Workload::Keys(w), start)[0], "vulkan-radix");
-            assert_eq!(preference(Workload::Keys(w), end - 1)[0], "vulkan-radix");
+            let gpu = |len| {
+                preference(Workload::Keys(w), len, KeyMap::Unsigned).contains(&"vulkan-radix")
+            };
+            assert_eq!(
+                preference(Workload::Keys(w), start, KeyMap::Unsigned)[0],
+                "vulkan-radix"
+            );
+            assert_eq!(
+                preference(Workload::Keys(w), end - 1, KeyMap::Unsigned)[0],
+                "vulkan-radix"
+            );
             assert!(!gpu(start - 1) && !gpu(end) && !gpu(1 << 30));
         }
-        assert!(!preference(Workload::Pairs(KeyWidth::W32), 1 << 21).contains(&"vulkan-radix"));
+        assert!(
+            !preference(Workload::Pairs(KeyWidth::W32), 1 << 21, KeyMap::Unsigned)
+                .contains(&"vulkan-radix")
+        );
     }
 }

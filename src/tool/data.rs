@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use rayon::slice::ParallelSliceMut;
 use sortnet::backend::{self, Device};
-use sortnet::{Key, KeyWidth, SortBackend, Workload};
+use sortnet::{Key, KeyMap, KeyWidth, SortBackend, Workload};
 
 /// A key type as the tool handles it: parse, print, and build from random bits.
 pub trait ToolKey: Key + Default + FromStr<Err: Display> + std::fmt::Debug {
@@ -74,6 +74,15 @@ impl Kind {
             Kind::U64 | Kind::I64 | Kind::F64 => Workload::Keys(KeyWidth::W64),
             Kind::Pairs => Workload::Pairs(KeyWidth::W32),
             Kind::Pairs64 => Workload::Pairs(KeyWidth::W64),
+        }
+    }
+
+    /// How the keys map to unsigned order (`auto` routes floats differently).
+    pub fn map(self) -> KeyMap {
+        match self {
+            Kind::F32 | Kind::F64 => KeyMap::Float,
+            Kind::I32 | Kind::I64 => KeyMap::Signed,
+            _ => KeyMap::Unsigned,
         }
     }
 

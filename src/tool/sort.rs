@@ -128,8 +128,9 @@ fn sort_file<K: ToolKey>(args: &SortArgs) -> Outcome {
             (t2 - t1).as_secs_f64(),
             match args.backend {
                 Some(_) => sorter.name(),
-                None => backend::auto_pick(sortnet::Workload::Keys(K::WIDTH), keys.len())
-                    .map_or("auto", |b| b.name()),
+                None =>
+                    backend::auto_pick_for(sortnet::Workload::Keys(K::WIDTH), keys.len(), K::MAP)
+                        .map_or("auto", |b| b.name()),
             },
             (t3 - t2).as_secs_f64()
         );
