@@ -1707,7 +1707,7 @@ mod tests {
         let mut skewed = vec![0; 256];
         (skewed[0], skewed[1]) = (n / 2, n / 2);
         let mut asked = Vec::new();
-        let mut count_as = |h: &Vec<usize>, a: usize, b: usize, asked: &mut Vec<(usize, usize)>| {
+        let count_as = |h: &Vec<usize>, a: usize, b: usize, asked: &mut Vec<(usize, usize)>| {
             asked.push((a, b));
             vec![h.clone(); b - a]
         };
