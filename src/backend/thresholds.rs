@@ -98,9 +98,25 @@ pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 1200;
 /// radix 48 keys 248 / 278 ns (1.12x), 64 keys 260 / 420 ns (1.61x), 256 keys 2.16 / 1.63
 /// µs (0.75x), 1000 keys 0.67x. The best-of loop: 128 keys 884 / 1126 ns, 192 keys 1356-1399
 /// / 1385-1396 ns (a tie), 256 keys 1831 / 1598-1980 ns. Below 32 keys radix's insertion
-/// sort is faster (16 keys: 68 / 46 ns), a gap `auto` does not route around yet. (Against the
+/// sort is faster (16 keys: 68 / 46 ns), which `auto` routes to radix ([`KEYS64_SIMD_MIN_LEN`]). (Against the
 /// radix before `faaab26` the crossover was near 2048 keys.)
 pub(crate) const KEYS64_AVX2_RADIX_MIN_LEN: usize = 192;
+
+/// 32-bit keys from which `avx512`'s quicksort beats `avx2`'s; below, `auto` takes `avx2`
+/// even on CPUs with AVX-512: up to 64 keys its whole-slice register network is cheaper
+/// than AVX-512's (which sorts in 16-key rows and merges them).
+///
+/// Measured with the best-of loop of `examples/keys_best_of.rs` (AMD EPYC Zen 4, one
+/// thread, random `u32`), avx2 / avx512: 8 keys 18 / 53 ns, 16 keys 49 / 52 ns, 32 keys 72 /
+/// 97 ns, 64 keys 109 / 169 ns, 72 keys 290 / 284 ns, 96 keys 336 / 296 ns.
+pub(crate) const KEYS32_AVX512_MIN_LEN: usize = 65;
+/// 64-bit keys from which the SIMD quicksorts beat `radix`, which sorts slices this short
+/// by insertion sort; below, `auto` takes `radix`.
+///
+/// Measured as [`KEYS32_AVX512_MIN_LEN`] (random `u64`), avx2 / avx512 / radix: 16 keys
+/// 72 / 65 / 49 ns, 20 keys 102 / 113 / 77 ns, 24 keys 105 / 113 / 101 ns, 32 keys 107 / 110
+/// / 152 ns.
+pub(crate) const KEYS64_SIMD_MIN_LEN: usize = 24;
 
 // A narrower ISA never beats radix where a wider one does not: `preference` relies on it.
 const _: () = assert!(KEYS32_AVX2_RADIX_MIN_LEN <= KEYS32_RADIX_MIN_LEN);
@@ -185,7 +201,11 @@ pub(crate) fn preference(workload: Workload, len: usize, map: KeyMap) -> &'stati
                     GPU_RADIX_MIN_KEYS..GPU_RADIX_KEYS64_END,
                 ),
             };
-            if len < avx2_to {
+            if width == KeyWidth::W32 && len < KEYS32_AVX512_MIN_LEN {
+                &["avx2", "avx512", "radix", "portable"]
+            } else if width == KeyWidth::W64 && len < KEYS64_SIMD_MIN_LEN {
+                &["radix", "avx512", "avx2", "portable"]
+            } else if len < avx2_to {
                 &["avx512", "avx2", "radix", "portable"]
             } else if len < avx512_to {
                 // On a CPU without AVX-512 radix goes first from here.
@@ -233,20 +253,41 @@ mod key_tests {
                 KEYS64_AVX2_RADIX_MIN_LEN,
             ),
         ] {
-            // A CPU with AVX-512 (and so AVX2).
+            // A CPU with AVX-512 (and so AVX2); the shortest slices go elsewhere (below).
             let with_512 = ["avx512", "avx2", "portable", "radix"];
-            assert_eq!(first_of(w, 0, &with_512), "avx512");
+            assert_eq!(first_of(w, 100, &with_512), "avx512");
             assert_eq!(first_of(w, avx512_to - 1, &with_512), "avx512");
             assert_eq!(first_of(w, avx512_to, &with_512), "radix");
             // A CPU with AVX2 only.
             let with_avx2 = ["avx2", "portable", "radix"];
-            assert_eq!(first_of(w, 0, &with_avx2), "avx2");
+            assert_eq!(first_of(w, 100, &with_avx2), "avx2");
             assert_eq!(first_of(w, avx2_to - 1, &with_avx2), "avx2");
             assert_eq!(first_of(w, avx2_to, &with_avx2), "radix");
             // Anything else: radix at every length (portable is slower, see above).
             for len in [0, 1, 100, avx2_to, 1 << 20] {
                 assert_eq!(first_of(w, len, &["portable", "radix"]), "radix");
             }
+        }
+    }
+
+    #[test]
+    fn the_shortest_slices_go_to_the_cheapest_small_sort() {
+        let with_512 = ["avx512", "avx2", "portable", "radix"];
+        assert_eq!(first_of(KeyWidth::W32, 0, &with_512), "avx2");
+        assert_eq!(
+            first_of(KeyWidth::W32, KEYS32_AVX512_MIN_LEN - 1, &with_512),
+            "avx2"
+        );
+        assert_eq!(
+            first_of(KeyWidth::W32, KEYS32_AVX512_MIN_LEN, &with_512),
+            "avx512"
+        );
+        for cpu in [&with_512[..], &["avx2", "portable", "radix"]] {
+            assert_eq!(
+                first_of(KeyWidth::W64, KEYS64_SIMD_MIN_LEN - 1, cpu),
+                "radix"
+            );
+            assert_ne!(first_of(KeyWidth::W64, KEYS64_SIMD_MIN_LEN, cpu), "radix");
         }
     }
 
