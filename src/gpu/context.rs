@@ -120,6 +120,11 @@ type FreeBuffers = HashMap<(Memory, u64), Vec<Subbuffer<[u8]>>>;
 pub struct GpuContext {
     device: Arc<Device>,
     queue: Arc<Queue>,
+    /// A queue of a transfer-only family (the copy engines) with timestamps, which carries
+    /// the downloads of streamed host transfers so that they run beside the compute queue's
+    /// work; `None` where the device has no such family or `SORTNET_GPU_TRANSFER_QUEUE=0`
+    /// (then the compute queue carries them).
+    transfer: Option<Arc<Queue>>,
     memory: Arc<StandardMemoryAllocator>,
     command_buffers: Arc<StandardCommandBufferAllocator>,
     descriptor_sets: Arc<StandardDescriptorSetAllocator>,
@@ -145,6 +150,23 @@ impl std::fmt::Debug for GpuContext {
             .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
+}
+
+/// A queue family that does transfers only (NVIDIA: the copy engines' family) and writes
+/// timestamps (they mark the pieces of a streamed download as landed).
+fn transfer_only_family(physical: &PhysicalDevice) -> Option<u32> {
+    physical
+        .queue_family_properties()
+        .iter()
+        .position(|q| {
+            q.queue_flags.intersects(QueueFlags::TRANSFER)
+                && !q
+                    .queue_flags
+                    .intersects(QueueFlags::COMPUTE | QueueFlags::GRAPHICS)
+                && q.queue_count > 0
+                && q.timestamp_valid_bits.is_some_and(|b| b > 0)
+        })
+        .map(|f| f as u32)
 }
 
 /// Rank for device choice: discrete first, CPU (software) drivers last.
@@ -201,13 +223,23 @@ impl GpuContext {
         let shader_float16 =
             supported.shader_float16 && physical.api_version() >= vulkano::Version::V1_2;
         let shader_int16 = supported.shader_int16;
+        let transfer_family = (std::env::var("SORTNET_GPU_TRANSFER_QUEUE").as_deref() != Ok("0"))
+            .then(|| transfer_only_family(&physical))
+            .flatten();
+        let mut queue_create_infos = vec![QueueCreateInfo {
+            queue_family_index: family,
+            ..Default::default()
+        }];
+        if let Some(f) = transfer_family {
+            queue_create_infos.push(QueueCreateInfo {
+                queue_family_index: f,
+                ..Default::default()
+            });
+        }
         let (device, mut queues) = Device::new(
             physical.clone(),
             DeviceCreateInfo {
-                queue_create_infos: vec![QueueCreateInfo {
-                    queue_family_index: family,
-                    ..Default::default()
-                }],
+                queue_create_infos,
                 enabled_features: DeviceFeatures {
                     shader_int64,
                     shader_float16,
@@ -221,6 +253,7 @@ impl GpuContext {
         let queue = queues
             .next()
             .ok_or_else(|| Error::Gpu("the device gave no queue".into()))?;
+        let transfer = queues.next();
         let mut limits = read_limits(&physical, family, shader_int64);
         limits.shader_float16 = shader_float16;
         limits.shader_int16 = shader_int16;
@@ -255,6 +288,7 @@ impl GpuContext {
             },
             device,
             queue,
+            transfer,
             limits,
             memory_cap,
             stream_piece,
@@ -418,10 +452,21 @@ impl GpuContext {
                 MemoryTypeFilter::PREFER_HOST | MemoryTypeFilter::HOST_RANDOM_ACCESS,
             ),
         };
+        // The transfer queue downloads from device buffers into staging ones: both families
+        // use pooled buffers, so they are shared without ownership transfers.
+        let sharing = match &self.transfer {
+            Some(t) => vulkano::sync::Sharing::Concurrent(
+                [self.queue.queue_family_index(), t.queue_family_index()]
+                    .into_iter()
+                    .collect(),
+            ),
+            None => vulkano::sync::Sharing::Exclusive,
+        };
         Buffer::new_slice::<u8>(
             self.memory.clone(),
             BufferCreateInfo {
                 usage,
+                sharing,
                 ..Default::default()
             },
             AllocationCreateInfo {
@@ -486,12 +531,7 @@ impl GpuContext {
 
     /// A one-time-submit primary command buffer builder on the compute queue's family.
     pub fn command_builder(&self) -> Result<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>> {
-        AutoCommandBufferBuilder::primary(
-            self.command_buffers.clone(),
-            self.queue.queue_family_index(),
-            CommandBufferUsage::OneTimeSubmit,
-        )
-        .map_err(gpu_err("creating a command buffer"))
+        self.builder_on(&self.queue)
     }
 
     /// Builds `builder`, submits it on the shared queue and waits for it to finish.
@@ -511,6 +551,24 @@ impl GpuContext {
 }
 
 impl GpuContext {
+    /// A one-time-submit primary command buffer builder for `queue`'s family.
+    fn builder_on(
+        &self,
+        queue: &Arc<Queue>,
+    ) -> Result<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>> {
+        AutoCommandBufferBuilder::primary(
+            self.command_buffers.clone(),
+            queue.queue_family_index(),
+            CommandBufferUsage::OneTimeSubmit,
+        )
+        .map_err(gpu_err("creating a command buffer"))
+    }
+
+    /// Whether streamed downloads run on a transfer-only queue beside the compute queue.
+    pub fn has_transfer_queue(&self) -> bool {
+        self.transfer.is_some()
+    }
+
     /// Builds `builder` and submits it on the shared queue without waiting.
     fn submit(
         &self,
@@ -573,111 +631,48 @@ impl GpuContext {
 
     /// Moves `data` into the first `data.len()` elements of `device`, runs the work that
     /// `record` records, moves the result back into `data`, overlapping the host's copies
-    /// with the GPU's:
-    ///
-    /// - upload: each piece is copied into pooled staging memory on all cores and its DMA
-    ///   submitted at once, so the GPU moves piece `i` while the host fills piece `i + 1`;
-    /// - download: the work and every piece's DMA back are one command buffer with a
-    ///   timestamp after each piece; the host copies a piece out as soon as its timestamp is
-    ///   written, while the GPU moves the next.
-    ///
-    /// Input and output have separate staging buffers, so that on `Err` the pieces already
-    /// written back are restored from the input's: `data` then holds its original contents.
-    /// Callers check [`streams`](Self::streams) first.
+    /// with the GPU's: a [`HostStream`] with one [`DownloadGroup`] (see there). On `Err`
+    /// `data` holds its original contents. Callers check [`streams`](Self::streams) first.
     pub fn round_trip_streamed<T: BufferContents + Copy + Send + Sync>(
         self: &Arc<Self>,
         data: &mut [T],
         device: &Subbuffer<[T]>,
         record: impl FnOnce(&mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>) -> Result<()>,
     ) -> Result<()> {
-        let size = std::mem::size_of::<T>() as u64;
         let n = data.len() as u64;
         if n == 0 {
             return Ok(());
         }
-        let pieces = self.pieces(n, size);
-        let input = self.buffer(Memory::Staging, n * size)?;
-        let output = self.buffer(Memory::Staging, n * size)?;
-        let (input, output) = (input.slice::<T>(n), output.slice::<T>(n));
         let device = device.clone().slice(0..n);
-        // 1. Upload, piece by piece.
-        let mut uploads = Vec::with_capacity(pieces.len());
-        for r in &pieces {
-            let staged = input.clone().slice(r.clone());
-            par_copy(
-                &mut staged
-                    .write()
-                    .map_err(gpu_err("mapping a staging buffer"))?,
-                &data[r.start as usize..r.end as usize],
-            );
-            let mut builder = self.command_builder()?;
-            builder
-                .copy_buffer(CopyBufferInfo::buffers(
-                    staged,
-                    device.clone().slice(r.clone()),
-                ))
-                .map_err(gpu_err("recording an upload"))?;
-            uploads.push(self.submit(builder)?);
-        }
-        // 2. The work, then the download with a timestamp after every piece, recorded while
-        //    the last pieces upload.
-        let marks = self.piece_marks(pieces.len() as u32)?;
-        let mut builder = self.command_builder()?;
-        // SAFETY: the pool is new; its queries are reset here, before this command buffer
-        // writes each of them once.
-        unsafe { builder.reset_query_pool(marks.clone(), 0..pieces.len() as u32) }
-            .map_err(gpu_err("resetting queries"))?;
-        record(&mut builder)?;
-        for (j, r) in pieces.iter().enumerate() {
-            builder
-                .copy_buffer(CopyBufferInfo::buffers(
-                    device.clone().slice(r.clone()),
-                    output.clone().slice(r.clone()),
-                ))
-                .map_err(gpu_err("recording a download"))?;
-            // SAFETY: query j was reset above and is written once, after piece j's copy.
-            unsafe { builder.write_timestamp(marks.clone(), j as u32, PipelineStage::AllCommands) }
-                .map_err(gpu_err("recording a timestamp"))?;
-        }
-        for upload in uploads {
-            upload
-                .wait(None)
-                .map_err(gpu_err("waiting for an upload"))?;
-        }
-        let done = self.submit(builder)?;
-        // 3. Each piece back as soon as it landed.
-        let mut written = 0usize;
-        let result = (|| {
-            for (j, r) in pieces.iter().enumerate() {
-                wait_for_mark(&marks, j as u32, &done)?;
-                let range = r.start as usize..r.end as usize;
-                let view = output.clone().slice(r.clone());
-                // SAFETY: piece j's copy has finished (its timestamp, written after it, is
-                // available), nothing writes that range again, and the memory is
-                // host-coherent (`streams`), so the mapped bytes are the copy's result and
-                // are read while no one writes them. (Like every download in the crate, it
-                // relies on coherent memory rather than a barrier to the host stage, which
-                // vulkano's command buffers do not record.)
-                let landed = unsafe { mapped::<T>(&view)? };
-                par_copy(&mut data[range.clone()], landed);
-                written = range.end;
-            }
-            done.wait(None).map_err(gpu_err("waiting for the GPU"))
-        })();
-        if let Err(e) = result {
-            drop(done);
-            if written > 0 {
-                let original = input.clone().slice(0..written as u64);
-                par_copy(
-                    &mut data[..written],
-                    &original
-                        .read()
-                        .map_err(gpu_err("mapping a staging buffer"))?,
-                );
-            }
-            return Err(e);
-        }
-        Ok(())
+        let mut stream = self.host_stream(data)?;
+        let result = stream.upload(&device).and_then(|()| {
+            stream.download(vec![DownloadGroup {
+                work: Box::new(record),
+                source: device,
+            }])
+        });
+        stream.finish(result)
+    }
+
+    /// Starts streaming `data` to the device and back: staging copies for both ways (the
+    /// input's is kept until the end, so that on `Err` what was written back is restored).
+    pub fn host_stream<'d, T: BufferContents + Copy + Send + Sync>(
+        self: &Arc<Self>,
+        data: &'d mut [T],
+    ) -> Result<HostStream<'d, T>> {
+        let size = std::mem::size_of::<T>() as u64;
+        let n = data.len() as u64;
+        let input = self.buffer(Memory::Staging, n.max(1) * size)?;
+        let output = self.buffer(Memory::Staging, n.max(1) * size)?;
+        Ok(HostStream {
+            ctx: self.clone(),
+            input_view: input.slice::<T>(n),
+            output_view: output.slice::<T>(n),
+            _staging: [input, output],
+            data,
+            written: 0,
+            uploads: Vec::new(),
+        })
     }
 
     /// Runs `record`'s work on every piece of `data` independently (each piece is uploaded,
@@ -753,21 +748,12 @@ impl GpuContext {
             }
             Ok(())
         })();
-        if let Err(e) = result {
+        if result.is_err() {
             // Let the GPU finish (or fail) whatever is in flight before reading the input.
             drop(in_flight);
-            if written > 0 {
-                let original = input.clone().slice(0..written as u64);
-                par_copy(
-                    &mut data[..written],
-                    &original
-                        .read()
-                        .map_err(gpu_err("mapping a staging buffer"))?,
-                );
-            }
-            return Err(e);
+            restore_prefix(data, &input, written)?;
         }
-        Ok(())
+        result
     }
 
     /// A timestamp query pool of `count` queries, marking finished pieces.
@@ -783,12 +769,223 @@ impl GpuContext {
     }
 }
 
+/// Records work into a command buffer of the compute queue.
+pub type Recorder<'r> =
+    Box<dyn FnOnce(&mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>) -> Result<()> + 'r>;
+
+/// One group of a streamed download ([`HostStream::download`]): the work after which
+/// `source` holds the group's result, then the copy of `source` back to the host. A
+/// group's place in the host slice follows the previous group's.
+pub struct DownloadGroup<'r, T> {
+    /// The work that finishes the group (on the compute queue; `Box::new(|_| Ok(()))` when
+    /// the group is ready).
+    pub work: Recorder<'r>,
+    /// The group's elements on the device, in host order.
+    pub source: Subbuffer<[T]>,
+}
+
+/// A host slice on its way to the device and back, piece by piece, with the host's copies
+/// (on all cores) overlapping the GPU's:
+///
+/// - [`upload`](Self::upload): each piece is copied into staging memory and its DMA
+///   submitted at once, so the GPU moves piece `i` while the host fills piece `i + 1`;
+/// - [`download`](Self::download): per group, the work (on the compute queue) and the copy
+///   of its pieces back (on the transfer queue where the device has one, else on the compute
+///   queue, after a semaphore) with a timestamp after each piece; the host copies a piece
+///   out as soon as its timestamp is written, while the GPU moves the next one and works on
+///   the next group. So the work on group `g + 1` runs while group `g` travels.
+///
+/// [`finish`](Self::finish) restores what was written back when the result is an `Err`:
+/// then `data` holds its original contents.
+pub struct HostStream<'d, T: BufferContents> {
+    ctx: Arc<GpuContext>,
+    data: &'d mut [T],
+    input_view: Subbuffer<[T]>,
+    output_view: Subbuffer<[T]>,
+    /// The pooled staging buffers behind the views, returned to the pool at the end.
+    _staging: [Pooled; 2],
+    /// Elements at the front of `data` already overwritten by results.
+    written: usize,
+    /// Uploads not yet waited for.
+    uploads: Vec<Submitted>,
+}
+
+/// A group's download, submitted after its work; waiting on it (or dropping it) waits for
+/// the GPU.
+type Landing = FenceSignalFuture<Box<dyn GpuFuture>>;
+
+impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
+    /// Uploads the slice into the first `data.len()` elements of `device`, piece by piece,
+    /// without waiting for the last pieces' copies.
+    pub fn upload(&mut self, device: &Subbuffer<[T]>) -> Result<()> {
+        let size = std::mem::size_of::<T>() as u64;
+        for r in self.ctx.pieces(self.data.len() as u64, size) {
+            let staged = self.input_view.clone().slice(r.clone());
+            par_copy(
+                &mut staged
+                    .write()
+                    .map_err(gpu_err("mapping a staging buffer"))?,
+                &self.data[r.start as usize..r.end as usize],
+            );
+            let mut builder = self.ctx.command_builder()?;
+            builder
+                .copy_buffer(CopyBufferInfo::buffers(staged, device.clone().slice(r)))
+                .map_err(gpu_err("recording an upload"))?;
+            self.uploads.push(self.ctx.submit(builder)?);
+        }
+        Ok(())
+    }
+
+    /// Waits until every upload has landed on the device.
+    pub fn wait_uploads(&mut self) -> Result<()> {
+        for upload in self.uploads.drain(..) {
+            upload
+                .wait(None)
+                .map_err(gpu_err("waiting for an upload"))?;
+        }
+        Ok(())
+    }
+
+    /// Runs each group's work and brings its result back into the slice (groups in slice
+    /// order, covering it), all submitted at once after the uploads landed; see the type's
+    /// description. On `Err` the GPU has finished (or failed) everything submitted.
+    pub fn download(&mut self, groups: Vec<DownloadGroup<'_, T>>) -> Result<()> {
+        let ctx = self.ctx.clone();
+        let size = std::mem::size_of::<T>() as u64;
+        let n = self.data.len() as u64;
+        let piece = ctx.pieces(n, size).first().map_or(1, |r| r.end - r.start);
+        // The pieces of every group: (device range in the group's source, host range).
+        let mut at = 0u64;
+        let plans: Vec<Vec<(Range<u64>, Range<u64>)>> = groups
+            .iter()
+            .map(|g| {
+                let len = g.source.len();
+                let cuts = (0..len)
+                    .step_by(piece as usize)
+                    .map(|s| (s..(s + piece).min(len), at + s..at + (s + piece).min(len)))
+                    .collect();
+                at += len;
+                cuts
+            })
+            .collect();
+        if at != n {
+            return Err(Error::Gpu(format!(
+                "streamed groups hold {at} elements, the slice {n}"
+            )));
+        }
+        let total: usize = plans.iter().map(Vec::len).sum();
+        let marks = ctx.piece_marks(total as u32)?;
+        let down_queue = ctx.transfer.clone().unwrap_or_else(|| ctx.queue.clone());
+        let mut recorded = Vec::with_capacity(groups.len());
+        let mut mark = 0u32;
+        for (g, (group, cuts)) in groups.into_iter().zip(&plans).enumerate() {
+            let mut work = ctx.command_builder()?;
+            if g == 0 {
+                // SAFETY: the pool is new; its queries are reset here, before any download
+                // (each waits for this submission through its semaphore) writes them once.
+                unsafe { work.reset_query_pool(marks.clone(), 0..total as u32) }
+                    .map_err(gpu_err("resetting queries"))?;
+            }
+            (group.work)(&mut work)?;
+            let mut down = ctx.builder_on(&down_queue)?;
+            for (on_device, on_host) in cuts {
+                down.copy_buffer(CopyBufferInfo::buffers(
+                    group.source.clone().slice(on_device.clone()),
+                    self.output_view.clone().slice(on_host.clone()),
+                ))
+                .map_err(gpu_err("recording a download"))?;
+                // SAFETY: query `mark` was reset by the first group's work, which this
+                // download waits for, and is written once, after this piece's copy.
+                unsafe { down.write_timestamp(marks.clone(), mark, PipelineStage::AllCommands) }
+                    .map_err(gpu_err("recording a timestamp"))?;
+                mark += 1;
+            }
+            recorded.push((
+                work.build().map_err(gpu_err("building commands"))?,
+                down.build().map_err(gpu_err("building commands"))?,
+            ));
+        }
+        self.wait_uploads()?;
+        let mut landings: Vec<Landing> = Vec::with_capacity(recorded.len());
+        for (work, down) in recorded {
+            landings.push(
+                vulkano::sync::now(ctx.device.clone())
+                    .then_execute(ctx.queue.clone(), work)
+                    .map_err(gpu_err("submitting work"))?
+                    .then_signal_semaphore_and_flush()
+                    .map_err(gpu_err("flushing work"))?
+                    .then_execute(down_queue.clone(), down)
+                    .map_err(gpu_err("submitting a download"))?
+                    .boxed()
+                    .then_signal_fence_and_flush()
+                    .map_err(gpu_err("flushing a download"))?,
+            );
+        }
+        let mut mark = 0u32;
+        for (cuts, landing) in plans.iter().zip(&landings) {
+            for (_, on_host) in cuts {
+                wait_for_mark(&marks, mark, landing)?;
+                mark += 1;
+                let range = on_host.start as usize..on_host.end as usize;
+                let view = self.output_view.clone().slice(on_host.clone());
+                // SAFETY: this piece's copy has finished (its timestamp, written after it,
+                // is available), nothing writes that range again, and the memory is
+                // host-coherent (`streams`), so the mapped bytes are the copy's result and
+                // are read while no one writes them. (Like every download in the crate, it
+                // relies on coherent memory rather than a barrier to the host stage, which
+                // vulkano's command buffers do not record.)
+                let landed = unsafe { mapped::<T>(&view)? };
+                par_copy(&mut self.data[range.clone()], landed);
+                self.written = range.end;
+            }
+        }
+        for landing in landings {
+            landing.wait(None).map_err(gpu_err("waiting for the GPU"))?;
+        }
+        Ok(())
+    }
+
+    /// Ends the stream with `result`; on `Err` restores the part of the slice already
+    /// overwritten (after the GPU finished whatever was in flight).
+    pub fn finish(mut self, result: Result<()>) -> Result<()> {
+        if result.is_err() {
+            self.uploads.clear();
+            restore_prefix(self.data, &self.input_view, self.written)?;
+        }
+        result
+    }
+}
+
+/// Puts back the first `written` elements of `data` from `input`, the staging copy of its
+/// original contents (after an `Err` on the streamed paths).
+fn restore_prefix<T: BufferContents + Copy + Send + Sync>(
+    data: &mut [T],
+    input: &Subbuffer<[T]>,
+    written: usize,
+) -> Result<()> {
+    if written > 0 {
+        par_copy(
+            &mut data[..written],
+            &input
+                .clone()
+                .slice(0..written as u64)
+                .read()
+                .map_err(gpu_err("mapping a staging buffer"))?,
+        );
+    }
+    Ok(())
+}
+
 /// A submitted command buffer; waiting on it (or dropping it) waits for the GPU.
 type Submitted = FenceSignalFuture<vulkano::command_buffer::CommandBufferExecFuture<NowFuture>>;
 
 /// Waits until timestamp `query` of `marks` is written, or the whole submission `done` has
 /// finished (then the query must be there too).
-fn wait_for_mark(marks: &QueryPool, query: u32, done: &Submitted) -> Result<()> {
+fn wait_for_mark<F: GpuFuture>(
+    marks: &QueryPool,
+    query: u32,
+    done: &FenceSignalFuture<F>,
+) -> Result<()> {
     let mut ticks = [0u64];
     loop {
         if marks

@@ -38,7 +38,7 @@ use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 use vulkano::shader::ShaderStages;
 
-use super::context::{context, gpu_err, GpuContext, Memory, Pooled};
+use super::context::{context, gpu_err, DownloadGroup, GpuContext, Memory, Pooled, Recorder};
 use super::radix_plan::{self as plan, DeviceLimits, TileShape, Variant};
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::{Error, Result};
@@ -148,6 +148,30 @@ impl RadixScratch {
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
+}
+
+/// Which parts of a sort [`RadixSorter::record_phases`] records: the grouped host path
+/// records the histogram, reads it back, then records one pass with bucket offsets of its
+/// own.
+struct Phases<'a> {
+    /// Clear the state, set the count, count every digit.
+    histogram: bool,
+    /// The passes the plan may run (bit p: pass p); zero records no plan, pass or copy.
+    pass_mask: u32,
+    /// Bucket offsets for the lowest pass of `pass_mask`, written over the plan's.
+    buckets: Option<&'a [u32]>,
+    /// Copy the result back into the job's keys when an odd number of passes ran.
+    copy_back: bool,
+}
+
+impl Phases<'_> {
+    /// A whole sort.
+    const WHOLE: Phases<'static> = Phases {
+        histogram: true,
+        pass_mask: (1 << plan::MAX_PASSES) - 1,
+        buckets: None,
+        copy_back: true,
+    };
 }
 
 /// The radix sorter on the shared context.
@@ -408,6 +432,19 @@ impl RadixSorter {
         scratch: &RadixScratch,
         mark: &mut dyn FnMut(&mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>, &str),
     ) -> Result<()> {
+        self.record_phases(builder, job, scratch, &Phases::WHOLE, mark)
+    }
+
+    /// [`record_marked`](Self::record_marked) limited to `phases` (the grouped host path
+    /// records the histogram and a one-pass scatter in separate submissions).
+    fn record_phases(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+        phases: &Phases,
+        mark: &mut dyn FnMut(&mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>, &str),
+    ) -> Result<()> {
         let variant = job.variant();
         if scratch.variant != variant {
             return Err(Error::Gpu(format!(
@@ -461,20 +498,22 @@ impl RadixSorter {
         };
 
         // 1. Clear the state, set the count.
-        builder
-            .fill_buffer(state.clone(), 0)
-            .map_err(gpu_err("clearing radix state"))?;
-        match &job.count {
-            Count::Known(n) => builder
-                .update_buffer(state.clone().index(plan::state::COUNT.into()), Box::new(*n))
-                .map_err(gpu_err("setting the key count"))?,
-            Count::Buffer(buf) => builder
-                .copy_buffer(CopyBufferInfo::buffers(
-                    buf.clone(),
-                    state.clone().index(plan::state::COUNT.into()),
-                ))
-                .map_err(gpu_err("copying the key count"))?,
-        };
+        if phases.histogram {
+            builder
+                .fill_buffer(state.clone(), 0)
+                .map_err(gpu_err("clearing radix state"))?;
+            match &job.count {
+                Count::Known(n) => builder
+                    .update_buffer(state.clone().index(plan::state::COUNT.into()), Box::new(*n))
+                    .map_err(gpu_err("setting the key count"))?,
+                Count::Buffer(buf) => builder
+                    .copy_buffer(CopyBufferInfo::buffers(
+                        buf.clone(),
+                        state.clone().index(plan::state::COUNT.into()),
+                    ))
+                    .map_err(gpu_err("copying the key count"))?,
+            };
+        }
 
         let set = |pipeline: &Arc<ComputePipeline>,
                    writes: Vec<WriteDescriptorSet>|
@@ -523,30 +562,34 @@ impl RadixSorter {
             w
         };
 
-        mark(builder, "clear");
-
         // 2. Histogram of every digit.
-        let hist_set = set(
-            &p.histogram,
-            vec![
-                WriteDescriptorSet::buffer(0, a_keys.clone()),
-                WriteDescriptorSet::buffer(4, state.clone()),
-            ],
-        )?;
-        bind(builder, &p.histogram, hist_set, params(0))?;
-        let groups = plan::histogram_groups(
-            capacity,
-            self.limits.max_groups_x,
-            env_u32("SORTNET_RADIX_HIST_KPI").unwrap_or(plan::HISTOGRAM_KEYS_PER_INVOCATION),
-        );
-        // SAFETY: the histogram shader reads keys[i] for i < min(count, capacity), and
-        // a_keys holds capacity keys; it writes only the histogram words of the state buffer,
-        // which holds state_words >= STATUS words.
-        unsafe { builder.dispatch([groups, 1, 1]) }
-            .map_err(gpu_err("dispatching the radix histogram"))?;
-        mark(builder, "histogram");
+        if phases.histogram {
+            mark(builder, "clear");
+            let hist_set = set(
+                &p.histogram,
+                vec![
+                    WriteDescriptorSet::buffer(0, a_keys.clone()),
+                    WriteDescriptorSet::buffer(4, state.clone()),
+                ],
+            )?;
+            bind(builder, &p.histogram, hist_set, params(0))?;
+            let groups = plan::histogram_groups(
+                capacity,
+                self.limits.max_groups_x,
+                env_u32("SORTNET_RADIX_HIST_KPI").unwrap_or(plan::HISTOGRAM_KEYS_PER_INVOCATION),
+            );
+            // SAFETY: the histogram shader reads keys[i] for i < min(count, capacity), and
+            // a_keys holds capacity keys; it writes only the histogram words of the state
+            // buffer, which holds state_words >= STATUS words.
+            unsafe { builder.dispatch([groups, 1, 1]) }
+                .map_err(gpu_err("dispatching the radix histogram"))?;
+            mark(builder, "histogram");
+        }
+        if phases.pass_mask == 0 {
+            return Ok(());
+        }
 
-        // 3. Plan.
+        // 3. Plan (its pass slot holds the passes it may run).
         let indirect = scratch.indirect.clone();
         let plan_set = set(
             &p.plan,
@@ -555,10 +598,21 @@ impl RadixSorter {
                 WriteDescriptorSet::buffer(5, indirect.clone().reinterpret::<[u32]>()),
             ],
         )?;
-        bind(builder, &p.plan, plan_set, params(0))?;
+        bind(builder, &p.plan, plan_set, params(phases.pass_mask))?;
         // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
         // and the 51 words of the indirect buffer, all of which exist.
         unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
+        if let Some(buckets) = phases.buckets {
+            // The host's bucket offsets for the one pass that runs replace the plan's.
+            let at =
+                u64::from(plan::state::BUCKET + plan::RADIX * phases.pass_mask.trailing_zeros());
+            builder
+                .update_buffer(
+                    state.clone().slice(at..at + u64::from(plan::RADIX)),
+                    buckets.to_vec().into_boxed_slice(),
+                )
+                .map_err(gpu_err("setting bucket offsets"))?;
+        }
         mark(builder, "plan");
 
         // 4. The passes, each in both directions; the plan gives tiles to one of them.
@@ -586,6 +640,9 @@ impl RadixSorter {
         }
 
         // 5. Back to A when an odd number of passes ran.
+        if !phases.copy_back {
+            return Ok(());
+        }
         let copy_set = set(&p.copy, direction(&b_keys, &a_keys, &b_values, &a_values))?;
         bind(builder, &p.copy, copy_set, params(0))?;
         let at = u64::from(plan::indirect::COPY / 3);
@@ -615,6 +672,9 @@ impl RadixSorter {
         let shape = self.pipelines(variant)?.shape;
         self.check_len(variant, shape, n)?;
         let ctx = &self.ctx;
+        if values.is_none() && ctx.streams(n * kw * 4) && keys_overlap() {
+            return self.sort_keys_grouped(keys, width, map, shape);
+        }
         let sizes = plan::scratch_sizes(variant, shape, n);
         let a_keys = ctx.buffer(Memory::Device, n * kw * 4)?;
         let a_values = values
@@ -643,7 +703,8 @@ impl RadixSorter {
             count: Count::Known(n as u32),
         };
         if values.is_none() && ctx.streams(n * kw * 4) {
-            // Host copies overlap the PCIe copies, piece by piece (keys only).
+            // Host copies overlap the PCIe copies, piece by piece (keys only; the whole sort
+            // between upload and download: `SORTNET_GPU_KEYS_OVERLAP=0`).
             return ctx.round_trip_streamed(keys, &job.keys, |builder| {
                 self.record(builder, &job, &scratch)
             });
@@ -681,6 +742,176 @@ impl RadixSorter {
         }
         Ok(())
     }
+}
+
+impl RadixSorter {
+    /// Sorts keys from a host slice with the sort overlapping the download: after the
+    /// upload, one pass by the most significant digit that varies scatters the keys into its
+    /// 256 buckets, cut into groups of roughly equal size (the host reads the digit counts
+    /// back: one sync point); then each group is sorted on its own and downloaded while the
+    /// next one sorts ([`HostStream::download`]). The whole sort between upload and download
+    /// (`SORTNET_GPU_KEYS_OVERLAP=0`) leaves its 10.7 ms (2^28 u32 keys, H200) beside 41 ms
+    /// of PCIe copies unhidden; here only the scatter pass and the first group's sort are.
+    /// On `Err` `keys` holds its original contents.
+    fn sort_keys_grouped(
+        &self,
+        keys: &mut [u32],
+        width: KeyWidth,
+        map: KeyMap,
+        shape: TileShape,
+    ) -> Result<()> {
+        let ctx = &self.ctx;
+        let variant = Self::variant(width, false);
+        let kw = u64::from(variant.key_words());
+        let n = keys.len() as u64 / kw;
+        let groups = env_u32("SORTNET_GPU_KEY_GROUPS").map_or(KEY_GROUPS, |g| g.max(1) as usize);
+        // Groups start where a storage buffer binding may, so each is sorted as a buffer of
+        // its own; the padding in between costs at most `align` keys per group.
+        let align_bytes = ctx
+            .device()
+            .physical_device()
+            .properties()
+            .min_storage_buffer_offset_alignment
+            .as_devicesize();
+        let align = (align_bytes / (4 * kw)).max(1);
+        let capacity = n + groups as u64 * align;
+        self.check_len(variant, shape, capacity)?;
+        let a = ctx.buffer(Memory::Device, capacity * kw * 4)?;
+        let b = ctx.buffer(Memory::Device, capacity * kw * 4)?;
+        let (a, b) = (a.slice::<u32>(capacity * kw), b.slice::<u32>(capacity * kw));
+        let state_bytes = plan::scratch_sizes(variant, shape, capacity).state_bytes;
+        let state = ctx.buffer(Memory::Device, state_bytes)?;
+        let scatter_job = SortJob {
+            keys: a.clone(),
+            values: None,
+            width,
+            map,
+            count: Count::Known(n as u32),
+        };
+        let scatter_scratch = RadixScratch {
+            variant,
+            capacity,
+            keys: b.clone(),
+            values: None,
+            state: state.slice::<u32>(state_bytes / 4),
+            indirect: self.indirect_buffer()?,
+        };
+        let hist_words = u64::from(variant.passes() * plan::RADIX);
+        let hist_host = ctx.buffer(Memory::Staging, hist_words * 4)?;
+        let hist_host = hist_host.slice::<u32>(hist_words);
+        let mut stream = ctx.host_stream(keys)?;
+        let result = (|| {
+            stream.upload(&a.clone().slice(0..n * kw))?;
+            stream.wait_uploads()?;
+            // Count every digit, read the counts back.
+            let mut builder = ctx.command_builder()?;
+            let histogram = Phases {
+                histogram: true,
+                pass_mask: 0,
+                buckets: None,
+                copy_back: false,
+            };
+            self.record_phases(
+                &mut builder,
+                &scatter_job,
+                &scatter_scratch,
+                &histogram,
+                &mut |_, _| {},
+            )?;
+            let at = u64::from(plan::state::HIST);
+            builder
+                .copy_buffer(CopyBufferInfo::buffers(
+                    scatter_scratch.state.clone().slice(at..at + hist_words),
+                    hist_host.clone(),
+                ))
+                .map_err(gpu_err("reading digit counts back"))?;
+            ctx.submit_and_wait(builder)?;
+            let hist = hist_host
+                .read()
+                .map_err(gpu_err("mapping a staging buffer"))?
+                .to_vec();
+            let layout = plan::group_layout(&hist, n, groups, align);
+            // Scatter by the chosen digit into B, groups at their offsets (all keys equal:
+            // they stay sorted in A).
+            let sorted_in = match layout.pass {
+                Some(pass) => {
+                    let mut builder = ctx.command_builder()?;
+                    let scatter = Phases {
+                        histogram: false,
+                        pass_mask: 1 << pass,
+                        buckets: Some(&layout.buckets),
+                        copy_back: false,
+                    };
+                    self.record_phases(
+                        &mut builder,
+                        &scatter_job,
+                        &scatter_scratch,
+                        &scatter,
+                        &mut |_, _| {},
+                    )?;
+                    ctx.submit_and_wait(builder)?;
+                    &b
+                }
+                None => &a,
+            };
+            let scratch_keys = if layout.pass.is_some() { &a } else { &b };
+            // Each group's sort state in one buffer, every slice aligned for binding.
+            let state_of = |len: u64| {
+                plan::scratch_sizes(variant, shape, len)
+                    .state_bytes
+                    .next_multiple_of(align_bytes.max(4))
+            };
+            let states_bytes: u64 = layout.groups.iter().map(|&(_, len)| state_of(len)).sum();
+            let states = ctx.buffer(Memory::Device, states_bytes)?;
+            let states = states.bytes();
+            let mut state_at = 0u64;
+            let mut download = Vec::with_capacity(layout.groups.len());
+            for &(start, len) in &layout.groups {
+                let words = start * kw..(start + len) * kw;
+                let source = sorted_in.clone().slice(words.clone());
+                let work: Recorder = if len < 2 || layout.pass.is_none() {
+                    Box::new(|_| Ok(()))
+                } else {
+                    let bytes = state_of(len);
+                    let job = SortJob {
+                        keys: source.clone(),
+                        values: None,
+                        width,
+                        map,
+                        count: Count::Known(len as u32),
+                    };
+                    let scratch = RadixScratch {
+                        variant,
+                        capacity: len,
+                        keys: scratch_keys.clone().slice(words),
+                        values: None,
+                        state: states
+                            .clone()
+                            .slice(state_at..state_at + bytes)
+                            .reinterpret::<[u32]>(),
+                        indirect: self.indirect_buffer()?,
+                    };
+                    state_at += bytes;
+                    Box::new(move |builder| self.record(builder, &job, &scratch))
+                };
+                download.push(DownloadGroup { work, source });
+            }
+            stream.download(download)
+        })();
+        stream.finish(result)
+    }
+}
+
+/// Groups the grouped host path sorts and downloads one after the other
+/// (`SORTNET_GPU_KEY_GROUPS` overrides): the first group's sort and the pass before it are
+/// what the download does not hide, and each group costs a sort's fixed steps (clear,
+/// histogram, plan: tens of microseconds).
+const KEY_GROUPS: usize = 16;
+
+/// Whether keys from host slices take the grouped path (`SORTNET_GPU_KEYS_OVERLAP=0`: the
+/// whole sort between upload and download, to compare).
+fn keys_overlap() -> bool {
+    std::env::var("SORTNET_GPU_KEYS_OVERLAP").as_deref() != Ok("0")
 }
 
 /// Views 64-bit keys as 32-bit words (low word first on little-endian hosts, as the
