@@ -473,24 +473,44 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
         f();
         (best, ms(t.elapsed()))
     };
+    // `--e2e-keys-only`: u32 keys on vulkan-radix (grouped and whole sort) and the streamed
+    // copy alone; `--e2e-wide 26`: u64 and f32 keys too at these log2 sizes.
+    let keys_only = std::env::args().any(|a| a == "--e2e-keys-only");
+    let wide: Vec<u32> = match std::env::args().skip_while(|a| a != "--e2e-wide").nth(1) {
+        Some(list) => list.split(',').map(|k| k.parse().unwrap()).collect(),
+        None => Vec::new(),
+    };
     for &k in &sizes {
         let n = 1usize << k;
         for (workload, name) in [
             ("u32 keys", "vulkan-radix"),
+            ("u32 keys", WHOLE_SORT),
             ("u32 keys", "vulkan-bitonic"),
             ("u32 keys", "streamed copy, no sort"),
+            ("u64 keys", "vulkan-radix"),
+            ("u64 keys", WHOLE_SORT),
+            ("f32 keys", "vulkan-radix"),
+            ("f32 keys", WHOLE_SORT),
             ("nibbles", "vulkan-radix"),
             ("nibbles", "streamed copy, no sort"),
         ] {
             let copy_only = name.starts_with("streamed");
-            let Some(b) = backend::by_name(if copy_only { "vulkan-radix" } else { name }) else {
+            let whole = name == WHOLE_SORT;
+            let nibbles = workload == "nibbles";
+            let key_bytes = if workload == "u64 keys" { 8 } else { 4 };
+            if (keys_only && (nibbles || name == "vulkan-bitonic"))
+                || (workload != "u32 keys" && !nibbles && !wide.contains(&k))
+            {
+                continue;
+            }
+            let Some(b) = backend::by_name(if copy_only || whole { "vulkan-radix" } else { name })
+            else {
                 continue;
             };
-            let nibbles = workload == "nibbles";
             if nibbles && !b.supports(sortnet::Workload::Nibbles) {
                 continue;
             }
-            let bytes = n as u64 * if nibbles { 8 } else { 4 };
+            let bytes = n as u64 * if nibbles { 8 } else { key_bytes };
             if bytes > ctx.max_buffer_bytes() {
                 continue;
             }
@@ -535,16 +555,23 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
                 assert!(v.into_inner() == pristine);
                 r
             } else {
-                let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
-                let v = std::cell::RefCell::new(pristine.clone());
-                let mut want = pristine.clone();
-                want.par_sort_unstable();
-                let r = measure(
-                    &mut || v.borrow_mut().copy_from_slice(&pristine),
-                    &mut || b.sort(&mut v.borrow_mut()[..]).unwrap(),
-                );
-                let v = v.into_inner();
-                assert!(v == want);
+                if whole {
+                    std::env::set_var("SORTNET_GPU_KEYS_OVERLAP", "0");
+                }
+                let random = random_u64(n, 11);
+                let r = match workload {
+                    "u64 keys" => e2e_keys(b, random, &measure),
+                    "f32 keys" => e2e_keys(
+                        b,
+                        random
+                            .into_iter()
+                            .map(|x| (x as i32 as f32) / 65536.0)
+                            .collect(),
+                        &measure,
+                    ),
+                    _ => e2e_keys(b, random.into_iter().map(|x| x as u32).collect(), &measure),
+                };
+                std::env::remove_var("SORTNET_GPU_KEYS_OVERLAP");
                 r
             };
             let (w, c) = (warm_ms, cold_ms);
@@ -572,6 +599,27 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
             );
         }
     }
+}
+
+/// The row of the host path with the whole sort between upload and download.
+const WHOLE_SORT: &str = "vulkan-radix, whole sort (SORTNET_GPU_KEYS_OVERLAP=0)";
+
+/// Warm and cold wall clock of `b.sort` on a copy of `pristine` (checked against std's
+/// order), timed by `measure(reset, sort)`.
+fn e2e_keys<K: sortnet::Key + PartialEq + std::fmt::Debug>(
+    b: &'static dyn sortnet::SortBackend,
+    pristine: Vec<K>,
+    measure: &dyn Fn(&mut dyn FnMut(), &mut dyn FnMut()) -> (f64, f64),
+) -> (f64, f64) {
+    let v = std::cell::RefCell::new(pristine.clone());
+    let mut want = pristine.clone();
+    want.par_sort_unstable_by(|x, y| x.key_cmp(y));
+    let r = measure(
+        &mut || v.borrow_mut().copy_from_slice(&pristine),
+        &mut || b.sort(&mut v.borrow_mut()[..]).unwrap(),
+    );
+    assert!(v.into_inner() == want);
+    r
 }
 
 /// Kernel configurations of the nibble sort against the copy kernel, each in one command

@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -672,6 +673,7 @@ impl GpuContext {
             data,
             written: 0,
             uploads: Vec::new(),
+            trace: std::env::var_os("SORTNET_GPU_STREAM_TRACE").map(|_| Instant::now()),
         })
     }
 
@@ -808,6 +810,9 @@ pub struct HostStream<'d, T: BufferContents> {
     written: usize,
     /// Uploads not yet waited for.
     uploads: Vec<Submitted>,
+    /// When the stream started, if `SORTNET_GPU_STREAM_TRACE` is set: then every step is
+    /// printed to stderr with its time, and the GPU's timestamps of every downloaded piece.
+    trace: Option<Instant>,
 }
 
 /// A group's download, submitted after its work; waiting on it (or dropping it) waits for
@@ -815,6 +820,16 @@ pub struct HostStream<'d, T: BufferContents> {
 type Landing = FenceSignalFuture<Box<dyn GpuFuture>>;
 
 impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
+    /// Prints `what` with the time since the stream started when tracing.
+    pub fn note(&self, what: std::fmt::Arguments) {
+        if let Some(start) = self.trace {
+            eprintln!(
+                "[stream] {:8.3} ms {what}",
+                start.elapsed().as_secs_f64() * 1e3
+            );
+        }
+    }
+
     /// Uploads the slice into the first `data.len()` elements of `device`, piece by piece,
     /// without waiting for the last pieces' copies.
     pub fn upload(&mut self, device: &Subbuffer<[T]>) -> Result<()> {
@@ -827,22 +842,30 @@ impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
                     .map_err(gpu_err("mapping a staging buffer"))?,
                 &self.data[r.start as usize..r.end as usize],
             );
+            let mib = (r.end - r.start) * size >> 20;
             let mut builder = self.ctx.command_builder()?;
             builder
                 .copy_buffer(CopyBufferInfo::buffers(staged, device.clone().slice(r)))
                 .map_err(gpu_err("recording an upload"))?;
             self.uploads.push(self.ctx.submit(builder)?);
+            self.note(format_args!(
+                "upload piece of {mib} MiB staged and submitted"
+            ));
         }
         Ok(())
     }
 
     /// Waits until every upload has landed on the device.
     pub fn wait_uploads(&mut self) -> Result<()> {
+        if self.uploads.is_empty() {
+            return Ok(());
+        }
         for upload in self.uploads.drain(..) {
             upload
                 .wait(None)
                 .map_err(gpu_err("waiting for an upload"))?;
         }
+        self.note(format_args!("uploads landed"));
         Ok(())
     }
 
@@ -873,21 +896,28 @@ impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
                 "streamed groups hold {at} elements, the slice {n}"
             )));
         }
-        let total: usize = plans.iter().map(Vec::len).sum();
-        let marks = ctx.piece_marks(total as u32)?;
+        // A timestamp when each group's download starts, and one after each piece.
+        let total = (plans.iter().map(Vec::len).sum::<usize>() + plans.len()) as u32;
+        let marks = ctx.piece_marks(total)?;
         let down_queue = ctx.transfer.clone().unwrap_or_else(|| ctx.queue.clone());
-        let mut recorded = Vec::with_capacity(groups.len());
+        // Each group is submitted as soon as it is recorded (the first after the uploads
+        // landed), so that the GPU starts on group 0 while the host records the others.
+        let mut landings: Vec<Landing> = Vec::with_capacity(groups.len());
         let mut mark = 0u32;
         for (g, (group, cuts)) in groups.into_iter().zip(&plans).enumerate() {
             let mut work = ctx.command_builder()?;
             if g == 0 {
                 // SAFETY: the pool is new; its queries are reset here, before any download
                 // (each waits for this submission through its semaphore) writes them once.
-                unsafe { work.reset_query_pool(marks.clone(), 0..total as u32) }
+                unsafe { work.reset_query_pool(marks.clone(), 0..total) }
                     .map_err(gpu_err("resetting queries"))?;
             }
             (group.work)(&mut work)?;
             let mut down = ctx.builder_on(&down_queue)?;
+            // SAFETY: as below, for the group's start mark.
+            unsafe { down.write_timestamp(marks.clone(), mark, PipelineStage::AllCommands) }
+                .map_err(gpu_err("recording a timestamp"))?;
+            mark += 1;
             for (on_device, on_host) in cuts {
                 down.copy_buffer(CopyBufferInfo::buffers(
                     group.source.clone().slice(on_device.clone()),
@@ -900,14 +930,11 @@ impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
                     .map_err(gpu_err("recording a timestamp"))?;
                 mark += 1;
             }
-            recorded.push((
-                work.build().map_err(gpu_err("building commands"))?,
-                down.build().map_err(gpu_err("building commands"))?,
-            ));
-        }
-        self.wait_uploads()?;
-        let mut landings: Vec<Landing> = Vec::with_capacity(recorded.len());
-        for (work, down) in recorded {
+            let work = work.build().map_err(gpu_err("building commands"))?;
+            let down = down.build().map_err(gpu_err("building commands"))?;
+            if g == 0 {
+                self.wait_uploads()?;
+            }
             landings.push(
                 vulkano::sync::now(ctx.device.clone())
                     .then_execute(ctx.queue.clone(), work)
@@ -921,11 +948,14 @@ impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
                     .map_err(gpu_err("flushing a download"))?,
             );
         }
+        self.note(format_args!("{} groups submitted", landings.len()));
         let mut mark = 0u32;
         for (cuts, landing) in plans.iter().zip(&landings) {
+            mark += 1;
             for (_, on_host) in cuts {
                 wait_for_mark(&marks, mark, landing)?;
                 mark += 1;
+                self.note(format_args!("piece {} landed", mark - 1));
                 let range = on_host.start as usize..on_host.end as usize;
                 let view = self.output_view.clone().slice(on_host.clone());
                 // SAFETY: this piece's copy has finished (its timestamp, written after it,
@@ -937,10 +967,31 @@ impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
                 let landed = unsafe { mapped::<T>(&view)? };
                 par_copy(&mut self.data[range.clone()], landed);
                 self.written = range.end;
+                self.note(format_args!("piece {} copied out", mark - 1));
             }
         }
         for landing in landings {
             landing.wait(None).map_err(gpu_err("waiting for the GPU"))?;
+        }
+        if self.trace.is_some() {
+            let mut ticks = vec![0u64; total as usize];
+            marks
+                .get_results(0..total, &mut ticks, QueryResultFlags::WAIT)
+                .map_err(gpu_err("reading timestamps"))?;
+            let ns = ctx.limits.timestamp_period_ns.unwrap_or(1.0);
+            let at = |t: u64| t.wrapping_sub(ticks[0]) as f64 * ns * 1e-6;
+            let mut q = 0;
+            for (g, cuts) in plans.iter().enumerate() {
+                let mut line = format!(
+                    "group {g}: download starts at {:.3} ms (GPU), pieces end at",
+                    at(ticks[q])
+                );
+                for k in 0..cuts.len() {
+                    line += &format!(" {:.3}", at(ticks[q + 1 + k]));
+                }
+                q += 1 + cuts.len();
+                self.note(format_args!("{line}"));
+            }
         }
         Ok(())
     }

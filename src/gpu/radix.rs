@@ -831,6 +831,11 @@ impl RadixSorter {
                 .map_err(gpu_err("mapping a staging buffer"))?
                 .to_vec();
             let layout = plan::group_layout(&hist, n, groups, align);
+            stream.note(format_args!(
+                "digit counts read back: pass {:?}, {} groups",
+                layout.pass,
+                layout.groups.len()
+            ));
             // Scatter by the chosen digit into B, groups at their offsets (all keys equal:
             // they stay sorted in A).
             let sorted_in = match layout.pass {
@@ -850,6 +855,7 @@ impl RadixSorter {
                         &mut |_, _| {},
                     )?;
                     ctx.submit_and_wait(builder)?;
+                    stream.note(format_args!("scatter by pass {pass} done"));
                     &b
                 }
                 None => &a,
