@@ -503,8 +503,11 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
             {
                 continue;
             }
-            let Some(b) = backend::by_name(if copy_only || whole { "vulkan-radix" } else { name })
-            else {
+            let Some(b) = backend::by_name(if copy_only || whole {
+                "vulkan-radix"
+            } else {
+                name
+            }) else {
                 continue;
             };
             if nibbles && !b.supports(sortnet::Workload::Nibbles) {

@@ -815,6 +815,10 @@ pub struct HostStream<'d, T: BufferContents> {
     trace: Option<Instant>,
 }
 
+/// Timestamps of each group before its pieces': its work's start and end, its download's
+/// start.
+const GROUP_MARKS: usize = 3;
+
 /// A group's download, submitted after its work; waiting on it (or dropping it) waits for
 /// the GPU.
 type Landing = FenceSignalFuture<Box<dyn GpuFuture>>;
@@ -896,8 +900,9 @@ impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
                 "streamed groups hold {at} elements, the slice {n}"
             )));
         }
-        // A timestamp when each group's download starts, and one after each piece.
-        let total = (plans.iter().map(Vec::len).sum::<usize>() + plans.len()) as u32;
+        // Per group: timestamps when its work starts and ends and when its download starts
+        // (for the trace), then one after each piece.
+        let total = (plans.iter().map(Vec::len).sum::<usize>() + GROUP_MARKS * plans.len()) as u32;
         let marks = ctx.piece_marks(total)?;
         let down_queue = ctx.transfer.clone().unwrap_or_else(|| ctx.queue.clone());
         // Each group is submitted as soon as it is recorded (the first after the uploads
@@ -912,20 +917,30 @@ impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
                 unsafe { work.reset_query_pool(marks.clone(), 0..total) }
                     .map_err(gpu_err("resetting queries"))?;
             }
-            (group.work)(&mut work)?;
-            let mut down = ctx.builder_on(&down_queue)?;
-            // SAFETY: as below, for the group's start mark.
-            unsafe { down.write_timestamp(marks.clone(), mark, PipelineStage::AllCommands) }
+            // The start marks are written when their command reaches the top of the pipe
+            // (no wait for earlier work), the others after everything before them.
+            // SAFETY: as below, for the group's work and download marks.
+            unsafe { work.write_timestamp(marks.clone(), mark, PipelineStage::TopOfPipe) }
                 .map_err(gpu_err("recording a timestamp"))?;
-            mark += 1;
+            (group.work)(&mut work)?;
+            // SAFETY: as below.
+            unsafe { work.write_timestamp(marks.clone(), mark + 1, PipelineStage::AllCommands) }
+                .map_err(gpu_err("recording a timestamp"))?;
+            let mut down = ctx.builder_on(&down_queue)?;
+            // SAFETY: as below.
+            unsafe { down.write_timestamp(marks.clone(), mark + 2, PipelineStage::TopOfPipe) }
+                .map_err(gpu_err("recording a timestamp"))?;
+            mark += GROUP_MARKS as u32;
             for (on_device, on_host) in cuts {
                 down.copy_buffer(CopyBufferInfo::buffers(
                     group.source.clone().slice(on_device.clone()),
                     self.output_view.clone().slice(on_host.clone()),
                 ))
                 .map_err(gpu_err("recording a download"))?;
-                // SAFETY: query `mark` was reset by the first group's work, which this
-                // download waits for, and is written once, after this piece's copy.
+                // SAFETY: query `mark` was reset by the first group's work, which comes
+                // before every group's work on the compute queue and which every download
+                // waits for (semaphores cover all earlier submissions of their queue); it is
+                // written once, after this piece's copy.
                 unsafe { down.write_timestamp(marks.clone(), mark, PipelineStage::AllCommands) }
                     .map_err(gpu_err("recording a timestamp"))?;
                 mark += 1;
@@ -951,7 +966,7 @@ impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
         self.note(format_args!("{} groups submitted", landings.len()));
         let mut mark = 0u32;
         for (cuts, landing) in plans.iter().zip(&landings) {
-            mark += 1;
+            mark += GROUP_MARKS as u32;
             for (_, on_host) in cuts {
                 wait_for_mark(&marks, mark, landing)?;
                 mark += 1;
@@ -983,13 +998,15 @@ impl<T: BufferContents + Copy + Send + Sync> HostStream<'_, T> {
             let mut q = 0;
             for (g, cuts) in plans.iter().enumerate() {
                 let mut line = format!(
-                    "group {g}: download starts at {:.3} ms (GPU), pieces end at",
-                    at(ticks[q])
+                    "group {g} (GPU ms): work {:.3}-{:.3}, download from {:.3}, pieces end at",
+                    at(ticks[q]),
+                    at(ticks[q + 1]),
+                    at(ticks[q + 2])
                 );
                 for k in 0..cuts.len() {
-                    line += &format!(" {:.3}", at(ticks[q + 1 + k]));
+                    line += &format!(" {:.3}", at(ticks[q + GROUP_MARKS + k]));
                 }
-                q += 1 + cuts.len();
+                q += GROUP_MARKS + cuts.len();
                 self.note(format_args!("{line}"));
             }
         }
