@@ -48,7 +48,7 @@ fn device_buffer<T: vulkano::buffer::BufferContents>(
 }
 
 /// Uploads `data` into a new device buffer.
-fn upload<T: vulkano::buffer::BufferContents + Copy>(
+fn upload<T: vulkano::buffer::BufferContents + bytemuck::Pod>(
     ctx: &Arc<GpuContext>,
     data: &[T],
 ) -> Subbuffer<[T]> {
@@ -483,19 +483,20 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
     for &k in &sizes {
         let n = 1usize << k;
         for (workload, name) in [
-            ("u32 keys", "vulkan-radix"),
+            ("u32 keys", GROUPED),
             ("u32 keys", WHOLE_SORT),
             ("u32 keys", "vulkan-bitonic"),
             ("u32 keys", "streamed copy, no sort"),
-            ("u64 keys", "vulkan-radix"),
+            ("u64 keys", GROUPED),
             ("u64 keys", WHOLE_SORT),
-            ("f32 keys", "vulkan-radix"),
+            ("f32 keys", GROUPED),
             ("f32 keys", WHOLE_SORT),
             ("nibbles", "vulkan-radix"),
             ("nibbles", "streamed copy, no sort"),
         ] {
             let copy_only = name.starts_with("streamed");
             let whole = name == WHOLE_SORT;
+            let grouped = name == GROUPED;
             let nibbles = workload == "nibbles";
             let key_bytes = if workload == "u64 keys" { 8 } else { 4 };
             if (keys_only && (nibbles || name == "vulkan-bitonic"))
@@ -503,7 +504,7 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
             {
                 continue;
             }
-            let Some(b) = backend::by_name(if copy_only || whole {
+            let Some(b) = backend::by_name(if copy_only || whole || grouped {
                 "vulkan-radix"
             } else {
                 name
@@ -558,9 +559,8 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
                 assert!(v.into_inner() == pristine);
                 r
             } else {
-                if whole {
-                    std::env::set_var("SORTNET_GPU_KEYS_OVERLAP", "0");
-                }
+                // The grouped path forced at every size, or the whole sort.
+                std::env::set_var("SORTNET_GPU_KEYS_OVERLAP", if whole { "0" } else { "1" });
                 let random = random_u64(n, 11);
                 let r = match workload {
                     "u64 keys" => e2e_keys(b, random, &measure),
@@ -606,6 +606,8 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
 
 /// The row of the host path with the whole sort between upload and download.
 const WHOLE_SORT: &str = "vulkan-radix, whole sort (SORTNET_GPU_KEYS_OVERLAP=0)";
+/// The row of the grouped host path (sort overlapping the download), at every size.
+const GROUPED: &str = "vulkan-radix, grouped (SORTNET_GPU_KEYS_OVERLAP=1)";
 
 /// Warm and cold wall clock of `b.sort` on a copy of `pristine` (checked against std's
 /// order), timed by `measure(reset, sort)`.

@@ -114,6 +114,7 @@ fn grouped_key_sorts_match_std(ctx: &sortnet::gpu::context::GpuContext) {
             }
         })
         .collect();
+    std::env::set_var("SORTNET_GPU_KEYS_OVERLAP", "1");
     for groups in ["16", "1", "3", "64"] {
         std::env::set_var("SORTNET_GPU_KEY_GROUPS", groups);
         check(b, &random, &format!("random u32, {groups} groups"));
@@ -153,4 +154,6 @@ fn grouped_key_sorts_match_std(ctx: &sortnet::gpu::context::GpuContext) {
     check(b, &keys::<u64>(Pattern::Random, n, 10), "u64, whole sort");
     std::env::remove_var("SORTNET_GPU_KEYS_OVERLAP");
     std::env::remove_var("SORTNET_GPU_KEY_GROUPS");
+    // Below GROUPED_MIN_BYTES without the knob: the whole sort.
+    check(b, &random, "random u32, default path");
 }

@@ -672,7 +672,7 @@ impl RadixSorter {
         let shape = self.pipelines(variant)?.shape;
         self.check_len(variant, shape, n)?;
         let ctx = &self.ctx;
-        if values.is_none() && ctx.streams(n * kw * 4) && keys_overlap() {
+        if values.is_none() && ctx.streams(n * kw * 4) && keys_overlap(n * kw * 4) {
             return self.sort_keys_grouped(keys, width, map, shape);
         }
         let sizes = plan::scratch_sizes(variant, shape, n);
@@ -854,8 +854,8 @@ impl RadixSorter {
                         &scatter,
                         &mut |_, _| {},
                     )?;
-                    ctx.submit_and_wait(builder)?;
-                    stream.note(format_args!("scatter by pass {pass} done"));
+                    // The groups are recorded while the scatter runs.
+                    stream.submit_before_download(builder)?;
                     &b
                 }
                 None => &a,
@@ -914,10 +914,20 @@ impl RadixSorter {
 /// histogram, plan: tens of microseconds).
 const KEY_GROUPS: usize = 16;
 
-/// Whether keys from host slices take the grouped path (`SORTNET_GPU_KEYS_OVERLAP=0`: the
-/// whole sort between upload and download, to compare).
-fn keys_overlap() -> bool {
-    std::env::var("SORTNET_GPU_KEYS_OVERLAP").as_deref() != Ok("0")
+/// Keys from host slices of at least this many bytes take the grouped path (when they
+/// stream at all). Below it the sync points and fixed costs of the grouped path outweigh
+/// the part of the sort it hides.
+const GROUPED_MIN_BYTES: u64 = 512 << 20;
+
+/// Whether keys from a host slice of `bytes` bytes take the grouped path:
+/// `SORTNET_GPU_KEYS_OVERLAP=1` always, `=0` never (the whole sort between upload and
+/// download, to compare), else from [`GROUPED_MIN_BYTES`].
+fn keys_overlap(bytes: u64) -> bool {
+    match std::env::var("SORTNET_GPU_KEYS_OVERLAP").as_deref() {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => bytes >= GROUPED_MIN_BYTES,
+    }
 }
 
 /// Views 64-bit keys as 32-bit words (low word first on little-endian hosts, as the
