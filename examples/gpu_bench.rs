@@ -499,7 +499,11 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
             let grouped = name == GROUPED;
             let nibbles = workload == "nibbles";
             let key_bytes = if workload == "u64 keys" { 8 } else { 4 };
-            if (keys_only && (nibbles || name == "vulkan-bitonic"))
+            // `GPU_BENCH_E2E_ROWS=grouped,streamed`: only rows whose backend names one of these.
+            let rows_wanted = std::env::var("GPU_BENCH_E2E_ROWS")
+                .map_or(true, |rows| rows.split(',').any(|r| name.contains(r)));
+            if !rows_wanted
+                || (keys_only && (nibbles || name == "vulkan-bitonic"))
                 || (workload != "u32 keys" && !nibbles && !wide.contains(&k))
             {
                 continue;

@@ -1166,9 +1166,28 @@ pub fn par_copy<T: Pod + Send + Sync>(dst: &mut [T], src: &[T]) {
         copy(dst, src);
         return;
     }
-    dst.par_chunks_mut(piece)
-        .zip(src.par_chunks(piece))
-        .for_each(|(d, s)| copy(d, s));
+    let mut run = move || {
+        dst.par_chunks_mut(piece)
+            .zip(src.par_chunks(piece))
+            .for_each(|(d, s)| copy(d, s))
+    };
+    // `SORTNET_GPU_COPY_THREADS=<n>`: the host copies on a pool of n threads (measuring
+    // whether fewer copying cores leave the PCIe copies more host memory bandwidth).
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    let pool = POOL.get_or_init(|| {
+        let threads = std::env::var("SORTNET_GPU_COPY_THREADS")
+            .ok()?
+            .parse()
+            .ok()?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .ok()
+    });
+    match pool {
+        Some(pool) => pool.install(run),
+        None => run(),
+    }
 }
 
 /// Copies `src` into `dst` (same length) with non-temporal stores on x86-64 (SSE2, part of
