@@ -909,14 +909,20 @@ impl RadixSorter {
 }
 
 /// Groups the grouped host path sorts and downloads one after the other
-/// (`SORTNET_GPU_KEY_GROUPS` overrides): the first group's sort and the pass before it are
-/// what the download does not hide, and each group costs a sort's fixed steps (clear,
-/// histogram, plan: tens of microseconds).
-const KEY_GROUPS: usize = 16;
+/// (`SORTNET_GPU_KEY_GROUPS` overrides). H200, u32 keys, warm, bound / wall clock
+/// (BENCHMARKS-gpu-overlap.md, call 3): 2^28: 4 / 6 / 8 / 12 / 16 groups 76 / 78 / 77 / 76 /
+/// 74%; 2^26: 66 / 67 / 67 / 62 / 60%. The first group's sort is not hidden, and each group
+/// costs a sort's fixed steps (and its recording, about 80 us on the host); every later sort
+/// runs about 2x slower beside a download on the copy engine (1.4 -> 2.8 ms per 2^25 keys),
+/// so that the sorts, not the downloads, pace the download phase.
+const KEY_GROUPS: usize = 8;
 
 /// Keys from host slices of at least this many bytes take the grouped path (when they
 /// stream at all). Below it the sync points and fixed costs of the grouped path outweigh
-/// the part of the sort it hides.
+/// the part of the sort it hides: H200, u32 keys, warm, bound / wall clock, grouped (8
+/// groups) against the whole sort (BENCHMARKS-gpu-overlap.md, calls 2-3): 2^24 (64 MiB) 40
+/// against 52%, 2^26 (256 MiB) 67 against 66%, 2^28 (1 GiB) 77 against 71%; u64 keys at
+/// 2^26 (512 MiB) 61 against 62% (16 groups).
 const GROUPED_MIN_BYTES: u64 = 512 << 20;
 
 /// Whether keys from a host slice of `bytes` bytes take the grouped path:
