@@ -22,6 +22,14 @@
 //! `shaders/radix_scatter.comp`. The sort is stable, so pairs keep equal keys' values in
 //! input order.
 //!
+//! Host slices (`SortBackend`): small ones go up, are sorted and come down in one command
+//! buffer; from two stream pieces on the transfers stream piece by piece with the host's
+//! copies on all cores ([`HostStream`](super::context::HostStream)); keys alone from
+//! `GROUPED_MIN_BYTES` on take the grouped path, whose sort overlaps the download: one pass
+//! by the most significant digit that varies cuts the keys into `KEY_GROUPS` groups, then
+//! each group is sorted while the one before it travels back
+//! (`RadixSorter::sort_keys_grouped`).
+//!
 //! Data already on the GPU: [`RadixSorter::record`] records the sort into the caller's
 //! command buffer for caller-owned buffers, with scratch from [`RadixSorter::new_scratch`]
 //! (its size from [`RadixSorter::scratch_bytes`]).
@@ -654,8 +662,9 @@ impl RadixSorter {
         Ok(())
     }
 
-    /// Sorts host slices: upload through staging, sort, download. On `Err` the slices are
-    /// unchanged (they are written only after the GPU finished).
+    /// Sorts host slices: upload through staging, sort, download (streamed in pieces for
+    /// large slices, grouped for large slices of keys alone: see the module's description).
+    /// On `Err` the slices hold their original contents.
     fn sort_host(
         &self,
         keys: &mut [u32],
@@ -748,11 +757,19 @@ impl RadixSorter {
     /// Sorts keys from a host slice with the sort overlapping the download: after the
     /// upload, one pass by the most significant digit that varies scatters the keys into its
     /// 256 buckets, cut into groups of roughly equal size (the host reads the digit counts
-    /// back: one sync point); then each group is sorted on its own and downloaded while the
-    /// next one sorts ([`HostStream::download`]). The whole sort between upload and download
-    /// (`SORTNET_GPU_KEYS_OVERLAP=0`) leaves its 10.7 ms (2^28 u32 keys, H200) beside 41 ms
-    /// of PCIe copies unhidden; here only the scatter pass and the first group's sort are.
-    /// On `Err` `keys` holds its original contents.
+    /// back: the one sync point), each group starting where a storage buffer may be bound;
+    /// then each group is sorted on its own (the existing sort on the group's range, the
+    /// other buffer's same range as scratch) and downloaded on the transfer queue while the
+    /// next one sorts ([`HostStream::download`](super::context::HostStream::download)).
+    ///
+    /// Why: the whole sort between upload and download (`SORTNET_GPU_KEYS_OVERLAP=0`) leaves
+    /// its 10.7 ms (2^28 u32 keys, H200) beside 41 ms of PCIe copies unhidden; here what is
+    /// not hidden is the digit count with its read-back (1.0 ms), the scatter pass (3.0 ms)
+    /// and the first group's sort (1.4 ms). The price: the keys make one pass more (the
+    /// groups' sorts run their top digit again), and the later groups' sorts run about 2x
+    /// slower beside the copy engine's downloads; from 1 GiB of u32 keys it wins (77% of
+    /// the transfer bound against 71-72%), at 256 MiB it ties, at 64 MiB it loses
+    /// (BENCHMARKS-gpu-overlap.md). On `Err` `keys` holds its original contents.
     fn sort_keys_grouped(
         &self,
         keys: &mut [u32],
