@@ -613,12 +613,15 @@ const WHOLE_SORT: &str = "vulkan-radix, whole sort (SORTNET_GPU_KEYS_OVERLAP=0)"
 /// The row of the grouped host path (sort overlapping the download), at every size.
 const GROUPED: &str = "vulkan-radix, grouped (SORTNET_GPU_KEYS_OVERLAP=1)";
 
+/// Times `sort` after `reset`: (warm ms, cold ms).
+type Measure<'a> = dyn Fn(&mut dyn FnMut(), &mut dyn FnMut()) -> (f64, f64) + 'a;
+
 /// Warm and cold wall clock of `b.sort` on a copy of `pristine` (checked against std's
 /// order), timed by `measure(reset, sort)`.
 fn e2e_keys<K: sortnet::Key + PartialEq + std::fmt::Debug>(
     b: &'static dyn sortnet::SortBackend,
     pristine: Vec<K>,
-    measure: &dyn Fn(&mut dyn FnMut(), &mut dyn FnMut()) -> (f64, f64),
+    measure: &Measure<'_>,
 ) -> (f64, f64) {
     let v = std::cell::RefCell::new(pristine.clone());
     let mut want = pristine.clone();

@@ -860,7 +860,7 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
                     .map_err(gpu_err("mapping a staging buffer"))?,
                 &self.data[r.start as usize..r.end as usize],
             );
-            let mib = (r.end - r.start) * size >> 20;
+            let mib = ((r.end - r.start) * size) >> 20;
             let queue = match &self.ctx.transfer {
                 Some(t) if self.ctx.transfer_uploads => t.clone(),
                 _ => self.ctx.queue.clone(),
