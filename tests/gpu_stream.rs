@@ -152,6 +152,21 @@ fn grouped_key_sorts_match_std(ctx: &sortnet::gpu::context::GpuContext) {
         "random u32, whole sort between upload and download",
     );
     check(b, &keys::<u64>(Pattern::Random, n, 10), "u64, whole sort");
+    // A failure after some pieces were written back leaves the original keys.
+    std::env::set_var("SORTNET_GPU_STREAM_FAIL_AFTER", "3");
+    for overlap in ["1", "0"] {
+        std::env::set_var("SORTNET_GPU_KEYS_OVERLAP", overlap);
+        let mut keys = random.clone();
+        assert!(
+            b.sort(&mut keys).is_err(),
+            "the injected failure is reported"
+        );
+        assert!(
+            keys == random,
+            "keys restored after a failure (overlap {overlap})"
+        );
+    }
+    std::env::remove_var("SORTNET_GPU_STREAM_FAIL_AFTER");
     std::env::remove_var("SORTNET_GPU_KEYS_OVERLAP");
     std::env::remove_var("SORTNET_GPU_KEY_GROUPS");
     // Below GROUPED_MIN_BYTES without the knob: the whole sort.

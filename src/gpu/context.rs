@@ -1014,6 +1014,12 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
             }
         }
         self.note(format_args!("{} groups submitted", landings.len()));
+        // `SORTNET_GPU_STREAM_FAIL_AFTER=<k>`: fail after k pieces were copied back, so that
+        // tests see the slice restored after a failure half way.
+        let fail_after = std::env::var("SORTNET_GPU_STREAM_FAIL_AFTER")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok());
+        let mut copied = 0usize;
         let mut mark = 0u32;
         for (cuts, landing) in plans.iter().zip(&landings) {
             mark += GROUP_MARKS as u32;
@@ -1033,6 +1039,12 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
                 par_copy(&mut self.data[range.clone()], landed);
                 self.written = range.end;
                 self.note(format_args!("piece {} copied out", mark - 1));
+                copied += 1;
+                if fail_after == Some(copied) {
+                    return Err(Error::Gpu(format!(
+                        "failing after {copied} pieces (SORTNET_GPU_STREAM_FAIL_AFTER)"
+                    )));
+                }
             }
         }
         for landing in landings {
