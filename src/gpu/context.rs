@@ -12,6 +12,11 @@
 //! (software) driver such as lavapipe. Backends on a software driver report
 //! `Device::Gpu { software: true }` and `auto` never picks them.
 //!
+//! Queues: the compute queue, and where the device has one, a queue of a transfer-only
+//! family (the copy engines) for the streamed host path's uploads and downloads
+//! ([`HostStream`]), so that a download runs beside the next compute work (on one queue
+//! NVIDIA ran them one after the other). Pooled buffers are then shared by both families.
+//!
 //! Memory cap: `SORTNET_GPU_MEMORY_CAP=<bytes>` (suffixes `k`, `m`, `g` accepted, powers of
 //! 1024) limits the device memory the crate allocates through [`GpuContext::buffer`]; an
 //! allocation over the cap fails with [`Error::Gpu`] before touching Vulkan, so failure paths
@@ -813,6 +818,11 @@ pub struct DownloadGroup<'r, T> {
 /// [`finish`](Self::finish) restores what was written back when the result is an `Err`:
 /// then `data` holds its original contents.
 pub struct HostStream<'d, T: BufferContents> {
+    /// Submissions not yet waited for that the downloads' work needs: the uploads, and
+    /// work of the caller's ([`submit_before_download`](Self::submit_before_download)).
+    /// First, so that dropping the stream waits for them before the staging buffers go
+    /// back to the pool.
+    pending: Vec<Submitted>,
     ctx: Arc<GpuContext>,
     data: &'d mut [T],
     input_view: Subbuffer<[T]>,
@@ -821,9 +831,6 @@ pub struct HostStream<'d, T: BufferContents> {
     _staging: [Pooled; 2],
     /// Elements at the front of `data` already overwritten by results.
     written: usize,
-    /// Submissions not yet waited for that the downloads' work needs: the uploads, and
-    /// work of the caller's ([`submit_before_download`](Self::submit_before_download)).
-    pending: Vec<Submitted>,
     /// When the stream started, if `SORTNET_GPU_STREAM_TRACE` is set: then every step is
     /// printed to stderr with its time, and the GPU's timestamps of every downloaded piece.
     trace: Option<Instant>,
