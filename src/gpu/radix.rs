@@ -162,7 +162,9 @@ impl RadixScratch {
 /// records the histogram, reads it back, then records one pass with bucket offsets of its
 /// own.
 struct Phases<'a> {
-    /// Clear the state, set the count, count every digit.
+    /// Clear the state and set the count.
+    clear: bool,
+    /// Count every digit.
     histogram: bool,
     /// The passes the plan may run (bit p: pass p); zero records no plan, pass or copy.
     pass_mask: u32,
@@ -175,6 +177,7 @@ struct Phases<'a> {
 impl Phases<'_> {
     /// A whole sort.
     const WHOLE: Phases<'static> = Phases {
+        clear: true,
         histogram: true,
         pass_mask: (1 << plan::MAX_PASSES) - 1,
         buckets: None,
@@ -506,7 +509,7 @@ impl RadixSorter {
         };
 
         // 1. Clear the state, set the count.
-        if phases.histogram {
+        if phases.clear {
             builder
                 .fill_buffer(state.clone(), 0)
                 .map_err(gpu_err("clearing radix state"))?;
@@ -823,6 +826,7 @@ impl RadixSorter {
             // Count every digit, read the counts back.
             let mut builder = ctx.command_builder()?;
             let histogram = Phases {
+                clear: true,
                 histogram: true,
                 pass_mask: 0,
                 buckets: None,
@@ -853,32 +857,17 @@ impl RadixSorter {
                 layout.pass,
                 layout.groups.len()
             ));
-            // Scatter by the chosen digit into B, groups at their offsets (all keys equal:
-            // they stay sorted in A).
-            let sorted_in = match layout.pass {
-                Some(pass) => {
-                    let mut builder = ctx.command_builder()?;
-                    let scatter = Phases {
-                        histogram: false,
-                        pass_mask: 1 << pass,
-                        buckets: Some(&layout.buckets),
-                        copy_back: false,
-                    };
-                    self.record_phases(
-                        &mut builder,
-                        &scatter_job,
-                        &scatter_scratch,
-                        &scatter,
-                        &mut |_, _| {},
-                    )?;
-                    // The groups are recorded while the scatter runs.
-                    stream.submit_before_download(builder)?;
-                    &b
-                }
-                None => &a,
+            // All keys equal: they stay sorted in A, nothing to scatter or sort.
+            let Some(pass) = layout.pass else {
+                let source = a.clone().slice(0..n * kw);
+                return stream.download(vec![DownloadGroup {
+                    work: Box::new(|_| Ok(())),
+                    source,
+                }]);
             };
-            let scratch_keys = if layout.pass.is_some() { &a } else { &b };
-            // Each group's sort state in one buffer, every slice aligned for binding.
+            // Each group is sorted in B (where the scatter puts it) with A's same range as
+            // scratch, and a state of its own: the slices of one buffer, each aligned for
+            // binding.
             let state_of = |len: u64| {
                 plan::scratch_sizes(variant, shape, len)
                     .state_bytes
@@ -888,37 +877,80 @@ impl RadixSorter {
             let states = ctx.buffer(Memory::Device, states_bytes)?;
             let states = states.bytes();
             let mut state_at = 0u64;
-            let mut download = Vec::with_capacity(layout.groups.len());
+            let mut sorts = Vec::with_capacity(layout.groups.len());
             for &(start, len) in &layout.groups {
                 let words = start * kw..(start + len) * kw;
-                let source = sorted_in.clone().slice(words.clone());
-                let work: Recorder = if len < 2 || layout.pass.is_none() {
-                    Box::new(|_| Ok(()))
-                } else {
-                    let bytes = state_of(len);
-                    let job = SortJob {
-                        keys: source.clone(),
-                        values: None,
-                        width,
-                        map,
-                        count: Count::Known(len as u32),
-                    };
-                    let scratch = RadixScratch {
-                        variant,
-                        capacity: len,
-                        keys: scratch_keys.clone().slice(words),
-                        values: None,
-                        state: states
-                            .clone()
-                            .slice(state_at..state_at + bytes)
-                            .reinterpret::<[u32]>(),
-                        indirect: self.indirect_buffer()?,
-                    };
-                    state_at += bytes;
-                    Box::new(move |builder| self.record(builder, &job, &scratch))
+                let bytes = state_of(len);
+                let job = SortJob {
+                    keys: b.clone().slice(words.clone()),
+                    values: None,
+                    width,
+                    map,
+                    count: Count::Known(len as u32),
                 };
-                download.push(DownloadGroup { work, source });
+                let scratch = RadixScratch {
+                    variant,
+                    capacity: len,
+                    keys: a.clone().slice(words),
+                    values: None,
+                    state: states
+                        .clone()
+                        .slice(state_at..state_at + bytes)
+                        .reinterpret::<[u32]>(),
+                    indirect: self.indirect_buffer()?,
+                };
+                state_at += bytes;
+                sorts.push((job, scratch));
             }
+            // `SORTNET_GPU_GROUP_PRECLEAR=1`: the groups' state clears (transfer commands)
+            // go with the scatter, before any download, and the groups' sorts hold compute
+            // work only (to find out whether the clears wait for the copy engine).
+            let preclear = std::env::var("SORTNET_GPU_GROUP_PRECLEAR").as_deref() == Ok("1");
+            let mut builder = ctx.command_builder()?;
+            let scatter = Phases {
+                clear: false,
+                histogram: false,
+                pass_mask: 1 << pass,
+                buckets: Some(&layout.buckets),
+                copy_back: false,
+            };
+            self.record_phases(
+                &mut builder,
+                &scatter_job,
+                &scatter_scratch,
+                &scatter,
+                &mut |_, _| {},
+            )?;
+            let clear_only = Phases {
+                clear: true,
+                histogram: false,
+                pass_mask: 0,
+                buckets: None,
+                copy_back: false,
+            };
+            for (job, scratch) in sorts.iter().filter(|_| preclear) {
+                self.record_phases(&mut builder, job, scratch, &clear_only, &mut |_, _| {})?;
+            }
+            // The groups are recorded while the scatter runs.
+            stream.submit_before_download(builder)?;
+            let download = sorts
+                .into_iter()
+                .map(|(job, scratch)| {
+                    let source = job.keys.clone();
+                    let work: Recorder = if job.capacity() < 2 {
+                        Box::new(|_| Ok(()))
+                    } else {
+                        Box::new(move |builder| {
+                            let phases = Phases {
+                                clear: !preclear,
+                                ..Phases::WHOLE
+                            };
+                            self.record_phases(builder, &job, &scratch, &phases, &mut |_, _| {})
+                        })
+                    };
+                    DownloadGroup { work, source }
+                })
+                .collect();
             stream.download(download)
         })();
         stream.finish(result)
