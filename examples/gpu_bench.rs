@@ -452,8 +452,9 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
         None => vec![20, 22, 24, 26, 28],
     };
     println!(
-        "stream piece: {}",
-        std::env::var("SORTNET_GPU_STREAM_PIECE").unwrap_or_else(|_| "16m (default)".into())
+        "stream piece: {}, transfer queue: {}",
+        std::env::var("SORTNET_GPU_STREAM_PIECE").unwrap_or_else(|_| "16m (default)".into()),
+        ctx.has_transfer_queue()
     );
     // `reset` (untimed) restores the input, `f` sorts it.
     let measure = |reset: &mut dyn FnMut(), f: &mut dyn FnMut()| -> (f64, f64) {
