@@ -48,7 +48,7 @@ fn device_buffer<T: vulkano::buffer::BufferContents>(
 }
 
 /// Uploads `data` into a new device buffer.
-fn upload<T: vulkano::buffer::BufferContents + Copy>(
+fn upload<T: vulkano::buffer::BufferContents + bytemuck::Pod>(
     ctx: &Arc<GpuContext>,
     data: &[T],
 ) -> Subbuffer<[T]> {
@@ -452,8 +452,9 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
         None => vec![20, 22, 24, 26, 28],
     };
     println!(
-        "stream piece: {}",
-        std::env::var("SORTNET_GPU_STREAM_PIECE").unwrap_or_else(|_| "16m (default)".into())
+        "stream piece: {}, transfer queue: {}",
+        std::env::var("SORTNET_GPU_STREAM_PIECE").unwrap_or_else(|_| "16m (default)".into()),
+        ctx.has_transfer_queue()
     );
     // `reset` (untimed) restores the input, `f` sorts it.
     let measure = |reset: &mut dyn FnMut(), f: &mut dyn FnMut()| -> (f64, f64) {
@@ -473,24 +474,52 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
         f();
         (best, ms(t.elapsed()))
     };
+    // `--e2e-keys-only`: u32 keys on vulkan-radix (grouped and whole sort) and the streamed
+    // copy alone; `--e2e-wide 26`: u64 and f32 keys too at these log2 sizes.
+    let keys_only = std::env::args().any(|a| a == "--e2e-keys-only");
+    let wide: Vec<u32> = match std::env::args().skip_while(|a| a != "--e2e-wide").nth(1) {
+        Some(list) => list.split(',').map(|k| k.parse().unwrap()).collect(),
+        None => Vec::new(),
+    };
     for &k in &sizes {
         let n = 1usize << k;
         for (workload, name) in [
-            ("u32 keys", "vulkan-radix"),
+            ("u32 keys", GROUPED),
+            ("u32 keys", WHOLE_SORT),
             ("u32 keys", "vulkan-bitonic"),
             ("u32 keys", "streamed copy, no sort"),
+            ("u64 keys", GROUPED),
+            ("u64 keys", WHOLE_SORT),
+            ("f32 keys", GROUPED),
+            ("f32 keys", WHOLE_SORT),
             ("nibbles", "vulkan-radix"),
             ("nibbles", "streamed copy, no sort"),
         ] {
             let copy_only = name.starts_with("streamed");
-            let Some(b) = backend::by_name(if copy_only { "vulkan-radix" } else { name }) else {
+            let whole = name == WHOLE_SORT;
+            let grouped = name == GROUPED;
+            let nibbles = workload == "nibbles";
+            let key_bytes = if workload == "u64 keys" { 8 } else { 4 };
+            // `GPU_BENCH_E2E_ROWS=grouped,streamed`: only rows whose backend names one of these.
+            let rows_wanted = std::env::var("GPU_BENCH_E2E_ROWS")
+                .map_or(true, |rows| rows.split(',').any(|r| name.contains(r)));
+            if !rows_wanted
+                || (keys_only && (nibbles || name == "vulkan-bitonic"))
+                || (workload != "u32 keys" && !nibbles && !wide.contains(&k))
+            {
+                continue;
+            }
+            let Some(b) = backend::by_name(if copy_only || whole || grouped {
+                "vulkan-radix"
+            } else {
+                name
+            }) else {
                 continue;
             };
-            let nibbles = workload == "nibbles";
             if nibbles && !b.supports(sortnet::Workload::Nibbles) {
                 continue;
             }
-            let bytes = n as u64 * if nibbles { 8 } else { 4 };
+            let bytes = n as u64 * if nibbles { 8 } else { key_bytes };
             if bytes > ctx.max_buffer_bytes() {
                 continue;
             }
@@ -535,16 +564,22 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
                 assert!(v.into_inner() == pristine);
                 r
             } else {
-                let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
-                let v = std::cell::RefCell::new(pristine.clone());
-                let mut want = pristine.clone();
-                want.par_sort_unstable();
-                let r = measure(
-                    &mut || v.borrow_mut().copy_from_slice(&pristine),
-                    &mut || b.sort(&mut v.borrow_mut()[..]).unwrap(),
-                );
-                let v = v.into_inner();
-                assert!(v == want);
+                // The grouped path forced at every size, or the whole sort.
+                std::env::set_var("SORTNET_GPU_KEYS_OVERLAP", if whole { "0" } else { "1" });
+                let random = random_u64(n, 11);
+                let r = match workload {
+                    "u64 keys" => e2e_keys(b, random, &measure),
+                    "f32 keys" => e2e_keys(
+                        b,
+                        random
+                            .into_iter()
+                            .map(|x| (x as i32 as f32) / 65536.0)
+                            .collect(),
+                        &measure,
+                    ),
+                    _ => e2e_keys(b, random.into_iter().map(|x| x as u32).collect(), &measure),
+                };
+                std::env::remove_var("SORTNET_GPU_KEYS_OVERLAP");
                 r
             };
             let (w, c) = (warm_ms, cold_ms);
@@ -572,6 +607,32 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
             );
         }
     }
+}
+
+/// The row of the host path with the whole sort between upload and download.
+const WHOLE_SORT: &str = "vulkan-radix, whole sort (SORTNET_GPU_KEYS_OVERLAP=0)";
+/// The row of the grouped host path (sort overlapping the download), at every size.
+const GROUPED: &str = "vulkan-radix, grouped (SORTNET_GPU_KEYS_OVERLAP=1)";
+
+/// Times `sort` after `reset`: (warm ms, cold ms).
+type Measure<'a> = dyn Fn(&mut dyn FnMut(), &mut dyn FnMut()) -> (f64, f64) + 'a;
+
+/// Warm and cold wall clock of `b.sort` on a copy of `pristine` (checked against std's
+/// order), timed by `measure(reset, sort)`.
+fn e2e_keys<K: sortnet::Key + PartialEq + std::fmt::Debug>(
+    b: &'static dyn sortnet::SortBackend,
+    pristine: Vec<K>,
+    measure: &Measure<'_>,
+) -> (f64, f64) {
+    let v = std::cell::RefCell::new(pristine.clone());
+    let mut want = pristine.clone();
+    want.par_sort_unstable_by(|x, y| x.key_cmp(y));
+    let r = measure(
+        &mut || v.borrow_mut().copy_from_slice(&pristine),
+        &mut || b.sort(&mut v.borrow_mut()[..]).unwrap(),
+    );
+    assert!(v.into_inner() == want);
+    r
 }
 
 /// Kernel configurations of the nibble sort against the copy kernel, each in one command

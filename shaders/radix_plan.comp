@@ -10,6 +10,10 @@
 // the key map on read and the last undoes it on write; when none runs (all keys equal, or
 // n < 2) the keys are never touched. Also turns the counts into bucket offsets (exclusive
 // prefix sums).
+//
+// The plan takes, in the push constants' pass slot, the mask of the passes it may run (bit p:
+// pass p; all ones for a whole sort); the others count as trivial. The host path's grouped
+// sort (src/gpu/radix.rs) runs one pass by the most significant digit that way.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -32,7 +36,7 @@ void main() {
     barrier();
     for (uint p = 0u; p < PASSES; p++) {
         uint c = st[ST_HIST + p * RADIX + d];
-        if (c == n) s_trivial[p] = 1u;
+        if (c == n || ((params.pass_index >> p) & 1u) == 0u) s_trivial[p] = 1u;
         uint before = subgroupExclusiveAdd(c);
         uint total = subgroupAdd(c);
         if (subgroupElect()) s_sg_sum[gl_SubgroupID] = total;

@@ -42,6 +42,8 @@
 //! ```
 
 use std::collections::HashMap;
+
+use bytemuck::Pod;
 use std::sync::{Arc, Mutex};
 
 use vulkano::buffer::{BufferContents, Subbuffer};
@@ -456,7 +458,7 @@ impl BitonicSorter {
 
     /// Sorts host `keys` (with `values` along) on the GPU: upload through staging memory,
     /// sort, download. On `Err` both slices are untouched.
-    pub fn sort_host<T: BufferContents + Copy>(
+    pub fn sort_host<T: BufferContents + Pod>(
         &self,
         keys: &mut [T],
         values: Option<&mut [u32]>,
@@ -544,7 +546,7 @@ impl BitonicSorter {
 
     /// Sorts a slice too large for one buffer: chunks of `chunk` elements sorted on the GPU
     /// (in copies, so an error leaves the input untouched), then merged on the CPU.
-    fn sort_chunked<T: BufferContents + Copy>(
+    fn sort_chunked<T: BufferContents + Pod>(
         &self,
         keys: &mut [T],
         values: Option<&mut [u32]>,

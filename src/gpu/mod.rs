@@ -20,6 +20,16 @@
 //! can be tested; `SORTNET_REQUIRE_GPU=1` makes the GPU tests fail instead of skip when no
 //! Vulkan device is usable.
 //!
+//! Host path knobs, for tests and measurements (all give the same results):
+//! `SORTNET_GPU_STREAM_PIECE=<bytes>` (stream piece size), `SORTNET_GPU_TRANSFER_QUEUE=0`
+//! (no transfer queue) or `=down` (downloads only), `SORTNET_GPU_KEYS_OVERLAP=0|1` (keys
+//! never / always by groups), `SORTNET_GPU_KEY_GROUPS=<n>`, `SORTNET_GPU_NT_COPY=0` (plain
+//! host copies), `SORTNET_GPU_COPY_THREADS=<n>`, `SORTNET_GPU_STREAM_TRACE=1` (a timeline of
+//! every streamed transfer on stderr, GPU timestamps included),
+//! `SORTNET_GPU_GROUP_PRECLEAR=1` (the grouped keys path clears its groups' sort states
+//! with the scatter, before any download; not measured yet); and for the no-data-loss
+//! tests `SORTNET_GPU_STREAM_FAIL_AFTER=<k>` (a streamed download fails after k pieces).
+//!
 //! # Data already on the GPU
 //!
 //! ```no_run

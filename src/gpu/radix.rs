@@ -22,6 +22,14 @@
 //! `shaders/radix_scatter.comp`. The sort is stable, so pairs keep equal keys' values in
 //! input order.
 //!
+//! Host slices (`SortBackend`): small ones go up, are sorted and come down in one command
+//! buffer; from two stream pieces on the transfers stream piece by piece with the host's
+//! copies on all cores ([`HostStream`](super::context::HostStream)); keys alone from
+//! `GROUPED_MIN_BYTES` on take the grouped path, whose sort overlaps the download: one pass
+//! by the most significant digit that varies cuts the keys into `KEY_GROUPS` groups, then
+//! each group is sorted while the one before it travels back
+//! (`RadixSorter::sort_keys_grouped`).
+//!
 //! Data already on the GPU: [`RadixSorter::record`] records the sort into the caller's
 //! command buffer for caller-owned buffers, with scratch from [`RadixSorter::new_scratch`]
 //! (its size from [`RadixSorter::scratch_bytes`]).
@@ -38,7 +46,7 @@ use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 use vulkano::shader::ShaderStages;
 
-use super::context::{context, gpu_err, GpuContext, Memory, Pooled};
+use super::context::{context, gpu_err, DownloadGroup, GpuContext, Memory, Pooled, Recorder};
 use super::radix_plan::{self as plan, DeviceLimits, TileShape, Variant};
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::{Error, Result};
@@ -148,6 +156,33 @@ impl RadixScratch {
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
+}
+
+/// Which parts of a sort [`RadixSorter::record_phases`] records: the grouped host path
+/// records the histogram, reads it back, then records one pass with bucket offsets of its
+/// own.
+struct Phases<'a> {
+    /// Clear the state and set the count.
+    clear: bool,
+    /// Count every digit.
+    histogram: bool,
+    /// The passes the plan may run (bit p: pass p); zero records no plan, pass or copy.
+    pass_mask: u32,
+    /// Bucket offsets for the lowest pass of `pass_mask`, written over the plan's.
+    buckets: Option<&'a [u32]>,
+    /// Copy the result back into the job's keys when an odd number of passes ran.
+    copy_back: bool,
+}
+
+impl Phases<'_> {
+    /// A whole sort.
+    const WHOLE: Phases<'static> = Phases {
+        clear: true,
+        histogram: true,
+        pass_mask: (1 << plan::MAX_PASSES) - 1,
+        buckets: None,
+        copy_back: true,
+    };
 }
 
 /// The radix sorter on the shared context.
@@ -408,6 +443,19 @@ impl RadixSorter {
         scratch: &RadixScratch,
         mark: &mut dyn FnMut(&mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>, &str),
     ) -> Result<()> {
+        self.record_phases(builder, job, scratch, &Phases::WHOLE, mark)
+    }
+
+    /// [`record_marked`](Self::record_marked) limited to `phases` (the grouped host path
+    /// records the histogram and a one-pass scatter in separate submissions).
+    fn record_phases(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+        phases: &Phases,
+        mark: &mut dyn FnMut(&mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>, &str),
+    ) -> Result<()> {
         let variant = job.variant();
         if scratch.variant != variant {
             return Err(Error::Gpu(format!(
@@ -461,20 +509,22 @@ impl RadixSorter {
         };
 
         // 1. Clear the state, set the count.
-        builder
-            .fill_buffer(state.clone(), 0)
-            .map_err(gpu_err("clearing radix state"))?;
-        match &job.count {
-            Count::Known(n) => builder
-                .update_buffer(state.clone().index(plan::state::COUNT.into()), Box::new(*n))
-                .map_err(gpu_err("setting the key count"))?,
-            Count::Buffer(buf) => builder
-                .copy_buffer(CopyBufferInfo::buffers(
-                    buf.clone(),
-                    state.clone().index(plan::state::COUNT.into()),
-                ))
-                .map_err(gpu_err("copying the key count"))?,
-        };
+        if phases.clear {
+            builder
+                .fill_buffer(state.clone(), 0)
+                .map_err(gpu_err("clearing radix state"))?;
+            match &job.count {
+                Count::Known(n) => builder
+                    .update_buffer(state.clone().index(plan::state::COUNT.into()), Box::new(*n))
+                    .map_err(gpu_err("setting the key count"))?,
+                Count::Buffer(buf) => builder
+                    .copy_buffer(CopyBufferInfo::buffers(
+                        buf.clone(),
+                        state.clone().index(plan::state::COUNT.into()),
+                    ))
+                    .map_err(gpu_err("copying the key count"))?,
+            };
+        }
 
         let set = |pipeline: &Arc<ComputePipeline>,
                    writes: Vec<WriteDescriptorSet>|
@@ -523,30 +573,34 @@ impl RadixSorter {
             w
         };
 
-        mark(builder, "clear");
-
         // 2. Histogram of every digit.
-        let hist_set = set(
-            &p.histogram,
-            vec![
-                WriteDescriptorSet::buffer(0, a_keys.clone()),
-                WriteDescriptorSet::buffer(4, state.clone()),
-            ],
-        )?;
-        bind(builder, &p.histogram, hist_set, params(0))?;
-        let groups = plan::histogram_groups(
-            capacity,
-            self.limits.max_groups_x,
-            env_u32("SORTNET_RADIX_HIST_KPI").unwrap_or(plan::HISTOGRAM_KEYS_PER_INVOCATION),
-        );
-        // SAFETY: the histogram shader reads keys[i] for i < min(count, capacity), and
-        // a_keys holds capacity keys; it writes only the histogram words of the state buffer,
-        // which holds state_words >= STATUS words.
-        unsafe { builder.dispatch([groups, 1, 1]) }
-            .map_err(gpu_err("dispatching the radix histogram"))?;
-        mark(builder, "histogram");
+        if phases.histogram {
+            mark(builder, "clear");
+            let hist_set = set(
+                &p.histogram,
+                vec![
+                    WriteDescriptorSet::buffer(0, a_keys.clone()),
+                    WriteDescriptorSet::buffer(4, state.clone()),
+                ],
+            )?;
+            bind(builder, &p.histogram, hist_set, params(0))?;
+            let groups = plan::histogram_groups(
+                capacity,
+                self.limits.max_groups_x,
+                env_u32("SORTNET_RADIX_HIST_KPI").unwrap_or(plan::HISTOGRAM_KEYS_PER_INVOCATION),
+            );
+            // SAFETY: the histogram shader reads keys[i] for i < min(count, capacity), and
+            // a_keys holds capacity keys; it writes only the histogram words of the state
+            // buffer, which holds state_words >= STATUS words.
+            unsafe { builder.dispatch([groups, 1, 1]) }
+                .map_err(gpu_err("dispatching the radix histogram"))?;
+            mark(builder, "histogram");
+        }
+        if phases.pass_mask == 0 {
+            return Ok(());
+        }
 
-        // 3. Plan.
+        // 3. Plan (its pass slot holds the passes it may run).
         let indirect = scratch.indirect.clone();
         let plan_set = set(
             &p.plan,
@@ -555,10 +609,21 @@ impl RadixSorter {
                 WriteDescriptorSet::buffer(5, indirect.clone().reinterpret::<[u32]>()),
             ],
         )?;
-        bind(builder, &p.plan, plan_set, params(0))?;
+        bind(builder, &p.plan, plan_set, params(phases.pass_mask))?;
         // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
         // and the 51 words of the indirect buffer, all of which exist.
         unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
+        if let Some(buckets) = phases.buckets {
+            // The host's bucket offsets for the one pass that runs replace the plan's.
+            let at =
+                u64::from(plan::state::BUCKET + plan::RADIX * phases.pass_mask.trailing_zeros());
+            builder
+                .update_buffer(
+                    state.clone().slice(at..at + u64::from(plan::RADIX)),
+                    buckets.to_vec().into_boxed_slice(),
+                )
+                .map_err(gpu_err("setting bucket offsets"))?;
+        }
         mark(builder, "plan");
 
         // 4. The passes, each in both directions; the plan gives tiles to one of them.
@@ -586,6 +651,9 @@ impl RadixSorter {
         }
 
         // 5. Back to A when an odd number of passes ran.
+        if !phases.copy_back {
+            return Ok(());
+        }
         let copy_set = set(&p.copy, direction(&b_keys, &a_keys, &b_values, &a_values))?;
         bind(builder, &p.copy, copy_set, params(0))?;
         let at = u64::from(plan::indirect::COPY / 3);
@@ -597,8 +665,9 @@ impl RadixSorter {
         Ok(())
     }
 
-    /// Sorts host slices: upload through staging, sort, download. On `Err` the slices are
-    /// unchanged (they are written only after the GPU finished).
+    /// Sorts host slices: upload through staging, sort, download (streamed in pieces for
+    /// large slices, grouped for large slices of keys alone: see the module's description).
+    /// On `Err` the slices hold their original contents.
     fn sort_host(
         &self,
         keys: &mut [u32],
@@ -615,6 +684,9 @@ impl RadixSorter {
         let shape = self.pipelines(variant)?.shape;
         self.check_len(variant, shape, n)?;
         let ctx = &self.ctx;
+        if values.is_none() && ctx.streams(n * kw * 4) && keys_overlap(n * kw * 4) {
+            return self.sort_keys_grouped(keys, width, map, shape);
+        }
         let sizes = plan::scratch_sizes(variant, shape, n);
         let a_keys = ctx.buffer(Memory::Device, n * kw * 4)?;
         let a_values = values
@@ -643,7 +715,8 @@ impl RadixSorter {
             count: Count::Known(n as u32),
         };
         if values.is_none() && ctx.streams(n * kw * 4) {
-            // Host copies overlap the PCIe copies, piece by piece (keys only).
+            // Host copies overlap the PCIe copies, piece by piece (keys only; the whole sort
+            // between upload and download: `SORTNET_GPU_KEYS_OVERLAP=0`).
             return ctx.round_trip_streamed(keys, &job.keys, |builder| {
                 self.record(builder, &job, &scratch)
             });
@@ -680,6 +753,235 @@ impl RadixSorter {
             GpuContext::stage_out(s, v)?;
         }
         Ok(())
+    }
+}
+
+impl RadixSorter {
+    /// Sorts keys from a host slice with the sort overlapping the download: after the
+    /// upload, one pass by the most significant digit that varies scatters the keys into its
+    /// 256 buckets, cut into groups of roughly equal size (the host reads the digit counts
+    /// back: the one sync point), each group starting where a storage buffer may be bound;
+    /// then each group is sorted on its own (the existing sort on the group's range, the
+    /// other buffer's same range as scratch) and downloaded on the transfer queue while the
+    /// next one sorts ([`HostStream::download`](super::context::HostStream::download)).
+    ///
+    /// Why: the whole sort between upload and download (`SORTNET_GPU_KEYS_OVERLAP=0`) leaves
+    /// its 10.7 ms (2^28 u32 keys, H200) beside 41 ms of PCIe copies unhidden; here what is
+    /// not hidden is the digit count with its read-back (1.0 ms), the scatter pass (3.0 ms)
+    /// and the first group's sort (1.4 ms). The price: the keys make one pass more (the
+    /// groups' sorts run their top digit again), and the later groups' sorts run about 2x
+    /// slower beside the copy engine's downloads; from 1 GiB of u32 keys it wins (77% of
+    /// the transfer bound against 71-72%), at 256 MiB it ties, at 64 MiB it loses
+    /// (BENCHMARKS-gpu-overlap.md). On `Err` `keys` holds its original contents.
+    fn sort_keys_grouped(
+        &self,
+        keys: &mut [u32],
+        width: KeyWidth,
+        map: KeyMap,
+        shape: TileShape,
+    ) -> Result<()> {
+        let ctx = &self.ctx;
+        let variant = Self::variant(width, false);
+        let kw = u64::from(variant.key_words());
+        let n = keys.len() as u64 / kw;
+        let groups = env_u32("SORTNET_GPU_KEY_GROUPS").map_or(KEY_GROUPS, |g| g.max(1) as usize);
+        // Groups start where a storage buffer binding may, so each is sorted as a buffer of
+        // its own; the padding in between costs at most `align` keys per group.
+        let align_bytes = ctx
+            .device()
+            .physical_device()
+            .properties()
+            .min_storage_buffer_offset_alignment
+            .as_devicesize();
+        let align = (align_bytes / (4 * kw)).max(1);
+        let capacity = n + groups as u64 * align;
+        self.check_len(variant, shape, capacity)?;
+        let a = ctx.buffer(Memory::Device, capacity * kw * 4)?;
+        let b = ctx.buffer(Memory::Device, capacity * kw * 4)?;
+        let (a, b) = (a.slice::<u32>(capacity * kw), b.slice::<u32>(capacity * kw));
+        let state_bytes = plan::scratch_sizes(variant, shape, capacity).state_bytes;
+        let state = ctx.buffer(Memory::Device, state_bytes)?;
+        let scatter_job = SortJob {
+            keys: a.clone(),
+            values: None,
+            width,
+            map,
+            count: Count::Known(n as u32),
+        };
+        let scatter_scratch = RadixScratch {
+            variant,
+            capacity,
+            keys: b.clone(),
+            values: None,
+            state: state.slice::<u32>(state_bytes / 4),
+            indirect: self.indirect_buffer()?,
+        };
+        let hist_words = u64::from(variant.passes() * plan::RADIX);
+        let hist_host = ctx.buffer(Memory::Staging, hist_words * 4)?;
+        let hist_host = hist_host.slice::<u32>(hist_words);
+        let mut stream = ctx.host_stream(keys)?;
+        let result = (|| {
+            stream.upload(&a.clone().slice(0..n * kw))?;
+            stream.wait_uploads()?;
+            // Count every digit, read the counts back.
+            let mut builder = ctx.command_builder()?;
+            let histogram = Phases {
+                clear: true,
+                histogram: true,
+                pass_mask: 0,
+                buckets: None,
+                copy_back: false,
+            };
+            self.record_phases(
+                &mut builder,
+                &scatter_job,
+                &scatter_scratch,
+                &histogram,
+                &mut |_, _| {},
+            )?;
+            let at = u64::from(plan::state::HIST);
+            builder
+                .copy_buffer(CopyBufferInfo::buffers(
+                    scatter_scratch.state.clone().slice(at..at + hist_words),
+                    hist_host.clone(),
+                ))
+                .map_err(gpu_err("reading digit counts back"))?;
+            ctx.submit_and_wait(builder)?;
+            let hist = hist_host
+                .read()
+                .map_err(gpu_err("mapping a staging buffer"))?
+                .to_vec();
+            let layout = plan::group_layout(&hist, n, groups, align);
+            stream.note(format_args!(
+                "digit counts read back: pass {:?}, {} groups",
+                layout.pass,
+                layout.groups.len()
+            ));
+            // All keys equal: they stay sorted in A, nothing to scatter or sort.
+            let Some(pass) = layout.pass else {
+                let source = a.clone().slice(0..n * kw);
+                return stream.download(vec![DownloadGroup {
+                    work: Box::new(|_| Ok(())),
+                    source,
+                }]);
+            };
+            // Each group is sorted in B (where the scatter puts it) with A's same range as
+            // scratch, and a state of its own: the slices of one buffer, each aligned for
+            // binding.
+            let state_of = |len: u64| {
+                plan::scratch_sizes(variant, shape, len)
+                    .state_bytes
+                    .next_multiple_of(align_bytes.max(4))
+            };
+            let states_bytes: u64 = layout.groups.iter().map(|&(_, len)| state_of(len)).sum();
+            let states = ctx.buffer(Memory::Device, states_bytes)?;
+            let states = states.bytes();
+            let mut state_at = 0u64;
+            let mut sorts = Vec::with_capacity(layout.groups.len());
+            for &(start, len) in &layout.groups {
+                let words = start * kw..(start + len) * kw;
+                let bytes = state_of(len);
+                let job = SortJob {
+                    keys: b.clone().slice(words.clone()),
+                    values: None,
+                    width,
+                    map,
+                    count: Count::Known(len as u32),
+                };
+                let scratch = RadixScratch {
+                    variant,
+                    capacity: len,
+                    keys: a.clone().slice(words),
+                    values: None,
+                    state: states
+                        .clone()
+                        .slice(state_at..state_at + bytes)
+                        .reinterpret::<[u32]>(),
+                    indirect: self.indirect_buffer()?,
+                };
+                state_at += bytes;
+                sorts.push((job, scratch));
+            }
+            // `SORTNET_GPU_GROUP_PRECLEAR=1`: the groups' state clears (transfer commands)
+            // go with the scatter, before any download, and the groups' sorts hold compute
+            // work only (to find out whether the clears wait for the copy engine).
+            let preclear = std::env::var("SORTNET_GPU_GROUP_PRECLEAR").as_deref() == Ok("1");
+            let mut builder = ctx.command_builder()?;
+            let scatter = Phases {
+                clear: false,
+                histogram: false,
+                pass_mask: 1 << pass,
+                buckets: Some(&layout.buckets),
+                copy_back: false,
+            };
+            self.record_phases(
+                &mut builder,
+                &scatter_job,
+                &scatter_scratch,
+                &scatter,
+                &mut |_, _| {},
+            )?;
+            let clear_only = Phases {
+                clear: true,
+                histogram: false,
+                pass_mask: 0,
+                buckets: None,
+                copy_back: false,
+            };
+            for (job, scratch) in sorts.iter().filter(|_| preclear) {
+                self.record_phases(&mut builder, job, scratch, &clear_only, &mut |_, _| {})?;
+            }
+            // The groups are recorded while the scatter runs.
+            stream.submit_before_download(builder)?;
+            let download = sorts
+                .into_iter()
+                .map(|(job, scratch)| {
+                    let source = job.keys.clone();
+                    let work: Recorder = if job.capacity() < 2 {
+                        Box::new(|_| Ok(()))
+                    } else {
+                        Box::new(move |builder| {
+                            let phases = Phases {
+                                clear: !preclear,
+                                ..Phases::WHOLE
+                            };
+                            self.record_phases(builder, &job, &scratch, &phases, &mut |_, _| {})
+                        })
+                    };
+                    DownloadGroup { work, source }
+                })
+                .collect();
+            stream.download(download)
+        })();
+        stream.finish(result)
+    }
+}
+
+/// Groups the grouped host path sorts and downloads one after the other
+/// (`SORTNET_GPU_KEY_GROUPS` overrides). H200, u32 keys, warm, bound / wall clock
+/// (BENCHMARKS-gpu-overlap.md, call 3): 2^28: 4 / 6 / 8 / 12 / 16 groups 76 / 78 / 77 / 76 /
+/// 74%; 2^26: 66 / 67 / 67 / 62 / 60%. The first group's sort is not hidden, and each group
+/// costs a sort's fixed steps (and its recording, about 80 us on the host); every later sort
+/// runs about 2x slower beside a download on the copy engine (1.4 -> 2.8 ms per 2^25 keys),
+/// so that the sorts, not the downloads, pace the download phase.
+const KEY_GROUPS: usize = 8;
+
+/// Keys from host slices of at least this many bytes take the grouped path (when they
+/// stream at all). Below it the sync points and fixed costs of the grouped path outweigh
+/// the part of the sort it hides: H200, u32 keys, warm, bound / wall clock, grouped (8
+/// groups) against the whole sort (BENCHMARKS-gpu-overlap.md, calls 2-3): 2^24 (64 MiB) 40
+/// against 52%, 2^26 (256 MiB) 67 against 66%, 2^28 (1 GiB) 77 against 71%; u64 keys at
+/// 2^26 (512 MiB) 61 against 62% (16 groups).
+const GROUPED_MIN_BYTES: u64 = 512 << 20;
+
+/// Whether keys from a host slice of `bytes` bytes take the grouped path:
+/// `SORTNET_GPU_KEYS_OVERLAP=1` always, `=0` never (the whole sort between upload and
+/// download, to compare), else from [`GROUPED_MIN_BYTES`].
+fn keys_overlap(bytes: u64) -> bool {
+    match std::env::var("SORTNET_GPU_KEYS_OVERLAP").as_deref() {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => bytes >= GROUPED_MIN_BYTES,
     }
 }
 

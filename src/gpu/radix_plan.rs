@@ -302,6 +302,78 @@ pub fn histogram_groups(capacity: u64, max_groups_x: u32, keys_per_invocation: u
         .clamp(1, u64::from(max_groups_x.min(65535))) as u32
 }
 
+/// How the host path's grouped sort lays keys out after its one pass by the most
+/// significant digit that tells them apart: the buckets of that digit, cut into contiguous
+/// groups of roughly equal key counts, each group starting at an offset a storage-buffer
+/// binding may take (so each is sorted as its own buffer range).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupLayout {
+    /// The pass of the digit the keys are scattered by; `None` when every digit is the same
+    /// for all keys (they are all equal: nothing to scatter or sort).
+    pub pass: Option<u32>,
+    /// Where each of the pass's 256 buckets starts, in keys (the scatter's bucket offsets).
+    pub buckets: Vec<u32>,
+    /// Each group's first key on the device and its key count, in key order.
+    pub groups: Vec<(u64, u64)>,
+}
+
+impl GroupLayout {
+    /// Keys the device buffers must hold: the last group's end.
+    pub fn extent(&self) -> u64 {
+        self.groups.last().map_or(0, |&(start, len)| start + len)
+    }
+}
+
+/// Cuts `n` keys into at most `groups` groups by the most significant non-trivial digit of
+/// `hist` (the upfront histogram: 256 counts per pass, pass 0 first), each group starting at
+/// a multiple of `align` keys. A bucket is never split, so one bucket holding most keys
+/// makes one big group (still correct, less overlap).
+pub fn group_layout(hist: &[u32], n: u64, groups: usize, align: u64) -> GroupLayout {
+    let radix = RADIX as usize;
+    let passes = hist.len() / radix;
+    let pass = (0..passes).rev().find(|&p| {
+        hist[p * radix..(p + 1) * radix]
+            .iter()
+            .all(|&c| u64::from(c) < n)
+    });
+    let Some(pass) = pass else {
+        return GroupLayout {
+            pass: None,
+            buckets: vec![0; radix],
+            groups: vec![(0, n)],
+        };
+    };
+    let counts = &hist[pass * radix..(pass + 1) * radix];
+    let groups = groups.max(1) as u64;
+    let align = align.max(1);
+    let mut buckets = Vec::with_capacity(radix);
+    let mut cuts = Vec::new();
+    let (mut at, mut seen, mut group_start, mut group_len) = (0u64, 0u64, 0u64, 0u64);
+    for &c in counts {
+        let c = u64::from(c);
+        if group_len == 0 {
+            at = at.next_multiple_of(align);
+            group_start = at;
+        }
+        buckets.push(at as u32);
+        at += c;
+        seen += c;
+        group_len += c;
+        // Close the group once it holds its share of the keys not in earlier groups.
+        let left = groups.saturating_sub(cuts.len() as u64).max(1);
+        let share = (n - (seen - group_len)).div_ceil(left);
+        if group_len > 0 && (group_len >= share || seen == n) {
+            cuts.push((group_start, group_len));
+            group_len = 0;
+        }
+    }
+    GroupLayout {
+        pass: Some(pass as u32),
+        buckets,
+        groups: cuts,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -531,5 +603,88 @@ mod tests {
         assert_eq!(state::HIST + MAX_PASSES * RADIX, state::STATUS);
         assert_eq!(indirect::PASS + MAX_PASSES * 6, indirect::COPY);
         assert_eq!(indirect::COPY + 3, indirect::WORDS);
+    }
+
+    /// Counts of 256 buckets for `passes` passes from keys, pass 0 the lowest byte.
+    fn histogram(keys: &[u64], passes: usize) -> Vec<u32> {
+        let mut hist = vec![0u32; passes * 256];
+        for &k in keys {
+            for p in 0..passes {
+                hist[p * 256 + ((k >> (8 * p)) & 255) as usize] += 1;
+            }
+        }
+        hist
+    }
+
+    /// Checks the layout against the keys: groups in order, aligned, disjoint, covering all
+    /// keys, every bucket inside one group at its offset.
+    fn check_layout(keys: &[u64], passes: usize, groups: usize, align: u64) -> GroupLayout {
+        let hist = histogram(keys, passes);
+        let n = keys.len() as u64;
+        let layout = group_layout(&hist, n, groups, align);
+        assert!(layout.groups.len() <= groups.max(1));
+        assert_eq!(layout.groups.iter().map(|g| g.1).sum::<u64>(), n);
+        let mut end = 0;
+        for &(start, len) in &layout.groups {
+            assert!(start >= end && start % align == 0 && len > 0, "{layout:?}");
+            end = start + len;
+        }
+        assert!(layout.extent() <= n + groups as u64 * align);
+        if let Some(p) = layout.pass {
+            let counts = &hist[p as usize * 256..][..256];
+            let mut at = 0;
+            for (d, &c) in counts.iter().enumerate() {
+                if c == 0 {
+                    continue;
+                }
+                let start = u64::from(layout.buckets[d]);
+                assert!(start >= at, "buckets in digit order");
+                let group = layout
+                    .groups
+                    .iter()
+                    .find(|&&(s, l)| s <= start && start + u64::from(c) <= s + l);
+                assert!(group.is_some(), "bucket {d} inside one group: {layout:?}");
+                at = start + u64::from(c);
+            }
+        }
+        layout
+    }
+
+    #[test]
+    fn group_layout_cuts_by_the_top_digit_that_varies() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let random: Vec<u64> = (0..10_000).map(|_| next() & 0xffff_ffff).collect();
+        let l = check_layout(&random, 4, 16, 4);
+        assert_eq!(l.pass, Some(3));
+        assert_eq!(l.groups.len(), 16);
+        for &(_, len) in &l.groups {
+            assert!((400..900).contains(&len), "about 625 keys each: {l:?}");
+        }
+        // Only the low 16 bits vary: the cut is by byte 1.
+        let low: Vec<u64> = random.iter().map(|k| k & 0xffff).collect();
+        assert_eq!(check_layout(&low, 4, 8, 2).pass, Some(1));
+        // Only the top byte varies: by byte 3, and 64-bit keys by byte 7.
+        let top: Vec<u64> = random.iter().map(|k| k & 0xff00_0000).collect();
+        assert_eq!(check_layout(&top, 4, 8, 1).pass, Some(3));
+        let wide: Vec<u64> = random.iter().map(|k| k << 32).collect();
+        assert_eq!(check_layout(&wide, 8, 32, 2).pass, Some(7));
+        // All equal: nothing to scatter, one group.
+        let same = vec![42u64; 1000];
+        let l = check_layout(&same, 4, 8, 4);
+        assert_eq!((l.pass, l.groups.clone()), (None, vec![(0, 1000)]));
+        // One bucket holding nearly everything: a big group, the rest around it.
+        let mut skew = vec![0x8000_0000u64; 1000];
+        skew.extend(random.iter().take(20));
+        let l = check_layout(&skew, 4, 16, 4);
+        assert!(l.groups.iter().any(|&(_, len)| len >= 1000), "{l:?}");
+        // More groups than buckets with keys, and tiny inputs.
+        assert!(check_layout(&random[..3], 4, 32, 4).groups.len() <= 3);
+        check_layout(&random[..2], 4, 1, 1);
     }
 }
