@@ -112,16 +112,7 @@ fn grouped_key_sorts_match_std(ctx: &sortnet::gpu::context::GpuContext) {
         check(b, &skew, &format!("skewed u32, {groups} groups"));
     }
     std::env::set_var("SORTNET_GPU_KEY_GROUPS", "8");
-    // The groups' state clears recorded with the scatter.
-    std::env::set_var("SORTNET_GPU_GROUP_PRECLEAR", "1");
-    check(b, &random, "random u32, clears with the scatter");
-    check(b, &skew, "skewed u32, clears with the scatter");
-    check(
-        b,
-        &keys::<u64>(Pattern::Random, n, 11),
-        "u64, clears with the scatter",
-    );
-    std::env::remove_var("SORTNET_GPU_GROUP_PRECLEAR");
+    check(b, &keys::<u64>(Pattern::Random, n, 11), "u64, 8 groups");
     check(b, &keys::<i32>(Pattern::Random, n, 3), "i32");
     check(
         b,

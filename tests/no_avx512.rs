@@ -23,7 +23,11 @@ fn no_avx512_switch_removes_the_backend() {
     };
     for width in [KeyWidth::W32, KeyWidth::W64] {
         let pick = |len| backend::auto_pick(Workload::Keys(width), len).map(|b| b.name());
-        let shortest = if width == KeyWidth::W64 { "radix" } else { short };
+        let shortest = if width == KeyWidth::W64 {
+            "radix"
+        } else {
+            short
+        };
         assert_eq!(pick(1), Some(shortest), "{width:?}");
         assert_eq!(pick(100), Some(short), "{width:?}");
         assert_eq!(pick(1 << 16), Some("radix"), "{width:?}");

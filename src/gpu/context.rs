@@ -133,7 +133,7 @@ pub struct GpuContext {
     /// `SORTNET_GPU_TRANSFER_QUEUE=0` (then the compute queue carries them).
     /// On the H200 a download on the compute queue held back the next submission's compute
     /// work until it finished (no overlap at all), and moved about 27 GB/s against 48 on the
-    /// transfer queue beside host copies (SORTNET_GPU_STREAM_TRACE, BENCHMARKS-gpu-overlap.md).
+    /// transfer queue beside host copies (SORTNET_GPU_STREAM_TRACE, BENCHMARKS.md (GPU keys overlapping the download)).
     transfer: Option<Arc<Queue>>,
     /// Whether uploads take the transfer queue too (`SORTNET_GPU_TRANSFER_QUEUE=down`: only
     /// downloads do).

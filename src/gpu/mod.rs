@@ -25,9 +25,7 @@
 //! (no transfer queue) or `=down` (downloads only), `SORTNET_GPU_KEYS_OVERLAP=0|1` (keys
 //! never / always by groups), `SORTNET_GPU_KEY_GROUPS=<n>`, `SORTNET_GPU_NT_COPY=0` (plain
 //! host copies), `SORTNET_GPU_COPY_THREADS=<n>`, `SORTNET_GPU_STREAM_TRACE=1` (a timeline of
-//! every streamed transfer on stderr, GPU timestamps included),
-//! `SORTNET_GPU_GROUP_PRECLEAR=1` (the grouped keys path clears its groups' sort states
-//! with the scatter, before any download; not measured yet); and for the no-data-loss
+//! every streamed transfer on stderr, GPU timestamps included); and for the no-data-loss
 //! tests `SORTNET_GPU_STREAM_FAIL_AFTER=<k>` (a streamed download fails after k pieces).
 //!
 //! # Data already on the GPU

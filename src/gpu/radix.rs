@@ -772,7 +772,7 @@ impl RadixSorter {
     /// groups' sorts run their top digit again), and the later groups' sorts run about 2x
     /// slower beside the copy engine's downloads; from 1 GiB of u32 keys it wins (77% of
     /// the transfer bound against 71-72%), at 256 MiB it ties, at 64 MiB it loses
-    /// (BENCHMARKS-gpu-overlap.md). On `Err` `keys` holds its original contents.
+    /// (BENCHMARKS.md (GPU keys overlapping the download)). On `Err` `keys` holds its original contents.
     fn sort_keys_grouped(
         &self,
         keys: &mut [u32],
@@ -902,10 +902,6 @@ impl RadixSorter {
                 state_at += bytes;
                 sorts.push((job, scratch));
             }
-            // `SORTNET_GPU_GROUP_PRECLEAR=1`: the groups' state clears (transfer commands)
-            // go with the scatter, before any download, and the groups' sorts hold compute
-            // work only (to find out whether the clears wait for the copy engine).
-            let preclear = std::env::var("SORTNET_GPU_GROUP_PRECLEAR").as_deref() == Ok("1");
             let mut builder = ctx.command_builder()?;
             let scatter = Phases {
                 clear: false,
@@ -921,16 +917,6 @@ impl RadixSorter {
                 &scatter,
                 &mut |_, _| {},
             )?;
-            let clear_only = Phases {
-                clear: true,
-                histogram: false,
-                pass_mask: 0,
-                buckets: None,
-                copy_back: false,
-            };
-            for (job, scratch) in sorts.iter().filter(|_| preclear) {
-                self.record_phases(&mut builder, job, scratch, &clear_only, &mut |_, _| {})?;
-            }
             // The groups are recorded while the scatter runs.
             stream.submit_before_download(builder)?;
             let download = sorts
@@ -941,11 +927,13 @@ impl RadixSorter {
                         Box::new(|_| Ok(()))
                     } else {
                         Box::new(move |builder| {
-                            let phases = Phases {
-                                clear: !preclear,
-                                ..Phases::WHOLE
-                            };
-                            self.record_phases(builder, &job, &scratch, &phases, &mut |_, _| {})
+                            self.record_phases(
+                                builder,
+                                &job,
+                                &scratch,
+                                &Phases::WHOLE,
+                                &mut |_, _| {},
+                            )
                         })
                     };
                     DownloadGroup { work, source }
@@ -959,7 +947,7 @@ impl RadixSorter {
 
 /// Groups the grouped host path sorts and downloads one after the other
 /// (`SORTNET_GPU_KEY_GROUPS` overrides). H200, u32 keys, warm, bound / wall clock
-/// (BENCHMARKS-gpu-overlap.md, call 3): 2^28: 4 / 6 / 8 / 12 / 16 groups 76 / 78 / 77 / 76 /
+/// (BENCHMARKS.md (GPU keys overlapping the download), call 3): 2^28: 4 / 6 / 8 / 12 / 16 groups 76 / 78 / 77 / 76 /
 /// 74%; 2^26: 66 / 67 / 67 / 62 / 60%. The first group's sort is not hidden, and each group
 /// costs a sort's fixed steps (and its recording, about 80 us on the host); every later sort
 /// runs about 2x slower beside a download on the copy engine (1.4 -> 2.8 ms per 2^25 keys),
@@ -969,7 +957,7 @@ const KEY_GROUPS: usize = 8;
 /// Keys from host slices of at least this many bytes take the grouped path (when they
 /// stream at all). Below it the sync points and fixed costs of the grouped path outweigh
 /// the part of the sort it hides: H200, u32 keys, warm, bound / wall clock, grouped (8
-/// groups) against the whole sort (BENCHMARKS-gpu-overlap.md, calls 2-3): 2^24 (64 MiB) 40
+/// groups) against the whole sort (BENCHMARKS.md (GPU keys overlapping the download), calls 2-3): 2^24 (64 MiB) 40
 /// against 52%, 2^26 (256 MiB) 67 against 66%, 2^28 (1 GiB) 77 against 71%; u64 keys at
 /// 2^26 (512 MiB) 61 against 62% (16 groups).
 const GROUPED_MIN_BYTES: u64 = 512 << 20;
