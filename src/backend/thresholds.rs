@@ -49,13 +49,13 @@ pub(crate) const NIBBLE_MASKED_LUT_MAX_WORDS: usize = 4;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`.
 ///
-/// Measured against the radix of this session (11-bit digits, skipped low digits, few-key
-/// count) with `cargo bench --bench keys -- 'keys-small-(u32|u64)/(avx512|radix)/'` on the
-/// quiet 2-core machine (load 1.9; median per call, random `u32`): avx512 / radix 256 keys
-/// 0.58 / 1.50 µs, 1000 keys 4.52 / 5.15 µs, 1500 keys 6.61 / 7.29 µs, 2048 keys 8.71 / 9.55
-/// µs, 3072 keys 15.1 / 13.9 µs, 4096 keys 20.3 / 18.7 µs: the crossover lies between 2048
-/// and 3072. (Against the earlier radix it was 1200.)
-pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 2560;
+/// Measured (session 3, after `radix`'s finishing walk became a branch-free block test)
+/// with the best-of loop of `examples/keys_best_of.rs` (AMD EPYC Zen 4, one thread, random
+/// `u32`, a copy of the input in every call), avx512 / radix: 512 keys 1.89 / 2.55 µs, 768
+/// keys 2.97 / 3.15 µs, 832 keys 3.52 / 3.26 µs, 1000 keys 4.13 / 3.70 µs, 2048 keys 9.01 /
+/// 6.75 µs: the crossover lies near 800. (Session 2, criterion `keys-small-u32` against the
+/// radix of then: between 2048 and 3072; session 1: 1200.)
+pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 800;
 
 /// 64-bit keys from which `radix` beats the vectorised quicksort of `avx512`.
 ///
@@ -82,15 +82,11 @@ pub(crate) const KEYS64_FLOAT_RADIX_MIN_LEN: usize = 3072;
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx2`; `auto` uses it on
 /// CPUs without AVX-512 (or with `SORTNET_NO_AVX512=1`).
 ///
-/// Measured against the radix of main at `faaab26` (with its few-distinct-keys count) with
-/// `cargo bench --bench keys -- 'keys-small-u32/(avx2|avx512|radix)/(256|1000|1500|2048)$'`
-/// (AMD EPYC Zen 4, 2 shared cores, load 1-2; median per call, random `u32`;
-/// BENCHMARKS.md (AVX2 keys)): avx2 / radix 256 keys 0.998 / 1.49 µs (1.50x), 1000 keys
-/// 4.52 / 6.65 µs (1.47x), 1500 keys 7.37 / 7.52 µs (1.02x), 2048 keys 10.13 / 9.77 µs
-/// (0.96x); the best-of loop of `examples/keys_best_of.rs` ties at 1500 (4.70 / 4.69 ns per
-/// key). The crossover is near 1500; the threshold stays at [`KEYS32_RADIX_MIN_LEN`]
-/// (1200), which `preference` needs as an upper bound and where avx2 still wins.
-pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 1200;
+/// Measured as [`KEYS32_RADIX_MIN_LEN`] (session 3), avx2 / radix: 384 keys 1.63 / 2.26 µs,
+/// 512 keys 2.17 / 2.57 µs, 640 keys 2.95-3.08 / 2.86-2.89 µs, 768 keys 3.48-3.61 / 3.15 µs,
+/// 1000 keys 4.48 / 3.73 µs: the crossover lies near 600. (Session 2, against the radix of
+/// main at `faaab26`: near 1500, BENCHMARKS.md (AVX2 keys).)
+pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 600;
 
 /// 64-bit keys from which `radix` beats the vectorised quicksort of `avx2`.
 ///
