@@ -166,15 +166,38 @@ pub const GPU_RADIX_KEYS32_END: usize = 1 << 29;
 /// 2^20 did the GPU win for u64 keys (1.38x); at 2^26 it was a tie (1.06x).
 pub const GPU_RADIX_KEYS64_END: usize = 1 << 21;
 
+/// The preference lists, one static each so that `auto` can resolve every list once
+/// ([`LISTS`]) instead of looking names up on every call.
+static NIBBLES: [&str; 5] = ["avx512", "avx2", "portable", "lut", "scalar"];
+static KEYS_TINY32: [&str; 4] = ["avx2", "avx512", "radix", "portable"];
+static KEYS_TINY64: [&str; 4] = ["radix", "avx512", "avx2", "portable"];
+static KEYS_SIMD: [&str; 4] = ["avx512", "avx2", "radix", "portable"];
+static KEYS_AVX512_THEN_RADIX: [&str; 4] = ["avx512", "radix", "avx2", "portable"];
+static KEYS_GPU: [&str; 5] = ["vulkan-radix", "radix", "avx512", "avx2", "portable"];
+static KEYS_RADIX: [&str; 4] = ["radix", "avx512", "avx2", "portable"];
+static PAIRS: [&str; 1] = ["radix"];
+
+/// Every list [`preference`] returns.
+pub(crate) static LISTS: [&[&str]; 8] = [
+    &NIBBLES,
+    &KEYS_TINY32,
+    &KEYS_TINY64,
+    &KEYS_SIMD,
+    &KEYS_AVX512_THEN_RADIX,
+    &KEYS_GPU,
+    &KEYS_RADIX,
+    &PAIRS,
+];
+
 /// Backends `auto` tries for `workload` at `len` elements whose keys map to unsigned order
-/// by `map`, best first.
+/// by `map`, best first: one of [`LISTS`].
 pub(crate) fn preference(workload: Workload, len: usize, map: KeyMap) -> &'static [&'static str] {
     match workload {
         // The same order at every length (auto resolves it once, see `Auto::nibbles_cpu`): each
         // SIMD kernel sorts its own short inputs and tails (a few words by `lut`, short ones
         // by narrower blocks), so a wider kernel is within a few percent of a narrower one
         // at every length; the figures are in BENCHMARKS.md (nibble sort on the CPU).
-        Workload::Nibbles => &["avx512", "avx2", "portable", "lut", "scalar"],
+        Workload::Nibbles => &NIBBLES,
         Workload::Keys(width) => {
             let float = map == KeyMap::Float;
             let (avx512_to, avx2_to, gpu) = match width {
@@ -198,22 +221,22 @@ pub(crate) fn preference(workload: Workload, len: usize, map: KeyMap) -> &'stati
                 ),
             };
             if width == KeyWidth::W32 && len < KEYS32_AVX512_MIN_LEN {
-                &["avx2", "avx512", "radix", "portable"]
+                &KEYS_TINY32
             } else if width == KeyWidth::W64 && len < KEYS64_SIMD_MIN_LEN {
-                &["radix", "avx512", "avx2", "portable"]
+                &KEYS_TINY64
             } else if len < avx2_to {
-                &["avx512", "avx2", "radix", "portable"]
+                &KEYS_SIMD
             } else if len < avx512_to {
                 // On a CPU without AVX-512 radix goes first from here.
-                &["avx512", "radix", "avx2", "portable"]
+                &KEYS_AVX512_THEN_RADIX
             } else if gpu.contains(&len) {
-                &["vulkan-radix", "radix", "avx512", "avx2", "portable"]
+                &KEYS_GPU
             } else {
-                &["radix", "avx512", "avx2", "portable"]
+                &KEYS_RADIX
             }
         }
         // Only radix sorts pairs on the CPU (stable, values follow their keys).
-        Workload::Pairs(_) => &["radix"],
+        Workload::Pairs(_) => &PAIRS,
     }
 }
 
