@@ -149,9 +149,6 @@ pub struct GpuContext {
     /// Bytes per piece of a streamed host transfer ([`STREAM_PIECE_BYTES`], or
     /// `SORTNET_GPU_STREAM_PIECE` for tests).
     stream_piece: u64,
-    /// Whether streamed transfers ramp their pieces at both ends ([`GpuContext::pieces`];
-    /// `SORTNET_GPU_STREAM_RAMP=0` turns it off, to compare).
-    stream_ramp: bool,
     /// Bytes held in buffers made through [`buffer`](Self::buffer) (pooled ones included).
     allocated: AtomicU64,
     pool: Mutex<FreeBuffers>,
@@ -310,7 +307,6 @@ impl GpuContext {
             limits,
             memory_cap,
             stream_piece,
-            stream_ramp: std::env::var("SORTNET_GPU_STREAM_RAMP").as_deref() != Ok("0"),
             allocated: AtomicU64::new(0),
             pool: Mutex::new(HashMap::new()),
         })
@@ -643,13 +639,13 @@ impl GpuContext {
     /// pieces were best for 256-512 MiB (u32 keys 16.8 against 18.3 ms with 64 MiB,
     /// nibbles 25.4 against 26.3 ms), 64 MiB pieces for 1-2 GiB (u32 keys 68.0 against 70.1
     /// ms, nibbles 104.0 against 128.7 ms); 4 MiB pieces were slower at 16-128 MiB.
-    ///
-    /// The first and last three pieces ramp (an 8th, a quarter, a half of a piece): nothing
-    /// overlaps the first piece's staging copy and the last piece's copy out, which took
-    /// 0.66-0.83 ms of a 3.8 ms streamed 64 MiB round trip with 16 MiB pieces
-    /// (BENCHMARKS.md (GPU keys overlapping the download)).
     fn pieces(&self, len: u64, size: u64) -> Vec<Range<u64>> {
-        transfer_pieces(len, size, self.stream_piece, self.stream_ramp)
+        let bytes = (len * size / 32).clamp(self.stream_piece, 4 * self.stream_piece) & !255;
+        let piece = (bytes / size).max(1);
+        (0..len)
+            .step_by(piece as usize)
+            .map(|start| start..(start + piece).min(len))
+            .collect()
     }
 
     /// Moves `data` into the first `data.len()` elements of `device`, runs the work that
@@ -933,21 +929,19 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
         let ctx = self.ctx.clone();
         let size = std::mem::size_of::<T>() as u64;
         let n = self.data.len() as u64;
-        let pieces = ctx.pieces(n, size);
-        // The pieces of every group: (device range in the group's source, host range), the
-        // slice's pieces cut at the groups' bounds.
+        let piece = ctx.pieces(n, size).first().map_or(1, |r| r.end - r.start);
+        // The pieces of every group: (device range in the group's source, host range).
         let mut at = 0u64;
         let plans: Vec<Vec<(Range<u64>, Range<u64>)>> = groups
             .iter()
             .map(|g| {
-                let (start, end) = (at, at + g.source.len());
-                at = end;
-                pieces
-                    .iter()
-                    .map(|p| p.start.max(start)..p.end.min(end))
-                    .filter(|r| r.start < r.end)
-                    .map(|r| (r.start - start..r.end - start, r))
-                    .collect()
+                let len = g.source.len();
+                let cuts = (0..len)
+                    .step_by(piece as usize)
+                    .map(|s| (s..(s + piece).min(len), at + s..at + (s + piece).min(len)))
+                    .collect();
+                at += len;
+                cuts
             })
             .collect();
         if at != n {
@@ -1121,49 +1115,6 @@ fn restore_prefix<T: BufferContents + Pod>(
 
 /// A submitted command buffer; waiting on it (or dropping it) waits for the GPU.
 type Submitted = FenceSignalFuture<vulkano::command_buffer::CommandBufferExecFuture<NowFuture>>;
-
-/// [`GpuContext::pieces`] for a stream piece of `stream_piece` bytes.
-/// `ramped`: whether the pieces at both ends are smaller (`SORTNET_GPU_STREAM_RAMP=0` turns
-/// it off, to compare).
-fn transfer_pieces(len: u64, size: u64, stream_piece: u64, ramped: bool) -> Vec<Range<u64>> {
-    let bytes = (len * size / 32).clamp(stream_piece, 4 * stream_piece) & !255;
-    let full = (bytes / size).max(1);
-    let ramp: Vec<u64> = [8, 4, 2]
-        .iter()
-        .map(|d| ((bytes / d) & !255) / size)
-        .filter(|&p| p > 0)
-        .collect();
-    let ramp_len: u64 = ramp.iter().sum();
-    let uniform = || {
-        (0..len)
-            .step_by(full as usize)
-            .map(|start| start..(start + full).min(len))
-            .collect()
-    };
-    if !ramped || len < 2 * (ramp_len + full) {
-        return uniform();
-    }
-    // Every piece starts at a multiple of 256 bytes (a storage-buffer binding may start
-    // there): the sizes are multiples of it but for the last piece, which ends at `len`.
-    let aligned = ((len * size) & !255) / size;
-    let middle = aligned - 2 * ramp_len;
-    let sizes = ramp
-        .iter()
-        .copied()
-        .chain((0..middle.div_ceil(full)).map(|i| full.min(middle - i * full)))
-        .chain(ramp.iter().rev().copied());
-    let mut at = 0;
-    let mut pieces: Vec<Range<u64>> = sizes
-        .map(|n| {
-            at += n;
-            at - n..at
-        })
-        .collect();
-    if let Some(last) = pieces.last_mut() {
-        last.end = len;
-    }
-    pieces
-}
 
 /// Waits until timestamp `query` of `marks` is written, or the whole submission `done` has
 /// finished (then the query must be there too).
@@ -1418,41 +1369,6 @@ mod tests {
         let mut out = vec![0u64; words.len()];
         par_copy(&mut out, &words);
         assert_eq!(out, words);
-    }
-
-    #[test]
-    fn transfer_pieces_cover_the_slice_and_ramp_at_both_ends() {
-        let mib = 1u64 << 20;
-        for (len, size) in [
-            (1u64 << 28, 4u64),
-            ((1 << 26) + 7, 4),
-            (1 << 24, 8),
-            (5 << 20, 4),
-            (100, 4),
-        ] {
-            let pieces = transfer_pieces(len, size, 16 * mib, true);
-            assert_eq!(pieces.first().map(|r| r.start), Some(0));
-            assert_eq!(pieces.last().map(|r| r.end), Some(len));
-            assert!(pieces
-                .windows(2)
-                .all(|w| w[0].end == w[1].start && w[0].start < w[0].end));
-            assert!(pieces.iter().all(|r| (r.start * size).is_multiple_of(256)));
-            // The last piece also holds the elements past the last 256-byte boundary.
-            let tail = len - ((len * size) & !255) / size;
-            let full = pieces.iter().map(|r| r.end - r.start).max().unwrap();
-            let sizes: Vec<u64> = pieces.iter().map(|r| r.end - r.start).collect();
-            if len * size >= 2 * 32 * mib {
-                // An 8th, a quarter and a half of a piece at both ends.
-                assert_eq!(sizes[..3], [full / 8, full / 4, full / 2], "{len}");
-                assert_eq!(
-                    sizes[sizes.len() - 3..],
-                    [full / 2, full / 4, full / 8 + tail],
-                    "{len}"
-                );
-            } else {
-                assert_eq!(sizes[0], full, "{len}: too short to ramp");
-            }
-        }
     }
 
     #[test]

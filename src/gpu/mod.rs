@@ -21,8 +21,7 @@
 //! Vulkan device is usable.
 //!
 //! Host path knobs, for tests and measurements (all give the same results):
-//! `SORTNET_GPU_STREAM_PIECE=<bytes>` (stream piece size), `SORTNET_GPU_STREAM_RAMP=0` (no
-//! smaller pieces at both ends), `SORTNET_GPU_TRANSFER_QUEUE=0`
+//! `SORTNET_GPU_STREAM_PIECE=<bytes>` (stream piece size), `SORTNET_GPU_TRANSFER_QUEUE=0`
 //! (no transfer queue) or `=down` (downloads only), `SORTNET_GPU_KEYS_OVERLAP=0|1` (keys
 //! never / always by groups), `SORTNET_GPU_KEY_GROUPS=<n>`, `SORTNET_GPU_NT_COPY=0` (plain
 //! host copies), `SORTNET_GPU_COPY_THREADS=<n>`, `SORTNET_GPU_STREAM_TRACE=1` (a timeline of
