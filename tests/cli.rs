@@ -293,6 +293,15 @@ fn backends_lists_every_backend_and_the_picks() {
         text.contains("auto picks") && text.contains("nibbles"),
         "{text}"
     );
+    // Float keys have rows of their own (their crossovers differ), with the same pick at
+    // 2^24 keys as their integer row.
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .map(|l| l.split_whitespace().last().unwrap_or("").to_string())
+    };
+    assert!(row("f32").is_some() && row("f64").is_some(), "{text}");
+    assert_eq!(row("f32"), row("keys32"), "{text}");
 }
 
 #[test]

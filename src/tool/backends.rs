@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use sortnet::backend::{self, profile, Device};
+use sortnet::{KeyMap, KeyWidth, Workload};
 
 use super::Outcome;
 
@@ -85,10 +86,19 @@ pub fn run() -> Outcome {
         let _ = write!(out, "{size:>14}");
     }
     out.push('\n');
-    for (workload, name) in profile::WORKLOADS {
+    // Integer keys, then float keys, which `auto` routes by their own crossovers.
+    let float_keys = [
+        (Workload::Keys(KeyWidth::W32), "f32"),
+        (Workload::Keys(KeyWidth::W64), "f64"),
+    ];
+    let rows = profile::WORKLOADS
+        .into_iter()
+        .map(|(w, name)| (w, name, KeyMap::Unsigned))
+        .chain(float_keys.map(|(w, name)| (w, name, KeyMap::Float)));
+    for (workload, name, map) in rows {
         let _ = write!(out, "  {name:<10}");
         for size in PICK_SIZES {
-            let pick = backend::auto_pick(workload, size).map_or("-", |b| b.name());
+            let pick = backend::auto_pick_for(workload, size, map).map_or("-", |b| b.name());
             let _ = write!(out, "{pick:>14}");
         }
         out.push('\n');
