@@ -8,13 +8,6 @@
 //! ```
 //! (default: the configurations the benchmark sweeps).
 
-use vulkano::device::physical::PhysicalDeviceType;
-use vulkano::device::{
-    Device, DeviceCreateInfo, DeviceExtensions, DeviceFeatures, QueueCreateInfo, QueueFlags,
-};
-use vulkano::instance::{Instance, InstanceCreateFlags, InstanceCreateInfo};
-use vulkano::VulkanLibrary;
-
 /// The nibble shader variants in the order of `sortnet::gpu::nibble` (`SPIRV_VARIANTS`).
 const SPIRV: [&[u8]; 10] = [
     include_bytes!("../shaders/spv/nibble.spv"),
@@ -56,54 +49,8 @@ fn main() {
             [7, 2, 256, 8],
         ];
     }
-    let library = VulkanLibrary::new().expect("Vulkan loader");
-    let instance = Instance::new(
-        library,
-        InstanceCreateInfo {
-            flags: InstanceCreateFlags::ENUMERATE_PORTABILITY,
-            ..Default::default()
-        },
-    )
-    .expect("instance");
-    let physical = instance
-        .enumerate_physical_devices()
-        .unwrap()
-        .min_by_key(|p| match p.properties().device_type {
-            PhysicalDeviceType::DiscreteGpu => 0,
-            PhysicalDeviceType::IntegratedGpu => 1,
-            _ => 2,
-        })
-        .expect("a device");
-    let family = physical
-        .queue_family_properties()
-        .iter()
-        .position(|q| q.queue_flags.intersects(QueueFlags::COMPUTE))
-        .unwrap() as u32;
+    let (physical, device) = pipeline_stats::stats_device();
     println!("{}", physical.properties().device_name);
-    let supported = physical.supported_features();
-    let (device, _queues) = Device::new(
-        physical.clone(),
-        DeviceCreateInfo {
-            queue_create_infos: vec![QueueCreateInfo {
-                queue_family_index: family,
-                ..Default::default()
-            }],
-            enabled_extensions: DeviceExtensions {
-                khr_pipeline_executable_properties: true,
-                ..DeviceExtensions::empty()
-            },
-            enabled_features: DeviceFeatures {
-                pipeline_executable_info: true,
-                shader_int64: supported.shader_int64,
-                shader_float16: supported.shader_float16
-                    && physical.api_version() >= vulkano::Version::V1_2,
-                shader_int16: supported.shader_int16,
-                ..DeviceFeatures::empty()
-            },
-            ..Default::default()
-        },
-    )
-    .expect("device with VK_KHR_pipeline_executable_properties");
     for [variant, loads, wg, tiles] in configs {
         let Some(spirv) = SPIRV.get(variant as usize) else {
             println!("variant {variant}: no such variant");
@@ -116,7 +63,7 @@ fn main() {
 
 /// Prints the driver's statistics of a compute pipeline of `spirv` with these
 /// specialisation constants, on one line.
-fn stats(device: &std::sync::Arc<Device>, spirv: &[u8], constants: &[(u32, u32)]) {
+fn stats(device: &std::sync::Arc<vulkano::device::Device>, spirv: &[u8], constants: &[(u32, u32)]) {
     for (name, value) in pipeline_stats::statistics(device, spirv, constants) {
         print!(" {name}: {value};");
     }

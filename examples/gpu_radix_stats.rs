@@ -12,13 +12,6 @@
 //! ```text
 //! ```
 
-use vulkano::device::physical::PhysicalDeviceType;
-use vulkano::device::{
-    Device, DeviceCreateInfo, DeviceExtensions, DeviceFeatures, QueueCreateInfo, QueueFlags,
-};
-use vulkano::instance::{Instance, InstanceCreateFlags, InstanceCreateInfo};
-use vulkano::VulkanLibrary;
-
 #[path = "common/pipeline_stats.rs"]
 mod pipeline_stats;
 
@@ -33,29 +26,7 @@ fn main() {
         "p32" => include_bytes!("../shaders/spv/radix_scatter_p32.spv"),
         _ => include_bytes!("../shaders/spv/radix_scatter_p64.spv"),
     };
-    let library = VulkanLibrary::new().expect("Vulkan loader");
-    let instance = Instance::new(
-        library,
-        InstanceCreateInfo {
-            flags: InstanceCreateFlags::ENUMERATE_PORTABILITY,
-            ..Default::default()
-        },
-    )
-    .expect("instance");
-    let physical = instance
-        .enumerate_physical_devices()
-        .unwrap()
-        .min_by_key(|p| match p.properties().device_type {
-            PhysicalDeviceType::DiscreteGpu => 0,
-            PhysicalDeviceType::IntegratedGpu => 1,
-            _ => 2,
-        })
-        .expect("a device");
-    let family = physical
-        .queue_family_properties()
-        .iter()
-        .position(|q| q.queue_flags.intersects(QueueFlags::COMPUTE))
-        .unwrap() as u32;
+    let (physical, device) = pipeline_stats::stats_device();
     let min_sg = physical
         .properties()
         .min_subgroup_size
@@ -65,25 +36,6 @@ fn main() {
         "{} ({variant}, {wg} x {kpi})",
         physical.properties().device_name
     );
-    let (device, _queues) = Device::new(
-        physical,
-        DeviceCreateInfo {
-            queue_create_infos: vec![QueueCreateInfo {
-                queue_family_index: family,
-                ..Default::default()
-            }],
-            enabled_extensions: DeviceExtensions {
-                khr_pipeline_executable_properties: true,
-                ..DeviceExtensions::empty()
-            },
-            enabled_features: DeviceFeatures {
-                pipeline_executable_info: true,
-                ..DeviceFeatures::empty()
-            },
-            ..Default::default()
-        },
-    )
-    .expect("device with VK_KHR_pipeline_executable_properties");
     let mut constants: Vec<(u32, u32)> = vec![
         (0, wg),
         (1, kpi),

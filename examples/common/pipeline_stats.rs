@@ -6,11 +6,70 @@ use std::ffi::CStr;
 use std::sync::Arc;
 
 use ash::vk;
-use vulkano::device::Device;
+use vulkano::device::physical::{PhysicalDevice, PhysicalDeviceType};
+use vulkano::device::{
+    Device, DeviceCreateInfo, DeviceExtensions, DeviceFeatures, QueueCreateInfo, QueueFlags,
+};
+use vulkano::instance::{Instance, InstanceCreateFlags, InstanceCreateInfo};
 use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
 use vulkano::pipeline::{PipelineLayout, PipelineShaderStageCreateInfo};
 use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo};
+use vulkano::VulkanLibrary;
 use vulkano::VulkanObject;
+
+/// The preferred Vulkan device (discrete, then integrated, then any) with
+/// VK_KHR_pipeline_executable_properties and the shader features the crate's shaders may use
+/// enabled, and its physical device.
+pub fn stats_device() -> (Arc<PhysicalDevice>, Arc<Device>) {
+    let library = VulkanLibrary::new().expect("Vulkan loader");
+    let instance = Instance::new(
+        library,
+        InstanceCreateInfo {
+            flags: InstanceCreateFlags::ENUMERATE_PORTABILITY,
+            ..Default::default()
+        },
+    )
+    .expect("instance");
+    let physical = instance
+        .enumerate_physical_devices()
+        .unwrap()
+        .min_by_key(|p| match p.properties().device_type {
+            PhysicalDeviceType::DiscreteGpu => 0,
+            PhysicalDeviceType::IntegratedGpu => 1,
+            _ => 2,
+        })
+        .expect("a device");
+    let family = physical
+        .queue_family_properties()
+        .iter()
+        .position(|q| q.queue_flags.intersects(QueueFlags::COMPUTE))
+        .unwrap() as u32;
+    let supported = physical.supported_features();
+    let (device, _queues) = Device::new(
+        physical.clone(),
+        DeviceCreateInfo {
+            queue_create_infos: vec![QueueCreateInfo {
+                queue_family_index: family,
+                ..Default::default()
+            }],
+            enabled_extensions: DeviceExtensions {
+                khr_pipeline_executable_properties: true,
+                ..DeviceExtensions::empty()
+            },
+            enabled_features: DeviceFeatures {
+                pipeline_executable_info: true,
+                shader_int64: supported.shader_int64,
+                shader_float16: supported.shader_float16
+                    && physical.api_version() >= vulkano::Version::V1_2,
+                shader_int16: supported.shader_int16,
+                ..DeviceFeatures::empty()
+            },
+            ..Default::default()
+        },
+    )
+    .expect("device with VK_KHR_pipeline_executable_properties");
+    (physical, device)
+}
 
 /// The driver's statistics, as (name, value), of a compute pipeline of `spirv` with these
 /// specialisation constants; `device` must have the extension and its feature enabled.
