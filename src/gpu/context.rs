@@ -49,7 +49,7 @@ use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
 use vulkano::pipeline::{ComputePipeline, PipelineLayout, PipelineShaderStageCreateInfo};
 use vulkano::query::{QueryPool, QueryPoolCreateInfo, QueryResultFlags, QueryType};
 use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo, SpecializationConstant};
-use vulkano::sync::future::{FenceSignalFuture, NowFuture};
+use vulkano::sync::future::FenceSignalFuture;
 use vulkano::sync::{GpuFuture, PipelineStage};
 use vulkano::{DeviceSize, VulkanLibrary};
 
@@ -597,6 +597,7 @@ impl GpuContext {
         vulkano::sync::now(self.device.clone())
             .then_execute(queue.clone(), commands)
             .map_err(gpu_err("submitting commands"))?
+            .boxed()
             .then_signal_fence_and_flush()
             .map_err(gpu_err("flushing commands"))
     }
@@ -836,6 +837,20 @@ pub struct HostStream<'d, T: BufferContents> {
     trace: Option<Instant>,
 }
 
+/// One piece of an upload ([`HostStream::upload_counted`]): its elements and the signal
+/// that it has landed on the device.
+pub struct LandedPiece {
+    /// The piece's elements (indices into the slice and the device buffer).
+    pub range: Range<u64>,
+    signal: Box<dyn GpuFuture>,
+}
+
+/// 256 counters, e.g. of the values of a key's top digit.
+pub type Counts = [u32; 256];
+
+/// Adds what it counts in a run of elements to the counters.
+pub type CountFn<T> = dyn Fn(&[T], &mut Counts) + Sync;
+
 /// Timestamps of each group before its pieces': its work's start and end, its download's
 /// start.
 const GROUP_MARKS: usize = 3;
@@ -858,29 +873,150 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
     /// Uploads the slice into the first `data.len()` elements of `device`, piece by piece,
     /// without waiting for the last pieces' copies.
     pub fn upload(&mut self, device: &Subbuffer<[T]>) -> Result<()> {
-        let size = std::mem::size_of::<T>() as u64;
-        for r in self.ctx.pieces(self.data.len() as u64, size) {
-            let staged = self.input_view.clone().slice(r.clone());
-            par_copy(
-                &mut staged
-                    .write()
-                    .map_err(gpu_err("mapping a staging buffer"))?,
-                &self.data[r.start as usize..r.end as usize],
-            );
-            let mib = ((r.end - r.start) * size) >> 20;
-            let queue = match &self.ctx.transfer {
-                Some(t) if self.ctx.transfer_uploads => t.clone(),
-                _ => self.ctx.queue.clone(),
-            };
-            let mut builder = self.ctx.builder_on(&queue)?;
-            builder
-                .copy_buffer(CopyBufferInfo::buffers(staged, device.clone().slice(r)))
-                .map_err(gpu_err("recording an upload"))?;
+        for r in self
+            .ctx
+            .pieces(self.data.len() as u64, std::mem::size_of::<T>() as u64)
+        {
+            let (queue, builder) = self.stage(device, r, None)?;
             self.pending.push(self.ctx.submit_on(&queue, builder)?);
-            self.note(format_args!(
-                "upload piece of {mib} MiB staged and submitted"
-            ));
         }
+        Ok(())
+    }
+
+    /// [`upload`](Self::upload) that also counts, in the same pass over the host's memory,
+    /// what `count` counts in every element (e.g. the top digit of keys), and hands back
+    /// each piece's upload as a [`LandedPiece`] for [`after_pieces`](Self::after_pieces),
+    /// which must take them all.
+    pub fn upload_counted(
+        &mut self,
+        device: &Subbuffer<[T]>,
+        count: &CountFn<T>,
+    ) -> Result<(Counts, Vec<LandedPiece>)> {
+        let mut counts = [0u32; 256];
+        let mut landed = Vec::new();
+        for r in self
+            .ctx
+            .pieces(self.data.len() as u64, std::mem::size_of::<T>() as u64)
+        {
+            let mut piece = [0u32; 256];
+            let (queue, builder) = self.stage(device, r.clone(), Some((count, &mut piece)))?;
+            let commands = builder.build().map_err(gpu_err("building commands"))?;
+            let signal = vulkano::sync::now(self.ctx.device.clone())
+                .then_execute(queue, commands)
+                .map_err(gpu_err("submitting an upload"))?
+                .then_signal_semaphore_and_flush()
+                .map_err(gpu_err("flushing an upload"))?;
+            landed.push(LandedPiece {
+                range: r,
+                signal: signal.boxed(),
+            });
+            for (total, c) in counts.iter_mut().zip(piece) {
+                *total += c;
+            }
+        }
+        Ok((counts, landed))
+    }
+
+    /// Copies piece `r` of the slice into staging memory (counting with `count` on the way)
+    /// and records its copy to `device` on the queue uploads take.
+    fn stage(
+        &mut self,
+        device: &Subbuffer<[T]>,
+        r: Range<u64>,
+        count: Option<(&CountFn<T>, &mut Counts)>,
+    ) -> Result<(
+        Arc<Queue>,
+        AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    )> {
+        let size = std::mem::size_of::<T>() as u64;
+        let staged = self.input_view.clone().slice(r.clone());
+        let host = &self.data[r.start as usize..r.end as usize];
+        let mut staged_host = staged
+            .write()
+            .map_err(gpu_err("mapping a staging buffer"))?;
+        match count {
+            Some((count, counts)) => *counts = par_copy_counting(&mut staged_host, host, count),
+            None => par_copy(&mut staged_host, host),
+        }
+        drop(staged_host);
+        let mib = ((r.end - r.start) * size) >> 20;
+        let queue = match &self.ctx.transfer {
+            Some(t) if self.ctx.transfer_uploads => t.clone(),
+            _ => self.ctx.queue.clone(),
+        };
+        let mut builder = self.ctx.builder_on(&queue)?;
+        builder
+            .copy_buffer(CopyBufferInfo::buffers(staged, device.clone().slice(r)))
+            .map_err(gpu_err("recording an upload"))?;
+        self.note(format_args!(
+            "upload piece of {mib} MiB staged and submitted"
+        ));
+        Ok((queue, builder))
+    }
+
+    /// Submits work on the compute queue that follows the pieces of
+    /// [`upload_counted`](Self::upload_counted) as they land, without waiting: `first`,
+    /// then for each piece in order what `record` records for it (`None`: nothing), each
+    /// after its piece's upload (a semaphore) and after the work before it. So the work on
+    /// the first pieces runs while the last ones still travel. [`download`](Self::download)
+    /// waits for all of it; `after_pieces(landed, None, |_| Ok(None))` just waits for the
+    /// uploads.
+    pub fn after_pieces(
+        &mut self,
+        landed: Vec<LandedPiece>,
+        first: Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>,
+        mut record: impl FnMut(
+            Range<u64>,
+        )
+            -> Result<Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>>,
+    ) -> Result<()> {
+        let queue = self.ctx.queue.clone();
+        let mut chain = vulkano::sync::now(self.ctx.device.clone()).boxed();
+        if let Some(first) = first {
+            let commands = first.build().map_err(gpu_err("building commands"))?;
+            let submitted = chain
+                .then_execute(queue.clone(), commands)
+                .map_err(gpu_err("submitting work"))?;
+            submitted.flush().map_err(gpu_err("flushing work"))?;
+            chain = submitted.boxed();
+        }
+        // Whether the chain ends in waits for semaphores that no submission has taken yet.
+        let mut waits_left = false;
+        for piece in landed {
+            let joined = chain.join(piece.signal);
+            let end = piece.range.end;
+            chain = match record(piece.range)? {
+                Some(builder) => {
+                    let commands = builder.build().map_err(gpu_err("building commands"))?;
+                    let submitted = joined
+                        .then_execute(queue.clone(), commands)
+                        .map_err(gpu_err("submitting work"))?;
+                    submitted.flush().map_err(gpu_err("flushing work"))?;
+                    self.note(format_args!("work up to element {end} submitted"));
+                    waits_left = false;
+                    submitted.boxed()
+                }
+                None => {
+                    waits_left = true;
+                    joined.boxed()
+                }
+            };
+        }
+        if waits_left {
+            // An empty command buffer takes the last waits: a fence after waits alone
+            // never signalled on lavapipe.
+            let empty = self.ctx.command_builder()?;
+            let commands = empty.build().map_err(gpu_err("building commands"))?;
+            chain = chain
+                .then_execute(queue, commands)
+                .map_err(gpu_err("submitting work"))?
+                .boxed();
+        }
+        self.pending.push(
+            chain
+                .then_signal_fence_and_flush()
+                .map_err(gpu_err("flushing work"))?,
+        );
         Ok(())
     }
 
@@ -1113,8 +1249,9 @@ fn restore_prefix<T: BufferContents + Pod>(
     Ok(())
 }
 
-/// A submitted command buffer; waiting on it (or dropping it) waits for the GPU.
-type Submitted = FenceSignalFuture<vulkano::command_buffer::CommandBufferExecFuture<NowFuture>>;
+/// A submitted command buffer (or chain of them); waiting on it (or dropping it) waits for
+/// the GPU.
+type Submitted = FenceSignalFuture<Box<dyn GpuFuture>>;
 
 /// Waits until timestamp `query` of `marks` is written, or the whole submission `done` has
 /// finished (then the query must be there too).
@@ -1169,29 +1306,69 @@ unsafe fn mapped<T: BufferContents + Pod>(view: &Subbuffer<[T]>) -> Result<&[T]>
 /// beside the PCIe copies of a streamed transfer (SORTNET_GPU_STREAM_TRACE, 2^28 u32 keys:
 /// 0.73 ms per 32 MiB piece staged, 0.79 ms per piece copied out).
 pub fn par_copy<T: Pod + Send + Sync>(dst: &mut [T], src: &[T]) {
-    const PIECE_BYTES: usize = 256 << 10;
+    let piece = COPY_PIECE_BYTES / std::mem::size_of::<T>().max(1);
+    if dst.len() <= piece {
+        copy_piece(dst, src);
+        return;
+    }
+    on_copy_threads(move || {
+        dst.par_chunks_mut(piece)
+            .zip(src.par_chunks(piece))
+            .for_each(|(d, s)| copy_piece(d, s))
+    });
+}
+
+/// [`par_copy`] that also counts what `count` counts in `src`, each 256 KiB right after
+/// copying it (while it is in cache, so the count costs no second trip to memory), and
+/// returns the sums.
+pub fn par_copy_counting<T: Pod + Send + Sync>(
+    dst: &mut [T],
+    src: &[T],
+    count: &CountFn<T>,
+) -> Counts {
+    let piece = (COPY_PIECE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    let one = |d: &mut [T], s: &[T]| {
+        copy_piece(d, s);
+        let mut counts = [0u32; 256];
+        count(s, &mut counts);
+        counts
+    };
+    on_copy_threads(move || {
+        dst.par_chunks_mut(piece)
+            .zip(src.par_chunks(piece))
+            .map(|(d, s)| one(d, s))
+            .reduce(
+                || [0u32; 256],
+                |mut a, b| {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        *x += y;
+                    }
+                    a
+                },
+            )
+    })
+}
+
+/// Host copies split into pieces of this many bytes across the cores.
+const COPY_PIECE_BYTES: usize = 256 << 10;
+
+/// Copies one piece of a host copy, with non-temporal stores unless
+/// `SORTNET_GPU_NT_COPY=0`.
+fn copy_piece<T: Pod>(dst: &mut [T], src: &[T]) {
     static STREAMING: OnceLock<bool> = OnceLock::new();
     let streaming =
         *STREAMING.get_or_init(|| std::env::var("SORTNET_GPU_NT_COPY").as_deref() != Ok("0"));
-    let copy = |d: &mut [T], s: &[T]| {
-        if streaming {
-            stream_copy(bytemuck::cast_slice_mut(d), bytemuck::cast_slice(s));
-        } else {
-            d.copy_from_slice(s);
-        }
-    };
-    let piece = (PIECE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
-    if dst.len() <= piece {
-        copy(dst, src);
-        return;
+    if streaming {
+        stream_copy(bytemuck::cast_slice_mut(dst), bytemuck::cast_slice(src));
+    } else {
+        dst.copy_from_slice(src);
     }
-    let mut run = move || {
-        dst.par_chunks_mut(piece)
-            .zip(src.par_chunks(piece))
-            .for_each(|(d, s)| copy(d, s))
-    };
-    // `SORTNET_GPU_COPY_THREADS=<n>`: the host copies on a pool of n threads (measuring
-    // whether fewer copying cores leave the PCIe copies more host memory bandwidth).
+}
+
+/// Runs `work` (a host copy) on rayon's pool, or with `SORTNET_GPU_COPY_THREADS=<n>` on a
+/// pool of n threads (measuring whether fewer copying cores leave the PCIe copies more
+/// host memory bandwidth).
+fn on_copy_threads<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     let pool = POOL.get_or_init(|| {
         let threads = std::env::var("SORTNET_GPU_COPY_THREADS")
@@ -1204,8 +1381,8 @@ pub fn par_copy<T: Pod + Send + Sync>(dst: &mut [T], src: &[T]) {
             .ok()
     });
     match pool {
-        Some(pool) => pool.install(run),
-        None => run(),
+        Some(pool) => pool.install(work),
+        None => work(),
     }
 }
 

@@ -25,9 +25,9 @@
 //! Host slices (`SortBackend`): small ones go up, are sorted and come down in one command
 //! buffer; from two stream pieces on the transfers stream piece by piece with the host's
 //! copies on all cores ([`HostStream`](super::context::HostStream)); keys alone from
-//! `GROUPED_MIN_BYTES` on take the grouped path, whose sort overlaps the download: one pass
-//! by the most significant digit that varies cuts the keys into `KEY_GROUPS` groups, then
-//! each group is sorted while the one before it travels back
+//! `GROUPED_MIN_BYTES` on take the grouped path, whose sort overlaps the transfers: one pass
+//! by the top digit, following the upload piece by piece, cuts the keys into `KEY_GROUPS`
+//! groups, then each group is sorted while the one before it travels back
 //! (`RadixSorter::sort_keys_grouped`).
 //!
 //! Data already on the GPU: [`RadixSorter::record`] records the sort into the caller's
@@ -46,7 +46,9 @@ use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 use vulkano::shader::ShaderStages;
 
-use super::context::{context, gpu_err, DownloadGroup, GpuContext, Memory, Pooled, Recorder};
+use super::context::{
+    context, gpu_err, Counts, DownloadGroup, GpuContext, Memory, Pooled, Recorder,
+};
 use super::radix_plan::{self as plan, DeviceLimits, TileShape, Variant};
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::{Error, Result};
@@ -170,6 +172,10 @@ struct Phases<'a> {
     pass_mask: u32,
     /// Bucket offsets for the lowest pass of `pass_mask`, written over the plan's.
     buckets: Option<&'a [u32]>,
+    /// Record the passes the plan sizes (else stop after the plan and the bucket offsets:
+    /// the caller dispatches the pass's tiles itself, see
+    /// [`RadixSorter::record_pass_tiles`]).
+    passes: bool,
     /// Copy the result back into the job's keys when an odd number of passes ran.
     copy_back: bool,
 }
@@ -181,6 +187,7 @@ impl Phases<'_> {
         histogram: true,
         pass_mask: (1 << plan::MAX_PASSES) - 1,
         buckets: None,
+        passes: true,
         copy_back: true,
     };
 }
@@ -493,11 +500,7 @@ impl RadixSorter {
             .values
             .as_ref()
             .map(|v| v.clone().slice(0..capacity.max(1)));
-        let map_code = match job.map {
-            KeyMap::Unsigned => 0u32,
-            KeyMap::Signed => 1,
-            KeyMap::Float => 2,
-        };
+        let map_code = map_code(job.map);
         let params = |pass: u32| -> [u32; 5] {
             [
                 pass,
@@ -526,51 +529,13 @@ impl RadixSorter {
             };
         }
 
-        let set = |pipeline: &Arc<ComputePipeline>,
-                   writes: Vec<WriteDescriptorSet>|
-         -> Result<Arc<DescriptorSet>> {
-            DescriptorSet::new(
-                self.ctx.descriptor_set_allocator().clone(),
-                pipeline.layout().set_layouts()[0].clone(),
-                writes,
-                [],
-            )
-            .map_err(gpu_err("creating a radix descriptor set"))
-        };
-        let bind = |builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
-                    pipeline: &Arc<ComputePipeline>,
-                    set: Arc<DescriptorSet>,
-                    push: [u32; 5]|
-         -> Result<()> {
-            builder
-                .bind_pipeline_compute(pipeline.clone())
-                .map_err(gpu_err("binding a radix pipeline"))?
-                .bind_descriptor_sets(
-                    PipelineBindPoint::Compute,
-                    pipeline.layout().clone(),
-                    0,
-                    set,
-                )
-                .map_err(gpu_err("binding radix buffers"))?
-                .push_constants(pipeline.layout().clone(), 0, push)
-                .map_err(gpu_err("setting radix parameters"))?;
-            Ok(())
-        };
-        // Keys and values from `src` to `dst`, and the state.
+        let set = |pipeline: &Arc<ComputePipeline>, writes| self.descriptor_set(pipeline, writes);
+        let bind = Self::bind;
         let direction = |src_k: &Subbuffer<[u32]>,
                          dst_k: &Subbuffer<[u32]>,
                          src_v: &Option<Subbuffer<[u32]>>,
                          dst_v: &Option<Subbuffer<[u32]>>| {
-            let mut w = vec![
-                WriteDescriptorSet::buffer(0, src_k.clone()),
-                WriteDescriptorSet::buffer(1, dst_k.clone()),
-                WriteDescriptorSet::buffer(4, state.clone()),
-            ];
-            if let (Some(s), Some(d)) = (src_v, dst_v) {
-                w.push(WriteDescriptorSet::buffer(2, s.clone()));
-                w.push(WriteDescriptorSet::buffer(3, d.clone()));
-            }
-            w
+            scatter_writes(src_k, dst_k, src_v, dst_v, &state)
         };
 
         // 2. Histogram of every digit.
@@ -625,6 +590,9 @@ impl RadixSorter {
                 .map_err(gpu_err("setting bucket offsets"))?;
         }
         mark(builder, "plan");
+        if !phases.passes {
+            return Ok(());
+        }
 
         // 4. The passes, each in both directions; the plan gives tiles to one of them.
         let ab = set(
@@ -662,6 +630,107 @@ impl RadixSorter {
         unsafe { builder.dispatch_indirect(indirect.slice(at..at + 1)) }
             .map_err(gpu_err("dispatching the radix copy"))?;
         mark(builder, "copy");
+        Ok(())
+    }
+
+    fn descriptor_set(
+        &self,
+        pipeline: &Arc<ComputePipeline>,
+        writes: Vec<WriteDescriptorSet>,
+    ) -> Result<Arc<DescriptorSet>> {
+        DescriptorSet::new(
+            self.ctx.descriptor_set_allocator().clone(),
+            pipeline.layout().set_layouts()[0].clone(),
+            writes,
+            [],
+        )
+        .map_err(gpu_err("creating a radix descriptor set"))
+    }
+
+    fn bind(
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        pipeline: &Arc<ComputePipeline>,
+        set: Arc<DescriptorSet>,
+        push: [u32; 5],
+    ) -> Result<()> {
+        builder
+            .bind_pipeline_compute(pipeline.clone())
+            .map_err(gpu_err("binding a radix pipeline"))?
+            .bind_descriptor_sets(
+                PipelineBindPoint::Compute,
+                pipeline.layout().clone(),
+                0,
+                set,
+            )
+            .map_err(gpu_err("binding radix buffers"))?
+            .push_constants(pipeline.layout().clone(), 0, push)
+            .map_err(gpu_err("setting radix parameters"))?;
+        Ok(())
+    }
+
+    /// Records the next `tiles` tiles of pass `pass` of `job` (keys alone), from A into B,
+    /// reading only the first `landed` keys: the grouped host path scatters each upload
+    /// piece as it lands. The state must hold the plan and bucket offsets of
+    /// `Phases { passes: false, .. }`, recorded earlier on the same queue; each call's
+    /// tiles must lie below `landed` keys once all earlier calls' tiles are counted.
+    ///
+    /// Why it is sound: tiles take their ids from the pass's counter in the order
+    /// workgroups start, so after these dispatches have started no more ids than their
+    /// total tile count have been handed out, and every tile a look-back waits for belongs
+    /// to a workgroup that is running or done (as in a whole pass).
+    fn record_pass_tiles(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+        pass: u32,
+        tiles: u32,
+        landed: u64,
+    ) -> Result<()> {
+        let variant = job.variant();
+        let p = self.pipelines(variant)?;
+        let capacity = job.capacity();
+        let kw = u64::from(variant.key_words());
+        if variant.pairs || landed > capacity || capacity > scratch.capacity {
+            return Err(Error::Gpu(format!(
+                "scattering tiles of {landed} keys in buffers of {capacity}"
+            )));
+        }
+        let state = scratch
+            .state
+            .clone()
+            .slice(0..plan::state_words(p.shape, capacity));
+        let writes = scatter_writes(
+            &job.keys.clone().slice(0..(landed * kw).max(1)),
+            &scratch.keys.clone().slice(0..(capacity * kw).max(1)),
+            &None,
+            &None,
+            &state,
+        );
+        let push = [
+            pass,
+            map_code(job.map),
+            plan::slot_words(p.shape, capacity) as u32,
+            p.shape.tile_keys(),
+            landed as u32,
+        ];
+        Self::bind(
+            builder,
+            &p.scatter,
+            self.descriptor_set(&p.scatter, writes)?,
+            push,
+        )?;
+        let mut left = tiles;
+        while left > 0 {
+            let now = left.min(self.limits.max_groups_x);
+            // SAFETY: each workgroup takes the next tile id of this pass; the caller keeps
+            // every id handed out so far below ceil(landed / tile), so each tile reads keys
+            // below `landed` (the bound source range, also the capacity it is told) and
+            // writes to bucket offsets below the count in B, which holds capacity keys;
+            // look-back words of those tiles lie in a state buffer sized for capacity keys.
+            unsafe { builder.dispatch([now, 1, 1]) }.map_err(gpu_err("dispatching radix tiles"))?;
+            left -= now;
+        }
         Ok(())
     }
 
@@ -757,22 +826,28 @@ impl RadixSorter {
 }
 
 impl RadixSorter {
-    /// Sorts keys from a host slice with the sort overlapping the download: after the
-    /// upload, one pass by the most significant digit that varies scatters the keys into its
-    /// 256 buckets, cut into groups of roughly equal size (the host reads the digit counts
-    /// back: the one sync point), each group starting where a storage buffer may be bound;
-    /// then each group is sorted on its own (the existing sort on the group's range, the
-    /// other buffer's same range as scratch) and downloaded on the transfer queue while the
-    /// next one sorts ([`HostStream::download`](super::context::HostStream::download)).
+    /// Sorts keys from a host slice with the sort overlapping the transfers: one pass by
+    /// the top digit scatters the keys into its 256 buckets, cut into groups of roughly
+    /// equal size, each group starting where a storage buffer may be bound; then each group
+    /// is sorted on its own (the existing sort on the group's range, the other buffer's
+    /// same range as scratch) and downloaded on the transfer queue while the next one sorts
+    /// ([`HostStream::download`](super::context::HostStream::download)).
+    ///
+    /// The host counts the keys' top digits while it copies them into staging memory
+    /// ([`HostStream::upload_counted`](super::context::HostStream::upload_counted)), so the
+    /// bucket offsets are known when the last piece is staged, and the scatter runs piece by
+    /// piece as the upload lands ([`RadixSorter::record_pass_tiles`]). When every key has
+    /// the same top digit, the device counts every digit after the upload and the host reads
+    /// the counts back to scatter by the most significant digit that varies.
     ///
     /// Why: the whole sort between upload and download (`SORTNET_GPU_KEYS_OVERLAP=0`) leaves
-    /// its 10.7 ms (2^28 u32 keys, H200) beside 41 ms of PCIe copies unhidden; here what is
-    /// not hidden is the digit count with its read-back (1.0 ms), the scatter pass (3.0 ms)
-    /// and the first group's sort (1.4 ms). The price: the keys make one pass more (the
-    /// groups' sorts run their top digit again), and the later groups' sorts run about 2x
-    /// slower beside the copy engine's downloads; from 1 GiB of u32 keys it wins (77% of
-    /// the transfer bound against 71-72%), at 256 MiB it ties, at 64 MiB it loses
-    /// (BENCHMARKS.md (GPU keys overlapping the download)). On `Err` `keys` holds its original contents.
+    /// its 10.7 ms (2^28 u32 keys, H200) beside 41 ms of PCIe copies unhidden. With the
+    /// count on the device, the count and its read-back (1.0 ms), the scatter pass (3.0 ms)
+    /// and the first group's sort (1.4 ms) stayed unhidden; the host's count hides the first
+    /// two behind the upload. The price: the keys make one pass more (the groups' sorts run
+    /// their top digit again), and the later groups' sorts run about 2x slower beside the
+    /// copy engine's downloads (BENCHMARKS.md (GPU keys overlapping the download)). On `Err`
+    /// `keys` holds its original contents.
     fn sort_keys_grouped(
         &self,
         keys: &mut [u32],
@@ -816,54 +891,100 @@ impl RadixSorter {
             state: state.slice::<u32>(state_bytes / 4),
             indirect: self.indirect_buffer()?,
         };
-        let hist_words = u64::from(variant.passes() * plan::RADIX);
-        let hist_host = ctx.buffer(Memory::Staging, hist_words * 4)?;
-        let hist_host = hist_host.slice::<u32>(hist_words);
         let mut stream = ctx.host_stream(keys)?;
         let result = (|| {
-            stream.upload(&a.clone().slice(0..n * kw))?;
-            stream.wait_uploads()?;
-            // Count every digit, read the counts back.
-            let mut builder = ctx.command_builder()?;
-            let histogram = Phases {
-                clear: true,
-                histogram: true,
-                pass_mask: 0,
-                buckets: None,
-                copy_back: false,
-            };
-            self.record_phases(
-                &mut builder,
-                &scatter_job,
-                &scatter_scratch,
-                &histogram,
-                &mut |_, _| {},
-            )?;
-            let at = u64::from(plan::state::HIST);
-            builder
-                .copy_buffer(CopyBufferInfo::buffers(
-                    scatter_scratch.state.clone().slice(at..at + hist_words),
-                    hist_host.clone(),
-                ))
-                .map_err(gpu_err("reading digit counts back"))?;
-            ctx.submit_and_wait(builder)?;
-            let hist = hist_host
-                .read()
-                .map_err(gpu_err("mapping a staging buffer"))?
-                .to_vec();
-            let layout = plan::group_layout(&hist, n, groups, align);
-            stream.note(format_args!(
-                "digit counts read back: pass {:?}, {} groups",
-                layout.pass,
-                layout.groups.len()
-            ));
-            // All keys equal: they stay sorted in A, nothing to scatter or sort.
-            let Some(pass) = layout.pass else {
-                let source = a.clone().slice(0..n * kw);
-                return stream.download(vec![DownloadGroup {
-                    work: Box::new(|_| Ok(())),
-                    source,
-                }]);
+            let count = top_digit_counter(width, map);
+            let (top, landed) = stream.upload_counted(&a.clone().slice(0..n * kw), &count)?;
+            let top_pass = variant.passes() - 1;
+            // `SORTNET_GPU_HOST_COUNT=0`: always count on the device (the path before, to
+            // compare).
+            let host_counts = std::env::var("SORTNET_GPU_HOST_COUNT").as_deref() != Ok("0");
+            let layout = if host_counts && top.iter().all(|&c| u64::from(c) < n) {
+                // The top digit varies (the usual case): the host's counts place its
+                // buckets, and the scatter follows the upload piece by piece.
+                let layout = plan::groups_by_digit(top_pass, &top, n, groups, align);
+                stream.note(format_args!("top digits counted while staging"));
+                let mut setup = ctx.command_builder()?;
+                let plan_only = Phases {
+                    clear: true,
+                    histogram: false,
+                    pass_mask: 1 << top_pass,
+                    buckets: Some(&layout.buckets),
+                    passes: false,
+                    copy_back: false,
+                };
+                self.record_phases(
+                    &mut setup,
+                    &scatter_job,
+                    &scatter_scratch,
+                    &plan_only,
+                    &mut |_, _| {},
+                )?;
+                let tile = u64::from(shape.tile_keys());
+                let mut tiles_done = 0u64;
+                stream.after_pieces(landed, Some(setup), |words| {
+                    // The tiles whose keys have all landed (the last piece: every tile).
+                    let keys_landed = words.end / kw;
+                    let ready = if keys_landed == n {
+                        n.div_ceil(tile)
+                    } else {
+                        keys_landed / tile
+                    };
+                    if ready == tiles_done {
+                        return Ok(None);
+                    }
+                    let mut builder = ctx.command_builder()?;
+                    self.record_pass_tiles(
+                        &mut builder,
+                        &scatter_job,
+                        &scatter_scratch,
+                        top_pass,
+                        (ready - tiles_done) as u32,
+                        keys_landed,
+                    )?;
+                    tiles_done = ready;
+                    Ok(Some(builder))
+                })?;
+                layout
+            } else {
+                // Every key has the same top digit: count every digit on the GPU, read the
+                // counts back, and scatter by the most significant digit that varies.
+                stream.after_pieces(landed, None, |_| Ok(None))?;
+                stream.wait_uploads()?;
+                let layout =
+                    self.count_on_device(&scatter_job, &scatter_scratch, n, groups, align)?;
+                stream.note(format_args!(
+                    "digit counts read back: pass {:?}, {} groups",
+                    layout.pass,
+                    layout.groups.len()
+                ));
+                // All keys equal: they stay sorted in A, nothing to scatter or sort.
+                let Some(pass) = layout.pass else {
+                    let source = a.clone().slice(0..n * kw);
+                    return stream.download(vec![DownloadGroup {
+                        work: Box::new(|_| Ok(())),
+                        source,
+                    }]);
+                };
+                let mut builder = ctx.command_builder()?;
+                let scatter = Phases {
+                    clear: false,
+                    histogram: false,
+                    pass_mask: 1 << pass,
+                    buckets: Some(&layout.buckets),
+                    passes: true,
+                    copy_back: false,
+                };
+                self.record_phases(
+                    &mut builder,
+                    &scatter_job,
+                    &scatter_scratch,
+                    &scatter,
+                    &mut |_, _| {},
+                )?;
+                // The groups are recorded while the scatter runs.
+                stream.submit_before_download(builder)?;
+                layout
             };
             // Each group is sorted in B (where the scatter puts it) with A's same range as
             // scratch, and a state of its own: the slices of one buffer, each aligned for
@@ -877,7 +998,7 @@ impl RadixSorter {
             let states = ctx.buffer(Memory::Device, states_bytes)?;
             let states = states.bytes();
             let mut state_at = 0u64;
-            let mut sorts = Vec::with_capacity(layout.groups.len());
+            let mut download = Vec::with_capacity(layout.groups.len());
             for &(start, len) in &layout.groups {
                 let words = start * kw..(start + len) * kw;
                 let bytes = state_of(len);
@@ -900,48 +1021,95 @@ impl RadixSorter {
                     indirect: self.indirect_buffer()?,
                 };
                 state_at += bytes;
-                sorts.push((job, scratch));
+                let source = job.keys.clone();
+                let work: Recorder = if len < 2 {
+                    Box::new(|_| Ok(()))
+                } else {
+                    Box::new(move |builder| {
+                        self.record_phases(builder, &job, &scratch, &Phases::WHOLE, &mut |_, _| {})
+                    })
+                };
+                download.push(DownloadGroup { work, source });
             }
-            let mut builder = ctx.command_builder()?;
-            let scatter = Phases {
-                clear: false,
-                histogram: false,
-                pass_mask: 1 << pass,
-                buckets: Some(&layout.buckets),
-                copy_back: false,
-            };
-            self.record_phases(
-                &mut builder,
-                &scatter_job,
-                &scatter_scratch,
-                &scatter,
-                &mut |_, _| {},
-            )?;
-            // The groups are recorded while the scatter runs.
-            stream.submit_before_download(builder)?;
-            let download = sorts
-                .into_iter()
-                .map(|(job, scratch)| {
-                    let source = job.keys.clone();
-                    let work: Recorder = if job.capacity() < 2 {
-                        Box::new(|_| Ok(()))
-                    } else {
-                        Box::new(move |builder| {
-                            self.record_phases(
-                                builder,
-                                &job,
-                                &scratch,
-                                &Phases::WHOLE,
-                                &mut |_, _| {},
-                            )
-                        })
-                    };
-                    DownloadGroup { work, source }
-                })
-                .collect();
             stream.download(download)
         })();
         stream.finish(result)
+    }
+}
+
+impl RadixSorter {
+    /// Counts every digit of the keys in `job` on the device (clearing the state first),
+    /// reads the counts back and lays the grouped path's groups out by the most
+    /// significant digit that varies.
+    fn count_on_device(
+        &self,
+        job: &SortJob,
+        scratch: &RadixScratch,
+        n: u64,
+        groups: usize,
+        align: u64,
+    ) -> Result<plan::GroupLayout> {
+        let hist_words = u64::from(job.variant().passes() * plan::RADIX);
+        let hist_host = self.ctx.buffer(Memory::Staging, hist_words * 4)?;
+        let hist_host = hist_host.slice::<u32>(hist_words);
+        let mut builder = self.ctx.command_builder()?;
+        let histogram = Phases {
+            clear: true,
+            histogram: true,
+            pass_mask: 0,
+            buckets: None,
+            passes: false,
+            copy_back: false,
+        };
+        self.record_phases(&mut builder, job, scratch, &histogram, &mut |_, _| {})?;
+        let at = u64::from(plan::state::HIST);
+        builder
+            .copy_buffer(CopyBufferInfo::buffers(
+                scratch.state.clone().slice(at..at + hist_words),
+                hist_host.clone(),
+            ))
+            .map_err(gpu_err("reading digit counts back"))?;
+        self.ctx.submit_and_wait(builder)?;
+        let hist = hist_host
+            .read()
+            .map_err(gpu_err("mapping a staging buffer"))?;
+        Ok(plan::group_layout(&hist, n, groups, align))
+    }
+}
+
+/// Counts the top digit of each key (after the key map) in 32-bit words of keys of `width`,
+/// for the grouped path, which counts while it stages the upload. Four sets of counters, so
+/// that runs of equal digits do not wait on one counter's last increment.
+fn top_digit_counter(width: KeyWidth, map: KeyMap) -> impl Fn(&[u32], &mut Counts) + Sync {
+    // `STRIDE` words per key; the key's top word is its last: the only word of a 32-bit
+    // key, the high one of a 64-bit key, whose top byte is the key's top byte under every
+    // map.
+    fn count<const STRIDE: usize>(words: &[u32], counts: &mut Counts, top: impl Fn(u32) -> u32) {
+        let mut sets = [[0u32; 256]; 4];
+        let fours = words.chunks_exact(4 * STRIDE);
+        let rest = fours.remainder();
+        for four in fours {
+            for (j, set) in sets.iter_mut().enumerate() {
+                set[top(four[j * STRIDE + STRIDE - 1]) as usize] += 1;
+            }
+        }
+        for key in rest.chunks_exact(STRIDE) {
+            sets[0][top(key[STRIDE - 1]) as usize] += 1;
+        }
+        for (d, c) in counts.iter_mut().enumerate() {
+            *c += sets[0][d] + sets[1][d] + sets[2][d] + sets[3][d];
+        }
+    }
+    fn by_map<const STRIDE: usize>(words: &[u32], counts: &mut Counts, map: KeyMap) {
+        match map {
+            KeyMap::Unsigned => count::<STRIDE>(words, counts, |w| w >> 24),
+            KeyMap::Signed => count::<STRIDE>(words, counts, |w| (w >> 24) ^ 0x80),
+            KeyMap::Float => count::<STRIDE>(words, counts, |w| map.encode32(w) >> 24),
+        }
+    }
+    move |words: &[u32], counts: &mut Counts| match width {
+        KeyWidth::W32 => by_map::<1>(words, counts, map),
+        KeyWidth::W64 => by_map::<2>(words, counts, map),
     }
 }
 
@@ -971,6 +1139,36 @@ fn keys_overlap(bytes: u64) -> bool {
         Ok("0") => false,
         _ => bytes >= GROUPED_MIN_BYTES,
     }
+}
+
+/// The shaders' code for a key map.
+fn map_code(map: KeyMap) -> u32 {
+    match map {
+        KeyMap::Unsigned => 0,
+        KeyMap::Signed => 1,
+        KeyMap::Float => 2,
+    }
+}
+
+/// The bindings of a scatter or copy from `src` to `dst` (keys, values when both are
+/// given), with the state.
+fn scatter_writes(
+    src_k: &Subbuffer<[u32]>,
+    dst_k: &Subbuffer<[u32]>,
+    src_v: &Option<Subbuffer<[u32]>>,
+    dst_v: &Option<Subbuffer<[u32]>>,
+    state: &Subbuffer<[u32]>,
+) -> Vec<WriteDescriptorSet> {
+    let mut w = vec![
+        WriteDescriptorSet::buffer(0, src_k.clone()),
+        WriteDescriptorSet::buffer(1, dst_k.clone()),
+        WriteDescriptorSet::buffer(4, state.clone()),
+    ];
+    if let (Some(s), Some(d)) = (src_v, dst_v) {
+        w.push(WriteDescriptorSet::buffer(2, s.clone()));
+        w.push(WriteDescriptorSet::buffer(3, d.clone()));
+    }
+    w
 }
 
 /// Views 64-bit keys as 32-bit words (low word first on little-endian hosts, as the
@@ -1052,5 +1250,48 @@ impl SortBackend for VulkanRadix {
     fn sort_pairs64(&self, keys: &mut [u64], values: &mut [u32], map: KeyMap) -> Result<()> {
         self.sorter
             .sort_host(words_of(keys), Some(values), KeyWidth::W64, map)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host's top-digit counts match the key maps' top byte for every width and map,
+    /// at lengths that leave every remainder of the four-key loop.
+    #[test]
+    fn top_digit_counts_match_the_key_maps() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let raw: Vec<u64> = (0..1003).map(|_| next()).collect();
+        for map in [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float] {
+            for len in [0usize, 1, 2, 3, 4, 5, 1003] {
+                let keys32: Vec<u32> = raw[..len].iter().map(|&k| k as u32).collect();
+                let mut want = [0u32; 256];
+                for &k in &keys32 {
+                    want[(map.encode32(k) >> 24) as usize] += 1;
+                }
+                let mut got = [0u32; 256];
+                top_digit_counter(KeyWidth::W32, map)(&keys32, &mut got);
+                assert_eq!(got, want, "u32 words, {map:?}, {len} keys");
+
+                let words: Vec<u32> = raw[..len]
+                    .iter()
+                    .flat_map(|&k| [k as u32, (k >> 32) as u32])
+                    .collect();
+                let mut want = [0u32; 256];
+                for &k in &raw[..len] {
+                    want[(map.encode64(k) >> 56) as usize] += 1;
+                }
+                let mut got = [0u32; 256];
+                top_digit_counter(KeyWidth::W64, map)(&words, &mut got);
+                assert_eq!(got, want, "u64 keys, {map:?}, {len} keys");
+            }
+        }
     }
 }

@@ -343,7 +343,25 @@ pub fn group_layout(hist: &[u32], n: u64, groups: usize, align: u64) -> GroupLay
             groups: vec![(0, n)],
         };
     };
-    let counts = &hist[pass * radix..(pass + 1) * radix];
+    groups_by_digit(
+        pass as u32,
+        &hist[pass * radix..(pass + 1) * radix],
+        n,
+        groups,
+        align,
+    )
+}
+
+/// [`group_layout`] by the digit of pass `pass`, whose 256 counts (summing to `n`) are
+/// `counts`: the grouped host path counts the top digit on the host while it uploads.
+pub fn groups_by_digit(
+    pass: u32,
+    counts: &[u32],
+    n: u64,
+    groups: usize,
+    align: u64,
+) -> GroupLayout {
+    let radix = RADIX as usize;
     let groups = groups.max(1) as u64;
     let align = align.max(1);
     let mut buckets = Vec::with_capacity(radix);
@@ -368,7 +386,7 @@ pub fn group_layout(hist: &[u32], n: u64, groups: usize, align: u64) -> GroupLay
         }
     }
     GroupLayout {
-        pass: Some(pass as u32),
+        pass: Some(pass),
         buckets,
         groups: cuts,
     }
