@@ -837,14 +837,6 @@ pub struct HostStream<'d, T: BufferContents> {
     trace: Option<Instant>,
 }
 
-/// One piece of an upload ([`HostStream::upload_counted`]): its elements and the signal
-/// that it has landed on the device.
-pub struct LandedPiece {
-    /// The piece's elements (indices into the slice and the device buffer).
-    pub range: Range<u64>,
-    signal: Box<dyn GpuFuture>,
-}
-
 /// 256 counters, e.g. of the values of a key's top digit.
 pub type Counts = [u32; 256];
 
@@ -870,6 +862,12 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
         }
     }
 
+    /// The pieces the stream moves, in order (element ranges of the slice).
+    pub fn piece_ranges(&self) -> Vec<Range<u64>> {
+        self.ctx
+            .pieces(self.data.len() as u64, std::mem::size_of::<T>() as u64)
+    }
+
     /// Uploads the slice into the first `data.len()` elements of `device`, piece by piece,
     /// without waiting for the last pieces' copies.
     pub fn upload(&mut self, device: &Subbuffer<[T]>) -> Result<()> {
@@ -884,37 +882,70 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
     }
 
     /// [`upload`](Self::upload) that also counts, in the same pass over the host's memory,
-    /// what `count` counts in every element (e.g. the top digit of keys), and hands back
-    /// each piece's upload as a [`LandedPiece`] for [`after_pieces`](Self::after_pieces),
-    /// which must take them all.
+    /// what `count` counts in each piece (e.g. the keys' top digits), and submits right
+    /// after each piece's upload the work that `record` records for the piece (given its
+    /// elements and counts; `None`: nothing) on the compute queue, after the piece's upload
+    /// (a semaphore) and after the work for the pieces before it. So the work on the first
+    /// pieces runs while the last ones still travel; [`download`](Self::download) waits for
+    /// all of it. Returns each piece's elements and counts.
     pub fn upload_counted(
         &mut self,
         device: &Subbuffer<[T]>,
         count: &CountFn<T>,
-    ) -> Result<(Counts, Vec<LandedPiece>)> {
-        let mut counts = [0u32; 256];
-        let mut landed = Vec::new();
-        for r in self
-            .ctx
-            .pieces(self.data.len() as u64, std::mem::size_of::<T>() as u64)
-        {
-            let mut piece = [0u32; 256];
-            let (queue, builder) = self.stage(device, r.clone(), Some((count, &mut piece)))?;
+        mut record: impl FnMut(
+            Range<u64>,
+            &Counts,
+        )
+            -> Result<Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>>,
+    ) -> Result<Vec<(Range<u64>, Counts)>> {
+        let compute = self.ctx.queue.clone();
+        let mut chain = vulkano::sync::now(self.ctx.device.clone()).boxed();
+        // Whether the chain ends in waits for uploads that no submission has taken yet.
+        let mut waits_left = false;
+        let mut pieces = Vec::new();
+        for r in self.piece_ranges() {
+            let mut counts = [0u32; 256];
+            let (queue, builder) = self.stage(device, r.clone(), Some((count, &mut counts)))?;
             let commands = builder.build().map_err(gpu_err("building commands"))?;
-            let signal = vulkano::sync::now(self.ctx.device.clone())
+            let landed = vulkano::sync::now(self.ctx.device.clone())
                 .then_execute(queue, commands)
                 .map_err(gpu_err("submitting an upload"))?
                 .then_signal_semaphore_and_flush()
                 .map_err(gpu_err("flushing an upload"))?;
-            landed.push(LandedPiece {
-                range: r,
-                signal: signal.boxed(),
-            });
-            for (total, c) in counts.iter_mut().zip(piece) {
-                *total += c;
-            }
+            let joined = chain.join(landed);
+            chain = match record(r.clone(), &counts)? {
+                Some(builder) => {
+                    let commands = builder.build().map_err(gpu_err("building commands"))?;
+                    let submitted = joined
+                        .then_execute(compute.clone(), commands)
+                        .map_err(gpu_err("submitting work"))?;
+                    submitted.flush().map_err(gpu_err("flushing work"))?;
+                    waits_left = false;
+                    submitted.boxed()
+                }
+                None => {
+                    waits_left = true;
+                    joined.boxed()
+                }
+            };
+            pieces.push((r, counts));
         }
-        Ok((counts, landed))
+        if waits_left {
+            // An empty command buffer takes the last waits: a fence after waits alone
+            // never signalled on lavapipe.
+            let empty = self.ctx.command_builder()?;
+            let commands = empty.build().map_err(gpu_err("building commands"))?;
+            chain = chain
+                .then_execute(compute, commands)
+                .map_err(gpu_err("submitting work"))?
+                .boxed();
+        }
+        self.pending.push(
+            chain
+                .then_signal_fence_and_flush()
+                .map_err(gpu_err("flushing work"))?,
+        );
+        Ok(pieces)
     }
 
     /// Copies piece `r` of the slice into staging memory (counting with `count` on the way)
@@ -952,72 +983,6 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
             "upload piece of {mib} MiB staged and submitted"
         ));
         Ok((queue, builder))
-    }
-
-    /// Submits work on the compute queue that follows the pieces of
-    /// [`upload_counted`](Self::upload_counted) as they land, without waiting: `first`,
-    /// then for each piece in order what `record` records for it (`None`: nothing), each
-    /// after its piece's upload (a semaphore) and after the work before it. So the work on
-    /// the first pieces runs while the last ones still travel. [`download`](Self::download)
-    /// waits for all of it; `after_pieces(landed, None, |_| Ok(None))` just waits for the
-    /// uploads.
-    pub fn after_pieces(
-        &mut self,
-        landed: Vec<LandedPiece>,
-        first: Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>,
-        mut record: impl FnMut(
-            Range<u64>,
-        )
-            -> Result<Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>>,
-    ) -> Result<()> {
-        let queue = self.ctx.queue.clone();
-        let mut chain = vulkano::sync::now(self.ctx.device.clone()).boxed();
-        if let Some(first) = first {
-            let commands = first.build().map_err(gpu_err("building commands"))?;
-            let submitted = chain
-                .then_execute(queue.clone(), commands)
-                .map_err(gpu_err("submitting work"))?;
-            submitted.flush().map_err(gpu_err("flushing work"))?;
-            chain = submitted.boxed();
-        }
-        // Whether the chain ends in waits for semaphores that no submission has taken yet.
-        let mut waits_left = false;
-        for piece in landed {
-            let joined = chain.join(piece.signal);
-            let end = piece.range.end;
-            chain = match record(piece.range)? {
-                Some(builder) => {
-                    let commands = builder.build().map_err(gpu_err("building commands"))?;
-                    let submitted = joined
-                        .then_execute(queue.clone(), commands)
-                        .map_err(gpu_err("submitting work"))?;
-                    submitted.flush().map_err(gpu_err("flushing work"))?;
-                    self.note(format_args!("work up to element {end} submitted"));
-                    waits_left = false;
-                    submitted.boxed()
-                }
-                None => {
-                    waits_left = true;
-                    joined.boxed()
-                }
-            };
-        }
-        if waits_left {
-            // An empty command buffer takes the last waits: a fence after waits alone
-            // never signalled on lavapipe.
-            let empty = self.ctx.command_builder()?;
-            let commands = empty.build().map_err(gpu_err("building commands"))?;
-            chain = chain
-                .then_execute(queue, commands)
-                .map_err(gpu_err("submitting work"))?
-                .boxed();
-        }
-        self.pending.push(
-            chain
-                .then_signal_fence_and_flush()
-                .map_err(gpu_err("flushing work"))?,
-        );
-        Ok(())
     }
 
     /// Waits until every upload has landed on the device.

@@ -38,7 +38,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
 use vulkano::command_buffer::{
-    AutoCommandBufferBuilder, CopyBufferInfo, DispatchIndirectCommand, PrimaryAutoCommandBuffer,
+    AutoCommandBufferBuilder, BufferCopy, CopyBufferInfo, DispatchIndirectCommand,
+    PrimaryAutoCommandBuffer,
 };
 use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
 use vulkano::device::physical::SubgroupFeatures;
@@ -668,67 +669,76 @@ impl RadixSorter {
         Ok(())
     }
 
-    /// Records the next `tiles` tiles of pass `pass` of `job` (keys alone), from A into B,
-    /// reading only the first `landed` keys: the grouped host path scatters each upload
-    /// piece as it lands. The state must hold the plan and bucket offsets of
-    /// `Phases { passes: false, .. }`, recorded earlier on the same queue; each call's
-    /// tiles must lie below `landed` keys once all earlier calls' tiles are counted.
-    ///
-    /// Why it is sound: tiles take their ids from the pass's counter in the order
-    /// workgroups start, so after these dispatches have started no more ids than their
-    /// total tile count have been handed out, and every tile a look-back waits for belongs
-    /// to a workgroup that is running or done (as in a whole pass).
-    fn record_pass_tiles(
+    /// Records one pass by digit `pass` over `src` (keys alone, `len` of them) into `dst`,
+    /// with the bucket offsets of `counts` (the keys' digit counts) and a `state` of its
+    /// own: the grouped host path scatters each upload piece by its top digit as it lands.
+    /// No histogram and no plan: the host knows the counts and that the pass runs (it
+    /// applies the key map on read and undoes it on write).
+    fn record_piece_scatter(
         &self,
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
-        job: &SortJob,
-        scratch: &RadixScratch,
+        variant: Variant,
+        (src, dst, state): (Subbuffer<[u32]>, Subbuffer<[u32]>, Subbuffer<[u32]>),
+        map: KeyMap,
         pass: u32,
-        tiles: u32,
-        landed: u64,
+        counts: &Counts,
     ) -> Result<()> {
-        let variant = job.variant();
         let p = self.pipelines(variant)?;
-        let capacity = job.capacity();
-        let kw = u64::from(variant.key_words());
-        if variant.pairs || landed > capacity || capacity > scratch.capacity {
-            return Err(Error::Gpu(format!(
-                "scattering tiles of {landed} keys in buffers of {capacity}"
-            )));
+        let len = src.len() / u64::from(variant.key_words());
+        let state = state.slice(0..plan::state_words(p.shape, len));
+        let mut buckets = Vec::with_capacity(counts.len());
+        let mut at = 0u32;
+        for &c in counts {
+            buckets.push(at);
+            at += c;
         }
-        let state = scratch
-            .state
-            .clone()
-            .slice(0..plan::state_words(p.shape, capacity));
-        let writes = scatter_writes(
-            &job.keys.clone().slice(0..(landed * kw).max(1)),
-            &scratch.keys.clone().slice(0..(capacity * kw).max(1)),
-            &None,
-            &None,
-            &state,
-        );
+        builder
+            .fill_buffer(state.clone(), 0)
+            .map_err(gpu_err("clearing radix state"))?;
+        builder
+            .update_buffer(
+                state.clone().index(plan::state::COUNT.into()),
+                Box::new(len as u32),
+            )
+            .map_err(gpu_err("setting the key count"))?;
+        // Encode on read, decode on write, look-back slot 0 (radix_plan.comp's flags).
+        builder
+            .update_buffer(
+                state.clone().index(u64::from(plan::state::FLAGS + pass)),
+                Box::new(3u32),
+            )
+            .map_err(gpu_err("setting the pass flags"))?;
+        let at = u64::from(plan::state::BUCKET + plan::RADIX * pass);
+        builder
+            .update_buffer(
+                state.clone().slice(at..at + u64::from(plan::RADIX)),
+                buckets.into_boxed_slice(),
+            )
+            .map_err(gpu_err("setting bucket offsets"))?;
         let push = [
             pass,
-            map_code(job.map),
-            plan::slot_words(p.shape, capacity) as u32,
+            map_code(map),
+            plan::slot_words(p.shape, len) as u32,
             p.shape.tile_keys(),
-            landed as u32,
+            len as u32,
         ];
+        let writes = scatter_writes(&src, &dst, &None, &None, &state);
         Self::bind(
             builder,
             &p.scatter,
             self.descriptor_set(&p.scatter, writes)?,
             push,
         )?;
-        let mut left = tiles;
+        let mut left = len.div_ceil(u64::from(p.shape.tile_keys())) as u32;
         while left > 0 {
             let now = left.min(self.limits.max_groups_x);
-            // SAFETY: each workgroup takes the next tile id of this pass; the caller keeps
-            // every id handed out so far below ceil(landed / tile), so each tile reads keys
-            // below `landed` (the bound source range, also the capacity it is told) and
-            // writes to bucket offsets below the count in B, which holds capacity keys;
-            // look-back words of those tiles lie in a state buffer sized for capacity keys.
-            unsafe { builder.dispatch([now, 1, 1]) }.map_err(gpu_err("dispatching radix tiles"))?;
+            // SAFETY: each workgroup takes the next tile id from the pass's counter (cleared
+            // above), and the dispatches hand out ceil(len / tile) ids in all: each tile
+            // reads keys below `len` in `src` (len keys, also the capacity it is told) and
+            // writes to bucket offsets below `len` in `dst`, which holds as many; its
+            // look-back words lie in `state`, sized for len keys.
+            unsafe { builder.dispatch([now, 1, 1]) }
+                .map_err(gpu_err("dispatching a radix pass"))?;
             left -= now;
         }
         Ok(())
@@ -891,65 +901,82 @@ impl RadixSorter {
             state: state.slice::<u32>(state_bytes / 4),
             indirect: self.indirect_buffer()?,
         };
+        // Each state starts where a storage buffer binding may.
+        let state_of = |len: u64| {
+            plan::scratch_sizes(variant, shape, len)
+                .state_bytes
+                .next_multiple_of(align_bytes.max(4))
+        };
         let mut stream = ctx.host_stream(keys)?;
         let result = (|| {
-            let count = top_digit_counter(width, map);
-            let (top, landed) = stream.upload_counted(&a.clone().slice(0..n * kw), &count)?;
-            let top_pass = variant.passes() - 1;
-            // `SORTNET_GPU_HOST_COUNT=0`: always count on the device (the path before, to
-            // compare).
+            // `SORTNET_GPU_HOST_COUNT=0`: count on the device after the upload (the path
+            // before, to compare).
             let host_counts = std::env::var("SORTNET_GPU_HOST_COUNT").as_deref() != Ok("0");
-            let layout = if host_counts && top.iter().all(|&c| u64::from(c) < n) {
-                // The top digit varies (the usual case): the host's counts place its
-                // buckets, and the scatter follows the upload piece by piece.
-                let layout = plan::groups_by_digit(top_pass, &top, n, groups, align);
-                stream.note(format_args!("top digits counted while staging"));
-                let mut setup = ctx.command_builder()?;
-                let plan_only = Phases {
-                    clear: true,
-                    histogram: false,
-                    pass_mask: 1 << top_pass,
-                    buckets: Some(&layout.buckets),
-                    passes: false,
-                    copy_back: false,
-                };
-                self.record_phases(
-                    &mut setup,
-                    &scatter_job,
-                    &scatter_scratch,
-                    &plan_only,
-                    &mut |_, _| {},
-                )?;
-                let tile = u64::from(shape.tile_keys());
-                let mut tiles_done = 0u64;
-                stream.after_pieces(landed, Some(setup), |words| {
-                    // The tiles whose keys have all landed (the last piece: every tile).
-                    let keys_landed = words.end / kw;
-                    let ready = if keys_landed == n {
-                        n.div_ceil(tile)
-                    } else {
-                        keys_landed / tile
-                    };
-                    if ready == tiles_done {
+            let top_pass = variant.passes() - 1;
+            // Each piece is scattered by its top digit into the same range of B as it lands,
+            // with a state of its own.
+            let piece_states: u64 = stream
+                .piece_ranges()
+                .iter()
+                .map(|words| state_of((words.end - words.start) / kw))
+                .sum();
+            let piece_states = ctx.buffer(Memory::Device, piece_states)?.bytes();
+            let mut state_at = 0u64;
+            let count = top_digit_counter(width, map);
+            let pieces =
+                stream.upload_counted(&a.clone().slice(0..n * kw), &count, |words, counts| {
+                    if !host_counts {
                         return Ok(None);
                     }
+                    let bytes = state_of((words.end - words.start) / kw);
+                    let state = piece_states.clone().slice(state_at..state_at + bytes);
+                    state_at += bytes;
                     let mut builder = ctx.command_builder()?;
-                    self.record_pass_tiles(
+                    let buffers = (
+                        a.clone().slice(words.clone()),
+                        b.clone().slice(words),
+                        state.reinterpret::<[u32]>(),
+                    );
+                    self.record_piece_scatter(
                         &mut builder,
-                        &scatter_job,
-                        &scatter_scratch,
+                        variant,
+                        buffers,
+                        map,
                         top_pass,
-                        (ready - tiles_done) as u32,
-                        keys_landed,
+                        counts,
                     )?;
-                    tiles_done = ready;
                     Ok(Some(builder))
                 })?;
-                layout
+            let mut top = [0u32; 256];
+            for (_, counts) in &pieces {
+                for (t, c) in top.iter_mut().zip(counts) {
+                    *t += c;
+                }
+            }
+            // Where the groups are sorted: in A after gathering them from the pieces in B,
+            // or in B after a scatter of the whole buffer.
+            let (layout, sorted, scratch) = if host_counts && top.iter().all(|&c| u64::from(c) < n)
+            {
+                // The top digit varies (the usual case): gather each group's runs from the
+                // pieces into A.
+                let layout = plan::groups_by_digit(top_pass, &top, n, groups, align);
+                stream.note(format_args!("top digits counted while staging"));
+                let regions = gather_regions(&layout, &top, &pieces, kw);
+                let mut builder = ctx.command_builder()?;
+                // (vulkano takes no new submission on buffers that pending ones write.)
+                stream.wait_uploads()?;
+                builder
+                    .copy_buffer(CopyBufferInfo {
+                        regions: regions.into(),
+                        ..CopyBufferInfo::buffers(b.clone(), a.clone())
+                    })
+                    .map_err(gpu_err("gathering the groups"))?;
+                // The groups are recorded while the gather runs.
+                stream.submit_before_download(builder)?;
+                (layout, &a, &b)
             } else {
-                // Every key has the same top digit: count every digit on the GPU, read the
-                // counts back, and scatter by the most significant digit that varies.
-                stream.after_pieces(landed, None, |_| Ok(None))?;
+                // Every key has the same top digit: count every digit on the device, read
+                // the counts back, and scatter by the most significant digit that varies.
                 stream.wait_uploads()?;
                 let layout =
                     self.count_on_device(&scatter_job, &scatter_scratch, n, groups, align)?;
@@ -984,16 +1011,10 @@ impl RadixSorter {
                 )?;
                 // The groups are recorded while the scatter runs.
                 stream.submit_before_download(builder)?;
-                layout
+                (layout, &b, &a)
             };
-            // Each group is sorted in B (where the scatter puts it) with A's same range as
-            // scratch, and a state of its own: the slices of one buffer, each aligned for
-            // binding.
-            let state_of = |len: u64| {
-                plan::scratch_sizes(variant, shape, len)
-                    .state_bytes
-                    .next_multiple_of(align_bytes.max(4))
-            };
+            // Each group is sorted on its own range, the other buffer's same range as
+            // scratch, with a state of its own: the slices of one buffer.
             let states_bytes: u64 = layout.groups.iter().map(|&(_, len)| state_of(len)).sum();
             let states = ctx.buffer(Memory::Device, states_bytes)?;
             let states = states.bytes();
@@ -1003,7 +1024,7 @@ impl RadixSorter {
                 let words = start * kw..(start + len) * kw;
                 let bytes = state_of(len);
                 let job = SortJob {
-                    keys: b.clone().slice(words.clone()),
+                    keys: sorted.clone().slice(words.clone()),
                     values: None,
                     width,
                     map,
@@ -1012,7 +1033,7 @@ impl RadixSorter {
                 let scratch = RadixScratch {
                     variant,
                     capacity: len,
-                    keys: a.clone().slice(words),
+                    keys: scratch.clone().slice(words),
                     values: None,
                     state: states
                         .clone()
@@ -1075,6 +1096,60 @@ impl RadixSorter {
             .map_err(gpu_err("mapping a staging buffer"))?;
         Ok(plan::group_layout(&hist, n, groups, align))
     }
+}
+
+/// The copies (in bytes, from B to A) that gather each group of `layout` from the pieces
+/// of the grouped host path, each of which holds its keys ordered by the top digit in its
+/// own range of B: per piece and group, the run of the group's digits, placed after the
+/// group's runs from earlier pieces. `top` holds the digit counts of all keys, `pieces`
+/// each piece's words and digit counts.
+fn gather_regions(
+    layout: &plan::GroupLayout,
+    top: &Counts,
+    pieces: &[(std::ops::Range<u64>, Counts)],
+    kw: u64,
+) -> Vec<BufferCopy> {
+    // The digits of each group: a group holds the buckets that start inside it, and every
+    // key of a digit lies in its bucket (empty digits belong nowhere).
+    let mut first_digit = vec![256usize; layout.groups.len()];
+    let mut last_digit = vec![0usize; layout.groups.len()];
+    let mut g = 0;
+    for d in (0..256).filter(|&d| top[d] > 0) {
+        let bucket = u64::from(layout.buckets[d]);
+        while bucket >= layout.groups[g].0 + layout.groups[g].1 {
+            g += 1;
+        }
+        first_digit[g] = first_digit[g].min(d);
+        last_digit[g] = d;
+    }
+    let bytes = 4 * kw;
+    let mut filled: Vec<u64> = layout.groups.iter().map(|&(start, _)| start).collect();
+    let mut regions = Vec::new();
+    for (words, counts) in pieces {
+        let piece_start = words.start / kw;
+        let mut before = 0u64;
+        let mut d = 0;
+        for (g, (&first, &last)) in first_digit.iter().zip(&last_digit).enumerate() {
+            if first > last {
+                continue;
+            }
+            while d < first {
+                before += u64::from(counts[d]);
+                d += 1;
+            }
+            let run: u64 = counts[first..=last].iter().map(|&c| u64::from(c)).sum();
+            if run > 0 {
+                regions.push(BufferCopy {
+                    src_offset: (piece_start + before) * bytes,
+                    dst_offset: filled[g] * bytes,
+                    size: run * bytes,
+                    ..Default::default()
+                });
+            }
+            filled[g] += run;
+        }
+    }
+    regions
 }
 
 /// Counts the top digit of each key (after the key map) in 32-bit words of keys of `width`,
@@ -1256,6 +1331,77 @@ impl SortBackend for VulkanRadix {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Gathering per the regions puts every key of every piece into its group: each group
+    /// of A ends up holding exactly the keys whose top digit lies in the group's buckets.
+    #[test]
+    fn gather_regions_collect_each_group_from_every_piece() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let keys: Vec<u32> = (0..5000)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // Skewed: half the keys in 8 buckets.
+                if i % 2 == 0 {
+                    (state as u32) | 0xf800_0000
+                } else {
+                    state as u32
+                }
+            })
+            .collect();
+        let pieces: Vec<(std::ops::Range<u64>, Counts)> = [0..1024u64, 1024..3000, 3000..5000]
+            .into_iter()
+            .map(|r| {
+                let mut counts = [0u32; 256];
+                top_digit_counter(KeyWidth::W32, KeyMap::Unsigned)(
+                    &keys[r.start as usize..r.end as usize],
+                    &mut counts,
+                );
+                (r, counts)
+            })
+            .collect();
+        let mut top = [0u32; 256];
+        for (_, c) in &pieces {
+            for d in 0..256 {
+                top[d] += c[d];
+            }
+        }
+        for groups in [1, 3, 8, 300] {
+            let layout = plan::groups_by_digit(3, &top, 5000, groups, 16);
+            // B: each piece ordered by its top digit (stably) in its own range.
+            let mut b = keys.clone();
+            for (r, _) in &pieces {
+                b[r.start as usize..r.end as usize].sort_by_key(|k| k >> 24);
+            }
+            let mut a = vec![u32::MAX; layout.extent() as usize];
+            for region in gather_regions(&layout, &top, &pieces, 1) {
+                let (src, dst, len) = (
+                    region.src_offset / 4,
+                    region.dst_offset / 4,
+                    region.size / 4,
+                );
+                a[dst as usize..(dst + len) as usize]
+                    .copy_from_slice(&b[src as usize..(src + len) as usize]);
+            }
+            let mut seen = 0;
+            for &(start, len) in &layout.groups {
+                let mut got = a[start as usize..(start + len) as usize].to_vec();
+                let digits: Vec<u32> = got.iter().map(|k| k >> 24).collect();
+                let (lo, hi) = (digits.iter().min().unwrap(), digits.iter().max().unwrap());
+                let mut want: Vec<u32> = keys
+                    .iter()
+                    .copied()
+                    .filter(|k| (lo..=hi).contains(&&(k >> 24)))
+                    .collect();
+                got.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(got, want, "{groups} groups, group at {start}");
+                seen += len;
+            }
+            assert_eq!(seen, 5000, "{groups} groups cover every key");
+        }
+    }
 
     /// The host's top-digit counts match the key maps' top byte for every width and map,
     /// at lengths that leave every remainder of the four-key loop.
