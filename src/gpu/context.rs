@@ -597,7 +597,7 @@ impl GpuContext {
         vulkano::sync::now(self.device.clone())
             .then_execute(queue.clone(), commands)
             .map_err(gpu_err("submitting commands"))?
-            .boxed()
+            .boxed_send()
             .then_signal_fence_and_flush()
             .map_err(gpu_err("flushing commands"))
     }
@@ -837,6 +837,67 @@ pub struct HostStream<'d, T: BufferContents> {
     trace: Option<Instant>,
 }
 
+/// An upload piece on its way: its elements, its counts, the signal that it has landed.
+type Landed = (Range<u64>, Counts, Box<dyn GpuFuture + Send>);
+
+/// The submission side of [`HostStream::upload_counted`]: for each piece that `landed`
+/// announces, in order, submits what `record` records for it on the compute queue after
+/// the piece's upload and the work before it; returns the fence of the last submission.
+fn submit_after_landing(
+    ctx: &GpuContext,
+    landed: std::sync::mpsc::Receiver<Landed>,
+    mut record: impl FnMut(
+        Range<u64>,
+        &Counts,
+    ) -> Result<Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>>,
+    trace: Option<Instant>,
+) -> Result<Submitted> {
+    let compute = ctx.queue.clone();
+    let mut chain = vulkano::sync::now(ctx.device.clone()).boxed_send();
+    // Whether the chain ends in waits for uploads that no submission has taken yet.
+    let mut waits_left = false;
+    for (range, counts, signal) in landed {
+        let joined = chain.join(signal);
+        let end = range.end;
+        chain = match record(range, &counts)? {
+            Some(builder) => {
+                let commands = builder.build().map_err(gpu_err("building commands"))?;
+                let submitted = joined
+                    .then_execute(compute.clone(), commands)
+                    .map_err(gpu_err("submitting work"))?;
+                submitted.flush().map_err(gpu_err("flushing work"))?;
+                if let Some(start) = trace {
+                    eprintln!(
+                        "[stream] {:8.3} ms work up to element {end} submitted",
+                        start.elapsed().as_secs_f64() * 1e3
+                    );
+                }
+                waits_left = false;
+                submitted.boxed_send()
+            }
+            None => {
+                waits_left = true;
+                joined.boxed_send()
+            }
+        };
+    }
+    if waits_left {
+        // An empty command buffer takes the last waits: a fence after waits alone never
+        // signalled on lavapipe.
+        let commands = ctx
+            .command_builder()?
+            .build()
+            .map_err(gpu_err("building commands"))?;
+        chain = chain
+            .then_execute(compute, commands)
+            .map_err(gpu_err("submitting work"))?
+            .boxed_send();
+    }
+    chain
+        .then_signal_fence_and_flush()
+        .map_err(gpu_err("flushing work"))
+}
+
 /// 256 counters, e.g. of the values of a key's top digit.
 pub type Counts = [u32; 256];
 
@@ -892,60 +953,47 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
         &mut self,
         device: &Subbuffer<[T]>,
         count: &CountFn<T>,
-        mut record: impl FnMut(
-            Range<u64>,
-            &Counts,
-        )
-            -> Result<Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>>,
+        record: impl FnMut(
+                Range<u64>,
+                &Counts,
+            ) -> Result<Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>>
+            + Send,
     ) -> Result<Vec<(Range<u64>, Counts)>> {
-        let compute = self.ctx.queue.clone();
-        let mut chain = vulkano::sync::now(self.ctx.device.clone()).boxed();
-        // Whether the chain ends in waits for uploads that no submission has taken yet.
-        let mut waits_left = false;
-        let mut pieces = Vec::new();
-        for r in self.piece_ranges() {
-            let mut counts = [0u32; 256];
-            let (queue, builder) = self.stage(device, r.clone(), Some((count, &mut counts)))?;
-            let commands = builder.build().map_err(gpu_err("building commands"))?;
-            let landed = vulkano::sync::now(self.ctx.device.clone())
-                .then_execute(queue, commands)
-                .map_err(gpu_err("submitting an upload"))?
-                .then_signal_semaphore_and_flush()
-                .map_err(gpu_err("flushing an upload"))?;
-            let joined = chain.join(landed);
-            chain = match record(r.clone(), &counts)? {
-                Some(builder) => {
+        let ctx = self.ctx.clone();
+        let trace = self.trace;
+        std::thread::scope(|scope| {
+            // The work is recorded and submitted on a thread of its own, so that the staging
+            // copies, which set the upload's pace, never wait for it.
+            let (landings, landed) = std::sync::mpsc::channel::<Landed>();
+            let worker = scope.spawn(move || submit_after_landing(&ctx, landed, record, trace));
+            let mut pieces = Vec::new();
+            let staged = (|| {
+                for r in self.piece_ranges() {
+                    let mut counts = [0u32; 256];
+                    let (queue, builder) =
+                        self.stage(device, r.clone(), Some((count, &mut counts)))?;
                     let commands = builder.build().map_err(gpu_err("building commands"))?;
-                    let submitted = joined
-                        .then_execute(compute.clone(), commands)
-                        .map_err(gpu_err("submitting work"))?;
-                    submitted.flush().map_err(gpu_err("flushing work"))?;
-                    waits_left = false;
-                    submitted.boxed()
+                    let signal = vulkano::sync::now(self.ctx.device.clone())
+                        .then_execute(queue, commands)
+                        .map_err(gpu_err("submitting an upload"))?
+                        .then_signal_semaphore_and_flush()
+                        .map_err(gpu_err("flushing an upload"))?
+                        .boxed_send();
+                    pieces.push((r.clone(), counts));
+                    if landings.send((r, counts, signal)).is_err() {
+                        break; // The worker failed: its error is the one to report.
+                    }
                 }
-                None => {
-                    waits_left = true;
-                    joined.boxed()
-                }
-            };
-            pieces.push((r, counts));
-        }
-        if waits_left {
-            // An empty command buffer takes the last waits: a fence after waits alone
-            // never signalled on lavapipe.
-            let empty = self.ctx.command_builder()?;
-            let commands = empty.build().map_err(gpu_err("building commands"))?;
-            chain = chain
-                .then_execute(compute, commands)
-                .map_err(gpu_err("submitting work"))?
-                .boxed();
-        }
-        self.pending.push(
-            chain
-                .then_signal_fence_and_flush()
-                .map_err(gpu_err("flushing work"))?,
-        );
-        Ok(pieces)
+                Ok(())
+            })();
+            drop(landings);
+            let submitted = worker
+                .join()
+                .unwrap_or_else(|_| Err(Error::Gpu("the GPU submission thread panicked".into())));
+            // Waited for (or dropped) with the stream, before its staging memory is reused.
+            let submitted = submitted.map(|s| self.pending.push(s));
+            staged.and(submitted).map(|()| pieces)
+        })
     }
 
     /// Copies piece `r` of the slice into staging memory (counting with `count` on the way)
@@ -1216,7 +1264,7 @@ fn restore_prefix<T: BufferContents + Pod>(
 
 /// A submitted command buffer (or chain of them); waiting on it (or dropping it) waits for
 /// the GPU.
-type Submitted = FenceSignalFuture<Box<dyn GpuFuture>>;
+type Submitted = FenceSignalFuture<Box<dyn GpuFuture + Send>>;
 
 /// Waits until timestamp `query` of `marks` is written, or the whole submission `done` has
 /// finished (then the query must be there too).

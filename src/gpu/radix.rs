@@ -38,8 +38,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
 use vulkano::command_buffer::{
-    AutoCommandBufferBuilder, BufferCopy, CopyBufferInfo, DispatchIndirectCommand,
-    PrimaryAutoCommandBuffer,
+    AutoCommandBufferBuilder, CopyBufferInfo, DispatchIndirectCommand, PrimaryAutoCommandBuffer,
 };
 use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
 use vulkano::device::physical::SubgroupFeatures;
@@ -50,6 +49,7 @@ use vulkano::shader::ShaderStages;
 use super::context::{
     context, gpu_err, Counts, DownloadGroup, GpuContext, Memory, Pooled, Recorder,
 };
+use super::copy::{record_gather, Run};
 use super::radix_plan::{self as plan, DeviceLimits, TileShape, Variant};
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::{Error, Result};
@@ -678,7 +678,7 @@ impl RadixSorter {
         &self,
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
         variant: Variant,
-        (src, dst, state): (Subbuffer<[u32]>, Subbuffer<[u32]>, Subbuffer<[u32]>),
+        (src, dst, state): ScatterBuffers,
         map: KeyMap,
         pass: u32,
         counts: &Counts,
@@ -961,16 +961,11 @@ impl RadixSorter {
                 // pieces into A.
                 let layout = plan::groups_by_digit(top_pass, &top, n, groups, align);
                 stream.note(format_args!("top digits counted while staging"));
-                let regions = gather_regions(&layout, &top, &pieces, kw);
+                let runs = gather_regions(&layout, &top, &pieces, kw);
                 let mut builder = ctx.command_builder()?;
                 // (vulkano takes no new submission on buffers that pending ones write.)
                 stream.wait_uploads()?;
-                builder
-                    .copy_buffer(CopyBufferInfo {
-                        regions: regions.into(),
-                        ..CopyBufferInfo::buffers(b.clone(), a.clone())
-                    })
-                    .map_err(gpu_err("gathering the groups"))?;
+                record_gather(ctx, &mut builder, b.clone(), a.clone(), &runs)?;
                 // The groups are recorded while the gather runs.
                 stream.submit_before_download(builder)?;
                 (layout, &a, &b)
@@ -1098,7 +1093,7 @@ impl RadixSorter {
     }
 }
 
-/// The copies (in bytes, from B to A) that gather each group of `layout` from the pieces
+/// The runs of words (from B to A) that gather each group of `layout` from the pieces
 /// of the grouped host path, each of which holds its keys ordered by the top digit in its
 /// own range of B: per piece and group, the run of the group's digits, placed after the
 /// group's runs from earlier pieces. `top` holds the digit counts of all keys, `pieces`
@@ -1108,7 +1103,7 @@ fn gather_regions(
     top: &Counts,
     pieces: &[(std::ops::Range<u64>, Counts)],
     kw: u64,
-) -> Vec<BufferCopy> {
+) -> Vec<Run> {
     // The digits of each group: a group holds the buckets that start inside it, and every
     // key of a digit lies in its bucket (empty digits belong nowhere).
     let mut first_digit = vec![256usize; layout.groups.len()];
@@ -1122,7 +1117,6 @@ fn gather_regions(
         first_digit[g] = first_digit[g].min(d);
         last_digit[g] = d;
     }
-    let bytes = 4 * kw;
     let mut filled: Vec<u64> = layout.groups.iter().map(|&(start, _)| start).collect();
     let mut regions = Vec::new();
     for (words, counts) in pieces {
@@ -1139,11 +1133,10 @@ fn gather_regions(
             }
             let run: u64 = counts[first..=last].iter().map(|&c| u64::from(c)).sum();
             if run > 0 {
-                regions.push(BufferCopy {
-                    src_offset: (piece_start + before) * bytes,
-                    dst_offset: filled[g] * bytes,
-                    size: run * bytes,
-                    ..Default::default()
+                regions.push(Run {
+                    src_word: ((piece_start + before) * kw) as u32,
+                    dst_word: (filled[g] * kw) as u32,
+                    words: (run * kw) as u32,
                 });
             }
             filled[g] += run;
@@ -1215,6 +1208,9 @@ fn keys_overlap(bytes: u64) -> bool {
         _ => bytes >= GROUPED_MIN_BYTES,
     }
 }
+
+/// The buffers of a scatter: source keys, destination keys, state.
+type ScatterBuffers = (Subbuffer<[u32]>, Subbuffer<[u32]>, Subbuffer<[u32]>);
 
 /// The shaders' code for a key map.
 fn map_code(map: KeyMap) -> u32 {
@@ -1375,12 +1371,8 @@ mod tests {
                 b[r.start as usize..r.end as usize].sort_by_key(|k| k >> 24);
             }
             let mut a = vec![u32::MAX; layout.extent() as usize];
-            for region in gather_regions(&layout, &top, &pieces, 1) {
-                let (src, dst, len) = (
-                    region.src_offset / 4,
-                    region.dst_offset / 4,
-                    region.size / 4,
-                );
+            for run in gather_regions(&layout, &top, &pieces, 1) {
+                let (src, dst, len) = (run.src_word, run.dst_word, run.words);
                 a[dst as usize..(dst + len) as usize]
                     .copy_from_slice(&b[src as usize..(src + len) as usize]);
             }
