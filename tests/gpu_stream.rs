@@ -112,6 +112,13 @@ fn grouped_key_sorts_match_std(ctx: &sortnet::gpu::context::GpuContext) {
         check(b, &skew, &format!("skewed u32, {groups} groups"));
     }
     std::env::set_var("SORTNET_GPU_KEY_GROUPS", "8");
+    // The upload's pieces scattered all at once, or one by one as each lands.
+    for batches in ["1", "100"] {
+        std::env::set_var("SORTNET_GPU_SCATTER_BATCHES", batches);
+        check(b, &random, &format!("random u32, {batches} scatter batches"));
+        check(b, &skew, &format!("skewed u32, {batches} scatter batches"));
+    }
+    std::env::remove_var("SORTNET_GPU_SCATTER_BATCHES");
     check(b, &keys::<u64>(Pattern::Random, n, 11), "u64, 8 groups");
     check(b, &keys::<i32>(Pattern::Random, n, 3), "i32");
     check(

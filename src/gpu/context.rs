@@ -837,65 +837,71 @@ pub struct HostStream<'d, T: BufferContents> {
     trace: Option<Instant>,
 }
 
-/// An upload piece on its way: its elements, its counts, the signal that it has landed.
-type Landed = (Range<u64>, Counts, Box<dyn GpuFuture + Send>);
+/// Work on the compute queue that follows uploads as they land
+/// ([`HostStream::upload_counted`]): each submission waits for the uploads pushed before it
+/// (semaphores) and comes after the work before it.
+struct AfterUploads {
+    ctx: Arc<GpuContext>,
+    chain: Box<dyn GpuFuture + Send>,
+    /// Whether the chain ends in waits for uploads that no submission has taken yet.
+    waits_left: bool,
+}
 
-/// The submission side of [`HostStream::upload_counted`]: for each piece that `landed`
-/// announces, in order, submits what `record` records for it on the compute queue after
-/// the piece's upload and the work before it; returns the fence of the last submission.
-fn submit_after_landing(
-    ctx: &GpuContext,
-    landed: std::sync::mpsc::Receiver<Landed>,
-    mut record: impl FnMut(
-        Range<u64>,
-        &Counts,
-    ) -> Result<Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>>,
-    trace: Option<Instant>,
-) -> Result<Submitted> {
-    let compute = ctx.queue.clone();
-    let mut chain = vulkano::sync::now(ctx.device.clone()).boxed_send();
-    // Whether the chain ends in waits for uploads that no submission has taken yet.
-    let mut waits_left = false;
-    for (range, counts, signal) in landed {
-        let joined = chain.join(signal);
-        let end = range.end;
-        chain = match record(range, &counts)? {
-            Some(builder) => {
-                let commands = builder.build().map_err(gpu_err("building commands"))?;
-                let submitted = joined
-                    .then_execute(compute.clone(), commands)
-                    .map_err(gpu_err("submitting work"))?;
-                submitted.flush().map_err(gpu_err("flushing work"))?;
-                if let Some(start) = trace {
-                    eprintln!(
-                        "[stream] {:8.3} ms work up to element {end} submitted",
-                        start.elapsed().as_secs_f64() * 1e3
-                    );
-                }
-                waits_left = false;
-                submitted.boxed_send()
-            }
-            None => {
-                waits_left = true;
-                joined.boxed_send()
-            }
+impl AfterUploads {
+    fn new(ctx: &Arc<GpuContext>) -> Self {
+        AfterUploads {
+            ctx: ctx.clone(),
+            chain: vulkano::sync::now(ctx.device.clone()).boxed_send(),
+            waits_left: false,
+        }
+    }
+
+    /// Adds an upload's signal, and submits `work` (if any) after it; whether it submitted.
+    fn push(
+        &mut self,
+        landed: Box<dyn GpuFuture + Send>,
+        work: Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>,
+    ) -> Result<bool> {
+        let chain = std::mem::replace(
+            &mut self.chain,
+            vulkano::sync::now(self.ctx.device.clone()).boxed_send(),
+        );
+        let joined = chain.join(landed);
+        let Some(work) = work else {
+            self.chain = joined.boxed_send();
+            self.waits_left = true;
+            return Ok(false);
         };
+        let commands = work.build().map_err(gpu_err("building commands"))?;
+        let submitted = joined
+            .then_execute(self.ctx.queue.clone(), commands)
+            .map_err(gpu_err("submitting work"))?;
+        submitted.flush().map_err(gpu_err("flushing work"))?;
+        self.chain = submitted.boxed_send();
+        self.waits_left = false;
+        Ok(true)
     }
-    if waits_left {
-        // An empty command buffer takes the last waits: a fence after waits alone never
-        // signalled on lavapipe.
-        let commands = ctx
-            .command_builder()?
-            .build()
-            .map_err(gpu_err("building commands"))?;
-        chain = chain
-            .then_execute(compute, commands)
-            .map_err(gpu_err("submitting work"))?
-            .boxed_send();
+
+    /// The fence of everything pushed.
+    fn finish(mut self) -> Result<Submitted> {
+        if self.waits_left {
+            // An empty command buffer takes the last waits: a fence after waits alone never
+            // signalled on lavapipe.
+            let commands = self
+                .ctx
+                .command_builder()?
+                .build()
+                .map_err(gpu_err("building commands"))?;
+            self.chain = self
+                .chain
+                .then_execute(self.ctx.queue.clone(), commands)
+                .map_err(gpu_err("submitting work"))?
+                .boxed_send();
+        }
+        self.chain
+            .then_signal_fence_and_flush()
+            .map_err(gpu_err("flushing work"))
     }
-    chain
-        .then_signal_fence_and_flush()
-        .map_err(gpu_err("flushing work"))
 }
 
 /// 256 counters, e.g. of the values of a key's top digit.
@@ -953,47 +959,39 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
         &mut self,
         device: &Subbuffer<[T]>,
         count: &CountFn<T>,
-        record: impl FnMut(
-                Range<u64>,
-                &Counts,
-            ) -> Result<Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>>
-            + Send,
+        mut record: impl FnMut(
+            Range<u64>,
+            &Counts,
+        )
+            -> Result<Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>>,
     ) -> Result<Vec<(Range<u64>, Counts)>> {
-        let ctx = self.ctx.clone();
-        let trace = self.trace;
-        std::thread::scope(|scope| {
-            // The work is recorded and submitted on a thread of its own, so that the staging
-            // copies, which set the upload's pace, never wait for it.
-            let (landings, landed) = std::sync::mpsc::channel::<Landed>();
-            let worker = scope.spawn(move || submit_after_landing(&ctx, landed, record, trace));
-            let mut pieces = Vec::new();
-            let staged = (|| {
-                for r in self.piece_ranges() {
-                    let mut counts = [0u32; 256];
-                    let (queue, builder) =
-                        self.stage(device, r.clone(), Some((count, &mut counts)))?;
-                    let commands = builder.build().map_err(gpu_err("building commands"))?;
-                    let signal = vulkano::sync::now(self.ctx.device.clone())
-                        .then_execute(queue, commands)
-                        .map_err(gpu_err("submitting an upload"))?
-                        .then_signal_semaphore_and_flush()
-                        .map_err(gpu_err("flushing an upload"))?
-                        .boxed_send();
-                    pieces.push((r.clone(), counts));
-                    if landings.send((r, counts, signal)).is_err() {
-                        break; // The worker failed: its error is the one to report.
-                    }
+        // The submissions are made here, between the pieces' staging copies: on a thread of
+        // their own they slowed the copies more (H200 host, BENCHMARKS.md (GPU keys
+        // overlapping the transfers)); `record` should record work every few pieces only.
+        let mut chain = AfterUploads::new(&self.ctx);
+        let mut pieces = Vec::new();
+        let result = (|| {
+            for r in self.piece_ranges() {
+                let mut counts = [0u32; 256];
+                let (queue, builder) = self.stage(device, r.clone(), Some((count, &mut counts)))?;
+                let commands = builder.build().map_err(gpu_err("building commands"))?;
+                let landed = vulkano::sync::now(self.ctx.device.clone())
+                    .then_execute(queue, commands)
+                    .map_err(gpu_err("submitting an upload"))?
+                    .then_signal_semaphore_and_flush()
+                    .map_err(gpu_err("flushing an upload"))?;
+                let end = r.end;
+                let work = record(r.clone(), &counts)?;
+                if chain.push(landed.boxed_send(), work)? {
+                    self.note(format_args!("work up to element {end} submitted"));
                 }
-                Ok(())
-            })();
-            drop(landings);
-            let submitted = worker
-                .join()
-                .unwrap_or_else(|_| Err(Error::Gpu("the GPU submission thread panicked".into())));
-            // Waited for (or dropped) with the stream, before its staging memory is reused.
-            let submitted = submitted.map(|s| self.pending.push(s));
-            staged.and(submitted).map(|()| pieces)
-        })
+                pieces.push((r, counts));
+            }
+            Ok(())
+        })();
+        // Waited for (or dropped) with the stream, before its staging memory is reused.
+        let submitted = chain.finish().map(|s| self.pending.push(s));
+        result.and(submitted).map(|()| pieces)
     }
 
     /// Copies piece `r` of the slice into staging memory (counting with `count` on the way)

@@ -671,7 +671,8 @@ impl RadixSorter {
 
     /// Records one pass by digit `pass` over `src` (keys alone, `len` of them) into `dst`,
     /// with the bucket offsets of `counts` (the keys' digit counts) and a `state` of its
-    /// own: the grouped host path scatters each upload piece by its top digit as it lands.
+    /// own: the grouped host path scatters each batch of upload pieces by its top digit as
+    /// it lands.
     /// No histogram and no plan: the host knows the counts and that the pass runs (it
     /// applies the key map on read and undoes it on write).
     fn record_piece_scatter(
@@ -913,28 +914,35 @@ impl RadixSorter {
             // before, to compare).
             let host_counts = std::env::var("SORTNET_GPU_HOST_COUNT").as_deref() != Ok("0");
             let top_pass = variant.passes() - 1;
-            // Each piece is scattered by its top digit into the same range of B as it lands,
-            // with a state of its own.
-            let piece_states: u64 = stream
-                .piece_ranges()
+            // The upload's pieces, a few at a time, are scattered by their top digit into
+            // the same range of B as they land, each batch with a state of its own.
+            let batches = scatter_batches(&stream.piece_ranges());
+            let batch_states: u64 = batches
                 .iter()
                 .map(|words| state_of((words.end - words.start) / kw))
                 .sum();
-            let piece_states = ctx.buffer(Memory::Device, piece_states)?.bytes();
+            let batch_states = ctx.buffer(Memory::Device, batch_states)?.bytes();
             let mut state_at = 0u64;
+            // Each scattered batch: its words and digit counts.
+            let mut scattered: Vec<(std::ops::Range<u64>, Counts)> = Vec::new();
+            let mut batch_counts = [0u32; 256];
             let count = top_digit_counter(width, map);
             let pieces =
                 stream.upload_counted(&a.clone().slice(0..n * kw), &count, |words, counts| {
-                    if !host_counts {
+                    for (t, c) in batch_counts.iter_mut().zip(counts) {
+                        *t += c;
+                    }
+                    let batch = &batches[scattered.len()];
+                    if !host_counts || words.end != batch.end {
                         return Ok(None);
                     }
-                    let bytes = state_of((words.end - words.start) / kw);
-                    let state = piece_states.clone().slice(state_at..state_at + bytes);
+                    let bytes = state_of((batch.end - batch.start) / kw);
+                    let state = batch_states.clone().slice(state_at..state_at + bytes);
                     state_at += bytes;
                     let mut builder = ctx.command_builder()?;
                     let buffers = (
-                        a.clone().slice(words.clone()),
-                        b.clone().slice(words),
+                        a.clone().slice(batch.clone()),
+                        b.clone().slice(batch.clone()),
                         state.reinterpret::<[u32]>(),
                     );
                     self.record_piece_scatter(
@@ -943,8 +951,12 @@ impl RadixSorter {
                         buffers,
                         map,
                         top_pass,
-                        counts,
+                        &batch_counts,
                     )?;
+                    scattered.push((
+                        batch.clone(),
+                        std::mem::replace(&mut batch_counts, [0; 256]),
+                    ));
                     Ok(Some(builder))
                 })?;
             let mut top = [0u32; 256];
@@ -961,7 +973,7 @@ impl RadixSorter {
                 // pieces into A.
                 let layout = plan::groups_by_digit(top_pass, &top, n, groups, align);
                 stream.note(format_args!("top digits counted while staging"));
-                let runs = gather_regions(&layout, &top, &pieces, kw);
+                let runs = gather_regions(&layout, &top, &scattered, kw);
                 let mut builder = ctx.command_builder()?;
                 // (vulkano takes no new submission on buffers that pending ones write.)
                 stream.wait_uploads()?;
@@ -1092,6 +1104,24 @@ impl RadixSorter {
         Ok(plan::group_layout(&hist, n, groups, align))
     }
 }
+
+/// The upload pieces (word ranges) cut into consecutive batches that the grouped host path
+/// scatters together: up to `SCATTER_BATCHES` of them (`SORTNET_GPU_SCATTER_BATCHES`
+/// overrides). Fewer submissions leave the host's
+/// staging copies, which set the upload's pace, more time; more let the scatter start
+/// earlier and leave less of it after the last piece (BENCHMARKS.md (GPU keys overlapping
+/// the transfers)).
+fn scatter_batches(pieces: &[std::ops::Range<u64>]) -> Vec<std::ops::Range<u64>> {
+    let batches = env_u32("SORTNET_GPU_SCATTER_BATCHES").map_or(SCATTER_BATCHES, |b| b as usize);
+    let per = pieces.len().div_ceil(batches.max(1)).max(1);
+    pieces
+        .chunks(per)
+        .map(|c| c[0].start..c[c.len() - 1].end)
+        .collect()
+}
+
+/// At most this many batches of upload pieces are scattered by the grouped host path.
+const SCATTER_BATCHES: usize = 8;
 
 /// The runs of words (from B to A) that gather each group of `layout` from the pieces
 /// of the grouped host path, each of which holds its keys ordered by the top digit in its
