@@ -115,7 +115,11 @@ fn grouped_key_sorts_match_std(ctx: &sortnet::gpu::context::GpuContext) {
     // The upload's pieces scattered all at once, or one by one as each lands.
     for batches in ["1", "100"] {
         std::env::set_var("SORTNET_GPU_SCATTER_BATCHES", batches);
-        check(b, &random, &format!("random u32, {batches} scatter batches"));
+        check(
+            b,
+            &random,
+            &format!("random u32, {batches} scatter batches"),
+        );
         check(b, &skew, &format!("skewed u32, {batches} scatter batches"));
     }
     std::env::remove_var("SORTNET_GPU_SCATTER_BATCHES");

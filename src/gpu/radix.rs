@@ -173,10 +173,6 @@ struct Phases<'a> {
     pass_mask: u32,
     /// Bucket offsets for the lowest pass of `pass_mask`, written over the plan's.
     buckets: Option<&'a [u32]>,
-    /// Record the passes the plan sizes (else stop after the plan and the bucket offsets:
-    /// the caller dispatches the pass's tiles itself, see
-    /// [`RadixSorter::record_pass_tiles`]).
-    passes: bool,
     /// Copy the result back into the job's keys when an odd number of passes ran.
     copy_back: bool,
 }
@@ -188,7 +184,6 @@ impl Phases<'_> {
         histogram: true,
         pass_mask: (1 << plan::MAX_PASSES) - 1,
         buckets: None,
-        passes: true,
         copy_back: true,
     };
 }
@@ -591,9 +586,6 @@ impl RadixSorter {
                 .map_err(gpu_err("setting bucket offsets"))?;
         }
         mark(builder, "plan");
-        if !phases.passes {
-            return Ok(());
-        }
 
         // 4. The passes, each in both directions; the plan gives tiles to one of them.
         let ab = set(
@@ -837,28 +829,33 @@ impl RadixSorter {
 }
 
 impl RadixSorter {
-    /// Sorts keys from a host slice with the sort overlapping the transfers: one pass by
-    /// the top digit scatters the keys into its 256 buckets, cut into groups of roughly
-    /// equal size, each group starting where a storage buffer may be bound; then each group
-    /// is sorted on its own (the existing sort on the group's range, the other buffer's
-    /// same range as scratch) and downloaded on the transfer queue while the next one sorts
+    /// Sorts keys from a host slice with the sort overlapping the transfers: the keys are
+    /// scattered by their top digit, cut into groups of roughly equal size (whole buckets),
+    /// each group starting where a storage buffer may be bound; then each group is sorted
+    /// on its own (the existing sort on the group's range, the other buffer's same range as
+    /// scratch) and downloaded on the transfer queue while the next one sorts
     /// ([`HostStream::download`](super::context::HostStream::download)).
     ///
     /// The host counts the keys' top digits while it copies them into staging memory
-    /// ([`HostStream::upload_counted`](super::context::HostStream::upload_counted)), so the
-    /// bucket offsets are known when the last piece is staged, and the scatter runs piece by
-    /// piece as the upload lands ([`RadixSorter::record_pass_tiles`]). When every key has
-    /// the same top digit, the device counts every digit after the upload and the host reads
-    /// the counts back to scatter by the most significant digit that varies.
+    /// ([`HostStream::upload_counted`](super::context::HostStream::upload_counted)), and
+    /// each batch of upload pieces is scattered by that digit into its own range of B as
+    /// soon as it lands ([`RadixSorter::record_piece_scatter`], offsets from the host's
+    /// counts); after the last batch a gather kernel collects each group's runs from the
+    /// batches into A ([`record_gather`]). When every key has the same top digit, the
+    /// device counts every digit after the upload and the host reads the counts back to
+    /// scatter by the most significant digit that varies (also `SORTNET_GPU_HOST_COUNT=0`).
     ///
     /// Why: the whole sort between upload and download (`SORTNET_GPU_KEYS_OVERLAP=0`) leaves
-    /// its 10.7 ms (2^28 u32 keys, H200) beside 41 ms of PCIe copies unhidden. With the
-    /// count on the device, the count and its read-back (1.0 ms), the scatter pass (3.0 ms)
-    /// and the first group's sort (1.4 ms) stayed unhidden; the host's count hides the first
-    /// two behind the upload. The price: the keys make one pass more (the groups' sorts run
-    /// their top digit again), and the later groups' sorts run about 2x slower beside the
-    /// copy engine's downloads (BENCHMARKS.md (GPU keys overlapping the download)). On `Err`
-    /// `keys` holds its original contents.
+    /// its 10.7 ms (2^28 u32 keys, H200) beside 41 ms of PCIe copies unhidden. Counting on
+    /// the device after the upload left the count with its read-back (1.0 ms) and the
+    /// scatter (3.0 ms) unhidden; the upload is paced by the host's staging copies, so only
+    /// a scatter of pieces as they land overlaps it (H200, 2^28: 78-80% of the transfer bound
+    /// against 76% in the same call). Still unhidden: the first group's sort (1.4 ms), the
+    /// last batch's scatter and the gather. The price: the keys make one pass more (the
+    /// groups' sorts run their top digit again), the later groups' sorts run about 2x slower
+    /// beside the copy engine's downloads, and the batches need states of their own
+    /// (BENCHMARKS.md (GPU keys: the scatter follows the upload)). On `Err` `keys` holds its
+    /// original contents.
     fn sort_keys_grouped(
         &self,
         keys: &mut [u32],
@@ -1006,7 +1003,6 @@ impl RadixSorter {
                     histogram: false,
                     pass_mask: 1 << pass,
                     buckets: Some(&layout.buckets),
-                    passes: true,
                     copy_back: false,
                 };
                 self.record_phases(
@@ -1086,7 +1082,6 @@ impl RadixSorter {
             histogram: true,
             pass_mask: 0,
             buckets: None,
-            passes: false,
             copy_back: false,
         };
         self.record_phases(&mut builder, job, scratch, &histogram, &mut |_, _| {})?;
