@@ -326,6 +326,31 @@ fn a_saved_profile_is_used_and_a_corrupt_one_is_ignored_with_a_warning() {
         stdout(&listing)
     );
 
+    // The profile rules integer keys; float keys keep the built-in crossovers.
+    let only_radix: String = saved
+        .lines()
+        .filter(|l| !l.starts_with("keys32 "))
+        .chain(["keys32 0 radix"])
+        .map(|l| format!("{l}\n"))
+        .collect();
+    write(&path, only_radix.as_bytes());
+    let row = |text: &str, name: &str| -> Vec<String> {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no `{name}` row in {text}"));
+        line.split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect()
+    };
+    let with = stdout(&run(sortnet()
+        .env("SORTNET_PROFILE", &path)
+        .arg("backends")));
+    let without = stdout(&run(sortnet().env("SORTNET_PROFILE", "0").arg("backends")));
+    assert!(row(&with, "keys32").iter().all(|p| p == "radix"), "{with}");
+    assert_eq!(row(&with, "f32"), row(&without, "f32"), "{with}\n{without}");
+
     write(
         &path,
         b"sortnet-profile 1\nbackends scalar\nnibbles zero scalar\n",

@@ -122,9 +122,13 @@ impl Auto {
         allowed: Allowed,
     ) -> Option<&'static dyn SortBackend> {
         let list = preference(workload, len, map);
-        // A calibration profile measured on this machine goes before the built-in list.
-        if let Some(measured) = super::profile::measured_fastest(workload, len) {
-            return self.resolve(list, Some(measured), workload, allowed);
+        // A calibration profile measured on this machine goes before the built-in list. It
+        // times integer keys, so float keys keep their own crossovers (radix needs a digit
+        // more for them: see KEYS32_FLOAT_RADIX_MIN_LEN).
+        if map != KeyMap::Float {
+            if let Some(measured) = super::profile::measured_fastest(workload, len) {
+                return self.resolve(list, Some(measured), workload, allowed);
+            }
         }
         let resolved = |l: usize| {
             let w = WORKLOADS.iter().position(|&(w, _)| w == workload)?;

@@ -23,7 +23,9 @@
 //! ```
 //!
 //! A `workload from backend` line says that `backend` is the fastest for `workload` from
-//! `from` elements up to the next line's `from`.
+//! `from` elements up to the next line's `from`. The keys timed are integers (random bit
+//! patterns); `auto` applies a profile to integer keys only and keeps the built-in
+//! crossovers for `f32` and `f64`, which radix sorts with one digit more.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
