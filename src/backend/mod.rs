@@ -4,7 +4,7 @@
 //! Backends implement the unsigned cores (`sort_keys32`, `sort_keys64`, `sort_pairs32`,
 //! `sort_pairs64`, `sort_nibbles`); the generic [`sort`](trait.SortBackend.html#method.sort)
 //! and [`sort_pairs`](trait.SortBackend.html#method.sort_pairs) on `dyn SortBackend` map each
-//! key type onto them through [`KeyMap`](crate::KeyMap).
+//! key type onto them through [`KeyMap`].
 
 mod auto;
 mod cpu;

@@ -44,9 +44,9 @@ const SPIRV_VARIANTS: [&[u8]; 10] = [
     include_bytes!("../../shaders/spv/nibble_f16sat.spv"),
     include_bytes!("../../shaders/spv/nibble_f16mix.spv"),
 ];
-/// Index of the `f16vec2` network variant in [`SPIRV_VARIANTS`].
+/// Index of the `f16vec2` network variant in `SPIRV_VARIANTS`.
 pub const VARIANT_F16: usize = 4;
-/// Index of the `u16vec2` network variant in [`SPIRV_VARIANTS`].
+/// Index of the `u16vec2` network variant in `SPIRV_VARIANTS`.
 pub const VARIANT_U16: usize = 5;
 /// Index of the `f16vec2` network variant with nibbles in bits 8-11 of each lane.
 pub const VARIANT_F16_MID: usize = 6;
@@ -132,7 +132,7 @@ const NETWORK_MIN_GROUPS: u32 = 4096;
 /// as min/max (H200, 2^28 words: 74.6% of the copy kernel's bandwidth in the same run,
 /// against 64.6% with min/max only, 71.8% with adds only and 20% for counting; the network
 /// alone costs about as much as the memory traffic, BENCHMARKS.md (GPU nibble)), 2 loads per
-/// invocation and up to [`NETWORK_MAX_TILES`] tiles per workgroup; else counting with
+/// invocation and up to `NETWORK_MAX_TILES` tiles per workgroup; else counting with
 /// tables. Software drivers count too: lavapipe emulates 16-bit floats and ran the network
 /// 4-5x slower than counting (2^20 words). `pairs`: the 16-byte elements to sort.
 pub fn default_kernel(ctx: &GpuContext, pairs: u64) -> Kernel {

@@ -37,10 +37,10 @@
 //! * Passes below the digits that tell the keys apart are skipped: an LSD sort keeps the
 //!   most significant varying digits spanning `log2(n) + 4` bits and then sorts each run of
 //!   keys that agree on them (mostly runs of one for uniform keys) by the whole key
-//!   ([`first_digit`], [`finish_runs`]); the digits below are not even counted. Uniform
+//!   (`first_digit`, `finish_runs`); the digits below are not even counted. Uniform
 //!   64-bit keys need 2 or 3 passes instead of 6.
 //! * Key-only sorts from [`FEW_DISTINCT_MIN_LEN`] keys first try counting the distinct keys
-//!   ([`few`](super::few)): at most 256 distinct keys are sorted in one read and one write.
+//!   (`few`): at most 256 distinct keys are sorted in one read and one write.
 //!
 //! Every step is stable, so values in [`sort_pairs32`]/[`sort_pairs64`] keep the input order
 //! of equal keys.
@@ -50,7 +50,7 @@
 //! One scratch buffer the size of the input (`n` keys, plus `n` values for pairs) ping-pongs
 //! with the caller's slices: `4n` extra bytes for 32-bit keys, `8n` for 64-bit keys, plus `4n`
 //! for the values of pairs. Large scratch blocks are kept for the next call (at most
-//! [`KEEP_MAX_BYTES`](super::scratch::KEEP_MAX_BYTES) bytes stay allocated between calls;
+//! `KEEP_MAX_BYTES` bytes stay allocated between calls;
 //! see the `scratch` module for why). During the bucket phase every rayon thread also holds
 //! one bucket-sized buffer (a few hundred KiB for uniform keys) and the histograms, a few KiB.
 
@@ -69,7 +69,7 @@ const NARROW: u32 = 8;
 /// 6 instead of 8 for 64-bit keys.
 const WIDE: u32 = 11;
 
-/// Plain LSD sorts of at least this many 32-bit keys use [`WIDE`] digits.
+/// Plain LSD sorts of at least this many 32-bit keys use `WIDE` digits.
 ///
 /// A pass costs about the same per key with 2048 buckets as with 256 while the data sit in
 /// L2/L3 (the 2048 write positions, 16 KiB, and the lines they point into still mostly hit
@@ -79,13 +79,13 @@ const WIDE: u32 = 11;
 /// 61 us, 2^16: 258 / 229 us; on both cores of the idle machine 2^20: 3.19 / 2.68 ms.
 pub const WIDE_DIGITS_MIN_LEN32: usize = 1 << 14;
 
-/// Plain LSD sorts of at least this many 64-bit keys use [`WIDE`] digits (6 passes instead
+/// Plain LSD sorts of at least this many 64-bit keys use `WIDE` digits (6 passes instead
 /// of 8; see [`WIDE_DIGITS_MIN_LEN32`]). Measured as there, `u64`: 2^13: 68 / 107 us, 2^14:
 /// 144 / 131 us, 2^16: 565 / 515 us, 2^18: 2.30 / 2.11 ms.
 pub const WIDE_DIGITS_MIN_LEN64: usize = 1 << 14;
 
 /// Key-only sorts of at least this many keys first try counting them
-/// ([`few::sort_if_few`]), which sorts inputs of at most [`few::MAX_DISTINCT`] distinct keys
+/// (`few::sort_if_few`), which sorts inputs of at most `few::MAX_DISTINCT` distinct keys
 /// in one read and one write and gives up after about 260 keys on random ones.
 ///
 /// Measured with a best-of-N loop, one thread, `u32` keys, radix without / with the count:
@@ -137,7 +137,7 @@ pub const BUCKET_MSD_MIN_BYTES: usize = 2 << 20;
 pub const PARALLEL_MIN_LEN: usize = 1 << 17;
 
 /// Inputs from this length on (and below the MSD route) run their LSD passes on all rayon
-/// threads, each pass split into one chunk per thread ([`lsd_parallel`]).
+/// threads, each pass split into one chunk per thread (`lsd_parallel`).
 ///
 /// Measured with the best-of-N loop of [`MSD_MIN_BYTES`] on the 2-core machine when it was
 /// quieter (load about 1), plain LSD on one thread / split passes on 2 threads: `u32` 2^17:
