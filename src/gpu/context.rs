@@ -938,10 +938,7 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
     /// Uploads the slice into the first `data.len()` elements of `device`, piece by piece,
     /// without waiting for the last pieces' copies.
     pub fn upload(&mut self, device: &Subbuffer<[T]>) -> Result<()> {
-        for r in self
-            .ctx
-            .pieces(self.data.len() as u64, std::mem::size_of::<T>() as u64)
-        {
+        for r in self.piece_ranges() {
             let (queue, builder) = self.stage(device, r, None)?;
             self.pending.push(self.ctx.submit_on(&queue, builder)?);
         }
@@ -966,8 +963,8 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
             -> Result<Option<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>>,
     ) -> Result<Vec<(Range<u64>, Counts)>> {
         // The submissions are made here, between the pieces' staging copies: on a thread of
-        // their own they slowed the copies more (H200 host, BENCHMARKS.md (GPU keys
-        // overlapping the transfers)); `record` should record work every few pieces only.
+        // their own they slowed the copies more (H200 host, BENCHMARKS.md (GPU keys:
+        // the scatter follows the upload)); `record` should record work every few pieces only.
         let mut chain = AfterUploads::new(&self.ctx);
         let mut pieces = Vec::new();
         let result = (|| {
@@ -1317,7 +1314,7 @@ unsafe fn mapped<T: BufferContents + Pod>(view: &Subbuffer<[T]>) -> Result<&[T]>
 /// beside the PCIe copies of a streamed transfer (SORTNET_GPU_STREAM_TRACE, 2^28 u32 keys:
 /// 0.73 ms per 32 MiB piece staged, 0.79 ms per piece copied out).
 pub fn par_copy<T: Pod + Send + Sync>(dst: &mut [T], src: &[T]) {
-    let piece = COPY_PIECE_BYTES / std::mem::size_of::<T>().max(1);
+    let piece = (COPY_PIECE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
     if dst.len() <= piece {
         copy_piece(dst, src);
         return;

@@ -1102,10 +1102,7 @@ impl RadixSorter {
 
 /// The upload pieces (word ranges) cut into consecutive batches that the grouped host path
 /// scatters together: up to `SCATTER_BATCHES` of them (`SORTNET_GPU_SCATTER_BATCHES`
-/// overrides). Fewer submissions leave the host's
-/// staging copies, which set the upload's pace, more time; more let the scatter start
-/// earlier and leave less of it after the last piece (BENCHMARKS.md (GPU keys overlapping
-/// the transfers)).
+/// overrides).
 fn scatter_batches(pieces: &[std::ops::Range<u64>]) -> Vec<std::ops::Range<u64>> {
     let batches = env_u32("SORTNET_GPU_SCATTER_BATCHES").map_or(SCATTER_BATCHES, |b| b as usize);
     let per = pieces.len().div_ceil(batches.max(1)).max(1);
@@ -1115,7 +1112,12 @@ fn scatter_batches(pieces: &[std::ops::Range<u64>]) -> Vec<std::ops::Range<u64>>
         .collect()
 }
 
-/// At most this many batches of upload pieces are scattered by the grouped host path.
+/// At most this many batches of upload pieces are scattered by the grouped host path. Fewer
+/// submissions leave the host's staging copies, which set the upload's pace, more time;
+/// more let the scatter start earlier and leave less of it after the last piece. H200, 2^28
+/// u32 keys (32 pieces), bound / wall clock, warm, two rounds (BENCHMARKS.md (GPU keys: the
+/// scatter follows the upload), call 5): 4 batches 78 / 77%, 8 batches 78 / 80%, 32
+/// batches 79 / 78%, one batch per piece submitted from a thread of its own 67-72% (call 3).
 const SCATTER_BATCHES: usize = 8;
 
 /// The runs of words (from B to A) that gather each group of `layout` from the pieces
