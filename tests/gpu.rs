@@ -62,6 +62,67 @@ fn smoke_upload_copy_kernel_download() {
     assert_eq!(&staging.slice::<u32>(n).read().unwrap()[..], &data[..]);
 }
 
+/// The gather kernel copies runs of words at any offset (runs longer than one workgroup's
+/// chunk, empty runs, runs ending at the buffers' ends), leaves every other word alone, and
+/// refuses runs that reach past its buffers.
+#[test]
+fn gather_copies_runs_at_any_word_offset() {
+    use sortnet::gpu::copy::{record_gather, Run};
+    let Some(ctx) = gpu() else { return };
+    let n = 20_011u64;
+    let src_data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+    let dst_data: Vec<u32> = (0..n as u32).map(|i| !i).collect();
+    let run = |src_word, dst_word, words| Run {
+        src_word,
+        dst_word,
+        words,
+    };
+    let runs = [
+        run(3, 0, 1),
+        run(10, 1, 9_000),
+        run(0, 9_001, 0),
+        run(19_000, 9_001, 1_011),
+        run(9_999, 15_000, 5_011),
+    ];
+    let staging = ctx.buffer(Memory::Staging, n * 4).unwrap();
+    let src = ctx.buffer(Memory::Device, n * 4).unwrap();
+    let dst = ctx.buffer(Memory::Device, n * 4).unwrap();
+    let upload = |data: &[u32], to: &sortnet::gpu::context::Pooled| {
+        staging
+            .slice::<u32>(n)
+            .write()
+            .unwrap()
+            .copy_from_slice(data);
+        let mut b = ctx.command_builder().unwrap();
+        b.copy_buffer(CopyBufferInfo::buffers(
+            staging.slice::<u32>(n),
+            to.slice::<u32>(n),
+        ))
+        .unwrap();
+        ctx.submit_and_wait(b).unwrap();
+    };
+    upload(&src_data, &src);
+    upload(&dst_data, &dst);
+    let mut b = ctx.command_builder().unwrap();
+    record_gather(&ctx, &mut b, src.slice(n), dst.slice(n), &runs).unwrap();
+    b.copy_buffer(CopyBufferInfo::buffers(
+        dst.slice::<u32>(n),
+        staging.slice::<u32>(n),
+    ))
+    .unwrap();
+    ctx.submit_and_wait(b).unwrap();
+    let mut want = dst_data.clone();
+    for r in &runs {
+        let (s, d, w) = (r.src_word as usize, r.dst_word as usize, r.words as usize);
+        want[d..d + w].copy_from_slice(&src_data[s..s + w]);
+    }
+    assert!(staging.slice::<u32>(n).read().unwrap()[..] == want[..]);
+
+    let mut b = ctx.command_builder().unwrap();
+    let past = [run(n as u32 - 5, 0, 6)];
+    assert!(record_gather(&ctx, &mut b, src.slice(n), dst.slice(n), &past).is_err());
+}
+
 #[test]
 fn pooled_buffers_are_reused() {
     let Some(ctx) = gpu() else { return };
