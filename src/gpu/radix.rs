@@ -25,9 +25,9 @@
 //! Host slices (`SortBackend`): small ones go up, are sorted and come down in one command
 //! buffer; from two stream pieces on the transfers stream piece by piece with the host's
 //! copies on all cores ([`HostStream`](super::context::HostStream)); keys alone from
-//! `GROUPED_MIN_BYTES` on take the grouped path, whose sort overlaps the transfers: one pass
-//! by the top digit, following the upload piece by piece, cuts the keys into `KEY_GROUPS`
-//! groups, then each group is sorted while the one before it travels back
+//! `GROUPED_MIN_BYTES` on take the grouped path, whose sort overlaps the transfers: a pass
+//! by the top digit over each batch of the upload as it lands and a gather cut the keys
+//! into `KEY_GROUPS` groups, then each group is sorted while the one before it travels back
 //! (`RadixSorter::sort_keys_grouped`).
 //!
 //! Data already on the GPU: [`RadixSorter::record`] records the sort into the caller's
@@ -962,12 +962,12 @@ impl RadixSorter {
                     *t += c;
                 }
             }
-            // Where the groups are sorted: in A after gathering them from the pieces in B,
+            // Where the groups are sorted: in A after gathering them from the batches in B,
             // or in B after a scatter of the whole buffer.
             let (layout, sorted, scratch) = if host_counts && top.iter().all(|&c| u64::from(c) < n)
             {
                 // The top digit varies (the usual case): gather each group's runs from the
-                // pieces into A.
+                // batches into A.
                 let layout = plan::groups_by_digit(top_pass, &top, n, groups, align);
                 stream.note(format_args!("top digits counted while staging"));
                 let runs = gather_regions(&layout, &top, &scattered, kw);
@@ -1120,11 +1120,11 @@ fn scatter_batches(pieces: &[std::ops::Range<u64>]) -> Vec<std::ops::Range<u64>>
 /// batches 79 / 78%, one batch per piece submitted from a thread of its own 67-72% (call 3).
 const SCATTER_BATCHES: usize = 8;
 
-/// The runs of words (from B to A) that gather each group of `layout` from the pieces
-/// of the grouped host path, each of which holds its keys ordered by the top digit in its
-/// own range of B: per piece and group, the run of the group's digits, placed after the
-/// group's runs from earlier pieces. `top` holds the digit counts of all keys, `pieces`
-/// each piece's words and digit counts.
+/// The runs of words (from B to A) that gather each group of `layout` from the scattered
+/// batches ("pieces" here) of the grouped host path, each of which holds its keys ordered
+/// by the top digit in its own range of B: per piece and group, the run of the group's
+/// digits, placed after the group's runs from earlier pieces. `top` holds the digit counts
+/// of all keys, `pieces` each piece's words and digit counts.
 fn gather_regions(
     layout: &plan::GroupLayout,
     top: &Counts,
