@@ -24,11 +24,43 @@ fn pipeline(ctx: &GpuContext) -> Result<(Arc<ComputePipeline>, u32)> {
     if let Some(p) = PIPELINE.get() {
         return Ok(p.clone());
     }
-    let size = WORKGROUP
-        .min(ctx.limits().max_workgroup_invocations)
-        .min(ctx.limits().max_workgroup_size_x);
+    let size = workgroup_size(ctx);
     let p = ctx.compute_pipeline(SPIRV, &[(0, size)])?;
     Ok(PIPELINE.get_or_init(|| (p, size)).clone())
+}
+
+/// [`WORKGROUP`], or less where the device allows less.
+fn workgroup_size(ctx: &GpuContext) -> u32 {
+    WORKGROUP
+        .min(ctx.limits().max_workgroup_invocations)
+        .min(ctx.limits().max_workgroup_size_x)
+}
+
+/// Binds `pipeline` with a descriptor set of `buffers` (binding i: buffer i) into `builder`.
+fn bind_buffers(
+    ctx: &GpuContext,
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    pipeline: &Arc<ComputePipeline>,
+    buffers: Vec<Subbuffer<[u32]>>,
+) -> Result<()> {
+    let layout = pipeline.layout().clone();
+    let writes = buffers
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| WriteDescriptorSet::buffer(i as u32, b));
+    let set = DescriptorSet::new(
+        ctx.descriptor_set_allocator().clone(),
+        layout.set_layouts()[0].clone(),
+        writes,
+        [],
+    )
+    .map_err(gpu_err("creating a copy descriptor set"))?;
+    builder
+        .bind_pipeline_compute(pipeline.clone())
+        .map_err(gpu_err("binding a copy pipeline"))?
+        .bind_descriptor_sets(PipelineBindPoint::Compute, layout, 0, set)
+        .map_err(gpu_err("binding copy buffers"))?;
+    Ok(())
 }
 
 /// Records a copy of `src` into `dst` (same length, a multiple of 4 words) into `builder`.
@@ -44,25 +76,11 @@ pub fn record_copy(
         ));
     }
     let (pipeline, size) = pipeline(ctx)?;
-    let layout = pipeline.layout().clone();
-    let set = DescriptorSet::new(
-        ctx.descriptor_set_allocator().clone(),
-        layout.set_layouts()[0].clone(),
-        [
-            WriteDescriptorSet::buffer(0, src.clone()),
-            WriteDescriptorSet::buffer(1, dst),
-        ],
-        [],
-    )
-    .map_err(gpu_err("creating the copy descriptor set"))?;
     let count = (src.len() / 4) as u32;
     let grid = plan::grid(count.div_ceil(size), ctx.limits().max_workgroup_count);
+    bind_buffers(ctx, builder, &pipeline, vec![src, dst])?;
     builder
-        .bind_pipeline_compute(pipeline.clone())
-        .map_err(gpu_err("binding the copy pipeline"))?
-        .bind_descriptor_sets(PipelineBindPoint::Compute, layout.clone(), 0, set)
-        .map_err(gpu_err("binding the copy buffers"))?
-        .push_constants(layout, 0, [count, grid[0]])
+        .push_constants(pipeline.layout().clone(), 0, [count, grid[0]])
         .map_err(gpu_err("setting copy parameters"))?;
     // SAFETY: the shader reads src[i] and writes dst[i] only for i < count, and both buffers
     // hold count * 4 words (checked above); the grid covers count.div_ceil(size) workgroups
@@ -124,9 +142,7 @@ pub fn record_gather(
     let pipeline = match PIPELINE.get() {
         Some(p) => p.clone(),
         None => {
-            let size = WORKGROUP
-                .min(limits.max_workgroup_invocations)
-                .min(limits.max_workgroup_size_x);
+            let size = workgroup_size(ctx);
             let p = ctx.compute_pipeline(GATHER_SPIRV, &[(0, size), (1, GATHER_CHUNK)])?;
             PIPELINE.get_or_init(|| p).clone()
         }
@@ -145,23 +161,7 @@ pub fn record_gather(
         runs.iter().map(|r| [r.src_word, r.dst_word, r.words, 0]),
     )
     .map_err(gpu_err("allocating the gather runs"))?;
-    let layout = pipeline.layout().clone();
-    let set = DescriptorSet::new(
-        ctx.descriptor_set_allocator().clone(),
-        layout.set_layouts()[0].clone(),
-        [
-            WriteDescriptorSet::buffer(0, src),
-            WriteDescriptorSet::buffer(1, dst),
-            WriteDescriptorSet::buffer(2, table),
-        ],
-        [],
-    )
-    .map_err(gpu_err("creating the gather descriptor set"))?;
-    builder
-        .bind_pipeline_compute(pipeline)
-        .map_err(gpu_err("binding the gather pipeline"))?
-        .bind_descriptor_sets(PipelineBindPoint::Compute, layout, 0, set)
-        .map_err(gpu_err("binding the gather buffers"))?;
+    bind_buffers(ctx, builder, &pipeline, vec![src, dst, table.reinterpret()])?;
     // SAFETY: workgroup (x, y) copies words [x * CHUNK, min((x + 1) * CHUNK, words)) of run y,
     // which lie inside both buffers (checked above); workgroups past a run's end do nothing.
     unsafe { builder.dispatch([chunks, runs.len() as u32, 1]) }

@@ -1354,22 +1354,21 @@ impl SortBackend for VulkanRadix {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nibble::tests::xorshift_words;
 
     /// Gathering per the regions puts every key of every piece into its group: each group
     /// of A ends up holding exactly the keys whose top digit lies in the group's buckets.
     #[test]
     fn gather_regions_collect_each_group_from_every_piece() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let keys: Vec<u32> = (0..5000)
-            .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
+        let keys: Vec<u32> = xorshift_words(0x2545_f491_4f6c_dd1d, 5000)
+            .into_iter()
+            .enumerate()
+            .map(|(i, w)| {
                 // Skewed: half the keys in 8 buckets.
                 if i % 2 == 0 {
-                    (state as u32) | 0xf800_0000
+                    (w as u32) | 0xf800_0000
                 } else {
-                    state as u32
+                    w as u32
                 }
             })
             .collect();
@@ -1426,14 +1425,7 @@ mod tests {
     /// at lengths that leave every remainder of the four-key loop.
     #[test]
     fn top_digit_counts_match_the_key_maps() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let raw: Vec<u64> = (0..1003).map(|_| next()).collect();
+        let raw = xorshift_words(0x9e37_79b9_7f4a_7c15, 1003);
         for map in [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float] {
             for len in [0usize, 1, 2, 3, 4, 5, 1003] {
                 let keys32: Vec<u32> = raw[..len].iter().map(|&k| k as u32).collect();
