@@ -126,7 +126,8 @@ pub const MSD_MIN_BYTES: usize = 32 << 20;
 /// from L3 or memory. Measured with a best-of-5 loop on both cores of the loaded machine,
 /// 2^24 `f32` keys uniform in ±1e6 (the bench's floats: 4 buckets of about 2^22 keys), LSD
 /// buckets / MSD buckets from 2 MiB: 250 to 261 / 209 to 241 ms; uniform `u32` unchanged
-/// (173 to 189 / 184 to 188 ms).
+/// (173 to 189 / 184 to 188 ms). The same size decides when the MSD pass takes a wider
+/// digit in the first place (`WIDE_MSD_BITS`), which leaves most such buckets below it.
 pub const BUCKET_MSD_MIN_BYTES: usize = 2 << 20;
 
 /// MSD routes over at least this many elements split their survey and scatter over all
@@ -166,8 +167,13 @@ pub(crate) trait RadixKey:
     const ONES: Self;
     /// No bit set.
     const ZERO: Self;
+    /// The `W` bits of the key from bit `shift` up.
+    fn field<const W: u32>(self, shift: u32) -> usize;
     /// Digit `i` (0 = least significant) of the key, digits being `W` bits wide.
-    fn digit<const W: u32>(self, i: usize) -> usize;
+    #[inline(always)]
+    fn digit<const W: u32>(self, i: usize) -> usize {
+        self.field::<W>(W * i as u32)
+    }
 }
 
 /// Digits of `W` bits in a key of type `K` (the last one may be narrower).
@@ -180,8 +186,8 @@ impl RadixKey for u32 {
     const ONES: Self = u32::MAX;
     const ZERO: Self = 0;
     #[inline(always)]
-    fn digit<const W: u32>(self, i: usize) -> usize {
-        ((self >> (W as usize * i)) & ((1 << W) - 1)) as usize
+    fn field<const W: u32>(self, shift: u32) -> usize {
+        ((self >> shift) & ((1 << W) - 1)) as usize
     }
 }
 
@@ -190,8 +196,8 @@ impl RadixKey for u64 {
     const ONES: Self = u64::MAX;
     const ZERO: Self = 0;
     #[inline(always)]
-    fn digit<const W: u32>(self, i: usize) -> usize {
-        ((self >> (W as usize * i)) & ((1 << W) - 1)) as usize
+    fn field<const W: u32>(self, shift: u32) -> usize {
+        ((self >> shift) & ((1 << W) - 1)) as usize
     }
 }
 
@@ -529,7 +535,8 @@ pub const STREAM_MIN_BYTES: usize = 16 << 20;
 #[repr(C, align(64))]
 struct Line([u8; LINE_BYTES]);
 
-/// [`scatter`] through a write-combining buffer: each bucket collects a cache line of keys
+/// [`scatter`] on the `W`-bit field of the keys at bit `shift` (a digit of the MSD route's
+/// [`Split`]) through a write-combining buffer: each bucket collects a cache line of keys
 /// (16 `u32` or 8 `u64`) in L1 and writes it out whole, so main memory sees full-line
 /// writes instead of 256 interleaved streams of single keys. Lines that lie entirely inside
 /// the bucket go out with non-temporal stores when `STREAM` is set; the partial lines at a
@@ -551,7 +558,7 @@ unsafe fn scatter_wc<
     src: Buf<K, V>,
     dst: Buf<K, V>,
     len: usize,
-    d: usize,
+    shift: u32,
     offsets: &mut [usize],
 ) {
     let buckets = 1 << W;
@@ -575,7 +582,7 @@ unsafe fn scatter_wc<
             let k = *src.k.add(i);
             let v = *src.v.add(i);
             let e = if ENC { C::encode(k) } else { k };
-            let b = e.digit::<W>(d);
+            let b = e.field::<W>(shift);
             let p = *pos.get_unchecked(b);
             *pos.get_unchecked_mut(b) = p + 1;
             let slot = (p + phase) & mask;
@@ -1233,7 +1240,7 @@ unsafe fn count_one<K: RadixKey, V, const W: u32>(
 
 /// What one read of a chunk tells the MSD pass.
 struct Survey<K> {
-    /// Histogram of one [`NARROW`] digit.
+    /// Histogram of one field of the keys (see [`survey`]).
     hist: Vec<usize>,
     /// AND of every (encoded) key: bits set in all keys.
     and: K,
@@ -1241,27 +1248,91 @@ struct Survey<K> {
     or: K,
 }
 
-/// Histogram of [`NARROW`] digit `d` and the AND/OR of the (encoded) keys of `src[..len]`.
+/// The AND and OR of the keys of `src[..len]` and the histogram of their `W`-bit field at
+/// bit `shift`, in one read. `ENC`: the keys are raw and are encoded as they are read.
 ///
 /// # Safety
 /// `src` must hold `len` initialised elements.
-unsafe fn survey<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+unsafe fn survey<K: RadixKey, V, C: Codec<K>, const W: u32, const ENC: bool>(
     src: Buf<K, V>,
     len: usize,
-    d: usize,
+    shift: u32,
 ) -> Survey<K> {
     // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
     let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
-    let mut hist = vec![0usize; 1 << NARROW];
+    let mut hist = vec![0usize; 1 << W];
     let (mut and, mut or) = (K::ONES, K::ZERO);
     for &k in keys {
         let e = if ENC { C::encode(k) } else { k };
         and = and & e;
         or = or | e;
-        hist[e.digit::<NARROW>(d)] += 1;
+        // SAFETY: a `W`-bit field is below `1 << W`, the histogram's length.
+        unsafe { *hist.get_unchecked_mut(e.field::<W>(shift)) += 1 };
     }
     Survey { hist, and, or }
 }
+
+/// The [`WIDE_MSD_BITS`] split at the top of [`NARROW`] digit `top`, where that digit leaves
+/// a bucket of `largest_bucket` keys that takes [`BUCKET_MSD_MIN_BYTES`] or more (and the
+/// field fits below the digit's top); `None` keeps the narrow digit.
+fn wide_split<K>(top: usize, largest_bucket: usize) -> Option<Split> {
+    let top_bit = NARROW * (top as u32 + 1);
+    let skewed = largest_bucket.saturating_mul(std::mem::size_of::<K>()) >= BUCKET_MSD_MIN_BYTES;
+    (skewed && top_bit >= WIDE_MSD_BITS).then(|| Split {
+        shift: top_bit - WIDE_MSD_BITS,
+        bits: WIDE_MSD_BITS,
+    })
+}
+
+/// Histogram of the `W`-bit field at bit `shift` of the keys of `src[..len]`, counted in
+/// `u32`s where they cannot overflow: half the cache footprint of `usize` counters, which
+/// matters for the wide field (a 12-bit histogram: 0.95-1.2 ns per key against 1.3-1.5 with
+/// `usize` counters, one thread, 2^23 keys). `ENC`: the keys are raw and are encoded as they
+/// are read.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+unsafe fn count_field<K: RadixKey, V, C: Codec<K>, const W: u32, const ENC: bool>(
+    src: Buf<K, V>,
+    len: usize,
+    shift: u32,
+) -> Vec<usize> {
+    if u32::try_from(len).is_err() {
+        // SAFETY: forwarded from the caller.
+        return unsafe { survey::<K, V, C, W, ENC>(src, len, shift).hist };
+    }
+    // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
+    let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
+    let mut hist = vec![0u32; 1 << W];
+    for &k in keys {
+        let e = if ENC { C::encode(k) } else { k };
+        // SAFETY: a `W`-bit field is below `1 << W`, the histogram's length.
+        unsafe { *hist.get_unchecked_mut(e.field::<W>(shift)) += 1 };
+    }
+    hist.into_iter().map(|c| c as usize).collect()
+}
+
+/// The digit an MSD pass scatters on: the `bits` bits from bit `shift` up. The buckets are
+/// then sorted on the `shift` bits below it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Split {
+    shift: u32,
+    bits: u32,
+}
+
+/// Bits of the wide MSD digit, taken where the top [`NARROW`] digit leaves a bucket of at
+/// least [`BUCKET_MSD_MIN_BYTES`] (skewed keys, such as floats over a few binades, whose top
+/// digit holds the sign and the high exponent bits): 16 times as many buckets, most of them
+/// small enough for LSD passes in cache, instead of a second MSD pass over every large
+/// bucket (a second read and write-combining scatter of most keys). Counting the wide field
+/// costs one more read of the keys, so the survey counts the narrow digit and the wide
+/// field is counted only where the narrow one is skewed (a 12-bit histogram in the survey
+/// cost 1.2-1.5 ns per key against 0.65-0.7 for 8 bits, one thread, 2^23 keys).
+/// Measured with `examples/radix_timing` (best of 12 to 15, both cores, the shared machine
+/// noisy), 2^24 `f32` keys uniform in ±1e6: a second MSD pass 73-76 ms; wide splits of 12 /
+/// 13 / 14 bits 70-75 / 64-72 / 66-68 ms; 13 bits with `u32` counters 64 ms where
+/// `voracious_mt_sort` took 72-78 in the same runs. Uniform `u32` / `u64` keys never take it.
+const WIDE_MSD_BITS: u32 = 13;
 
 fn exclusive_prefix(h: &[usize]) -> Vec<usize> {
     let mut out = vec![0usize; h.len()];
@@ -1280,8 +1351,9 @@ fn chunk_bounds(n: usize, parts: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// One MSD pass on the highest [`NARROW`] digit (below `digits`) that varies, then each
-/// bucket sorted on the digits below it. Input at `src` (`encoded` or raw), scratch at `dst`; the decoded
+/// One MSD pass on the highest [`NARROW`] digit (below `digits`) that varies, or on the
+/// wider [`WIDE_MSD_BITS`] field at the top where that digit is skewed ([`choose_split`]),
+/// then each bucket sorted on the digits below it. Input at `src` (`encoded` or raw), scratch at `dst`; the decoded
 /// result ends in `dst` if `result_in_dst`, else in `src`.
 ///
 /// # Safety
@@ -1308,11 +1380,11 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     let survey_chunk = |&(a, b): &(usize, usize)| {
         // SAFETY: `src[a..b]` is initialised and only read here.
         unsafe {
-            let s = src.add(a);
+            let (s, shift) = (src.add(a), NARROW * guess as u32);
             if encoded {
-                survey::<K, V, C, false>(s, b - a, guess)
+                survey::<K, V, C, NARROW, false>(s, b - a, shift)
             } else {
-                survey::<K, V, C, true>(s, b - a, guess)
+                survey::<K, V, C, NARROW, true>(s, b - a, shift)
             }
         }
     };
@@ -1337,19 +1409,17 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         }
         return;
     };
-    let hists: Vec<Vec<usize>> = if top == guess {
-        surveys.into_iter().map(|s| s.hist).collect()
-    } else {
-        // The highest digit is constant (small numbers in wide keys): count the digit that
-        // varies, one more read.
+    // Per-chunk histograms of a split's digit: one more read of the keys.
+    let count = |split: Split| -> Vec<Vec<usize>> {
         let count_chunk = |&(a, b): &(usize, usize)| {
             // SAFETY: `src[a..b]` is initialised and only read here.
             unsafe {
-                let s = src.add(a);
-                if encoded {
-                    survey::<K, V, C, false>(s, b - a, top).hist
-                } else {
-                    survey::<K, V, C, true>(s, b - a, top).hist
+                let (s, n, at) = (src.add(a), b - a, split.shift);
+                match (split.bits == WIDE_MSD_BITS, encoded) {
+                    (true, true) => count_field::<K, V, C, WIDE_MSD_BITS, false>(s, n, at),
+                    (true, false) => count_field::<K, V, C, WIDE_MSD_BITS, true>(s, n, at),
+                    (false, true) => count_field::<K, V, C, NARROW, false>(s, n, at),
+                    (false, false) => count_field::<K, V, C, NARROW, true>(s, n, at),
                 }
             }
         };
@@ -1359,9 +1429,28 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
             chunks.iter().map(count_chunk).collect()
         }
     };
+    let narrow = Split {
+        shift: NARROW * top as u32,
+        bits: NARROW,
+    };
+    let hists = if top == guess {
+        surveys.into_iter().map(|s| s.hist).collect()
+    } else {
+        // The highest digit is constant (small numbers in wide keys): count the digit that
+        // varies.
+        count(narrow)
+    };
+    let largest_bucket = (0..1usize << NARROW)
+        .map(|b| hists.iter().map(|h: &Vec<usize>| h[b]).sum::<usize>())
+        .max()
+        .unwrap_or(0);
+    let (split, hists) = match wide_split::<K>(top, largest_bucket) {
+        Some(wide) => (wide, count(wide)),
+        None => (narrow, hists),
+    };
     // Per-chunk write offsets: bucket `b` of chunk `t` starts after bucket `b` of chunks
     // `0..t`, which keeps equal keys in input order.
-    let buckets = 1 << NARROW;
+    let buckets = 1usize << split.bits;
     let mut bucket_start = vec![0usize; buckets + 1];
     let mut offsets = vec![vec![0usize; buckets]; parts];
     let mut sum = 0;
@@ -1379,19 +1468,31 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         // SAFETY: the chunk `src[a..b]` is initialised; its offsets were computed from its own
         // histogram, so its writes land in ranges of `dst` no other chunk writes.
         unsafe {
-            let s = src.add(a);
-            match (encoded, stream) {
-                (true, true) => {
-                    scatter_wc::<K, V, C, NARROW, false, false, true>(s, dst, b - a, top, offs)
+            let (s, n, at) = (src.add(a), b - a, split.shift);
+            match (split.bits == WIDE_MSD_BITS, encoded, stream) {
+                (true, true, true) => {
+                    scatter_wc::<K, V, C, WIDE_MSD_BITS, false, false, true>(s, dst, n, at, offs)
                 }
-                (true, false) => {
-                    scatter_wc::<K, V, C, NARROW, false, false, false>(s, dst, b - a, top, offs)
+                (true, true, false) => {
+                    scatter_wc::<K, V, C, WIDE_MSD_BITS, false, false, false>(s, dst, n, at, offs)
                 }
-                (false, true) => {
-                    scatter_wc::<K, V, C, NARROW, true, false, true>(s, dst, b - a, top, offs)
+                (true, false, true) => {
+                    scatter_wc::<K, V, C, WIDE_MSD_BITS, true, false, true>(s, dst, n, at, offs)
                 }
-                (false, false) => {
-                    scatter_wc::<K, V, C, NARROW, true, false, false>(s, dst, b - a, top, offs)
+                (true, false, false) => {
+                    scatter_wc::<K, V, C, WIDE_MSD_BITS, true, false, false>(s, dst, n, at, offs)
+                }
+                (false, true, true) => {
+                    scatter_wc::<K, V, C, NARROW, false, false, true>(s, dst, n, at, offs)
+                }
+                (false, true, false) => {
+                    scatter_wc::<K, V, C, NARROW, false, false, false>(s, dst, n, at, offs)
+                }
+                (false, false, true) => {
+                    scatter_wc::<K, V, C, NARROW, true, false, true>(s, dst, n, at, offs)
+                }
+                (false, false, false) => {
+                    scatter_wc::<K, V, C, NARROW, true, false, false>(s, dst, n, at, offs)
                 }
             }
         }
@@ -1407,9 +1508,11 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
             .zip(offsets.iter_mut())
             .for_each(scatter_chunk);
     }
-    // Every bucket now sits encoded in `dst`; sort each on the digits below `top`.
+    // Every bucket now sits encoded in `dst`; sort each on the digits below the split (the
+    // top one of them may hold bits of the split, the same in every key of the bucket).
     // The buckets' passes ping-pong between their place in `dst` and a buffer of the largest
     // bucket's size, one per task, that stays in cache; only the last pass writes to `out`.
+    let below = split.shift.div_ceil(NARROW) as usize;
     let largest = (0..buckets)
         .map(|b| bucket_start[b + 1] - bucket_start[b])
         .filter(|&n| n * std::mem::size_of::<K>() < BUCKET_MSD_MIN_BYTES)
@@ -1427,15 +1530,15 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         // has room for `n` elements unless the bucket takes the MSD route.
         unsafe {
             let (s, d) = (dst.add(a), src.add(a));
-            if n * std::mem::size_of::<K>() >= BUCKET_MSD_MIN_BYTES && top > 1 {
-                msd_lsd::<K, V, C>(s, d, n, top, true, !result_in_dst);
+            if n * std::mem::size_of::<K>() >= BUCKET_MSD_MIN_BYTES && below > 1 {
+                msd_lsd::<K, V, C>(s, d, n, below, true, !result_in_dst);
             } else {
                 let out = if result_in_dst { s } else { d };
                 let t = Buf {
                     k: tmp.0.as_mut_ptr(),
                     v: tmp.1.as_mut_ptr(),
                 };
-                lsd::<K, V, C, NARROW>(s, t, out, n, top, true, stream);
+                lsd::<K, V, C, NARROW>(s, t, out, n, below, true, stream);
             }
         }
     };
@@ -1804,10 +1907,11 @@ mod tests {
 
     #[test]
     fn skewed_buckets_recurse() {
-        // 90% of the keys share their top byte: one MSD bucket of over BUCKET_MSD_MIN_BYTES
-        // that takes the MSD route again.
+        // 90% of the keys share their top 13 bits: one MSD bucket of over
+        // BUCKET_MSD_MIN_BYTES even after the wide split, which takes the MSD route again.
         let n = 1 << 20;
         assert!(n * 9 / 10 * 4 >= BUCKET_MSD_MIN_BYTES);
+        assert!(0x0007_ffff_u32.leading_zeros() >= WIDE_MSD_BITS);
         let mut s = 77u64;
         let mut a: Vec<u32> = (0..n)
             .map(|i| {
@@ -1815,7 +1919,7 @@ mod tests {
                 if i % 10 == 0 {
                     r
                 } else {
-                    0x4200_0000 | (r & 0x00ff_ffff)
+                    0x4200_0000 | (r & 0x0007_ffff)
                 }
             })
             .collect();
@@ -1823,5 +1927,53 @@ mod tests {
         want.sort_unstable();
         sort_with_map(&mut a, &mut unit_values(n), KeyMap::Unsigned, Route::Msd);
         assert_eq!(a, want);
+    }
+
+    #[test]
+    fn wide_split_only_for_skewed_top_digits() {
+        // u32 keys whose top digit (24..32) leaves a bucket of 2 MiB: the 13 bits from 19 up.
+        let big = BUCKET_MSD_MIN_BYTES / 4;
+        assert_eq!(
+            wide_split::<u32>(3, big),
+            Some(Split {
+                shift: 32 - WIDE_MSD_BITS,
+                bits: WIDE_MSD_BITS
+            })
+        );
+        assert_eq!(wide_split::<u32>(3, big - 1), None);
+        // u64 keys count 8 bytes each; a top digit of 1 (bits 8..16) is wide enough.
+        assert_eq!(
+            wide_split::<u64>(1, big / 2),
+            Some(Split {
+                shift: 16 - WIDE_MSD_BITS,
+                bits: WIDE_MSD_BITS
+            })
+        );
+        // The lowest digit has only 8 bits: no wide field fits.
+        assert_eq!(wide_split::<u64>(0, big), None);
+    }
+
+    #[test]
+    fn floats_over_few_binades_take_the_wide_split_stably() {
+        // f32 uniform in ±1e6: the top digit (sign and high exponent bits) takes a handful
+        // of values, and the largest bucket (about a quarter of the keys) is over
+        // BUCKET_MSD_MIN_BYTES, so the MSD pass takes the wide split. Pairs stay stable:
+        // the keys are rounded to few distinct values, each repeated many times.
+        let n = 1 << 22;
+        assert!(n / 4 * 4 >= BUCKET_MSD_MIN_BYTES);
+        let mut s = 99u64;
+        let keys: Vec<u32> = (0..n)
+            .map(|_| {
+                let u = (rng(&mut s) >> 11) as f64 / (1u64 << 53) as f64;
+                (((u * 2e6 - 1e6) as f32 / 64.0).round() * 64.0).to_bits()
+            })
+            .collect();
+        let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        want.sort_by(|a, b| f32::from_bits(a.0).total_cmp(&f32::from_bits(b.0)));
+        let mut k = keys.clone();
+        let mut v: Vec<u32> = (0..n as u32).collect();
+        sort_with_map(&mut k, &mut v, KeyMap::Float, Route::Msd);
+        let got: Vec<(u32, u32)> = k.into_iter().zip(v).collect();
+        assert!(got == want, "f32 pairs n={n}");
     }
 }
