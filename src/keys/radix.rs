@@ -16,13 +16,15 @@
 //!   varying digit (the "MSD pass"; one read finds it from the AND and OR of all keys and
 //!   counts it), which cuts them into up to 256 buckets that each fit in the private cache;
 //!   every bucket is then sorted by LSD passes on the remaining digits, ping-ponging with a
-//!   bucket-sized buffer that stays in cache, and only its last pass writes to the final
-//!   place. Main memory sees about two reads and two writes of the data for the whole sort,
-//!   instead of one of each per digit.
+//!   bucket-sized buffer that stays in cache, and one copy writes it to the final place.
+//!   Main memory sees about two reads and two writes of the data for the whole sort,
+//!   instead of one of each per digit. Where the top digit is skewed (a bucket of at least
+//!   [`BUCKET_MSD_MIN_BYTES`], as floats over a few binades make), the MSD pass takes a
+//!   13-bit field instead, counted by one more read.
 //! * The MSD scatter goes through software write-combining buffers (one cache line per
 //!   bucket, in L1) and, for outputs of at least [`STREAM_MIN_BYTES`], writes whole lines
-//!   with non-temporal stores, as does the last pass of every bucket: no read-for-ownership
-//!   of lines that are about to be overwritten.
+//!   with non-temporal stores, as does the copy that ends every bucket's sort: no
+//!   read-for-ownership of lines that are about to be overwritten.
 //! * The MSD route runs on rayon: the survey and the MSD scatter split the input, each
 //!   thread over one contiguous chunk with its own histogram and its own prefix offsets per
 //!   bucket (chunk `t` writes after chunks `0..t` in every bucket, so the order of equal keys
@@ -104,18 +106,18 @@ pub const FEW_DISTINCT_MIN_LEN: usize = 1 << 12;
 pub const INSERTION_MAX_LEN: usize = 64;
 
 /// Inputs whose keys take at least this many bytes get an MSD pass in front of the LSD passes
-/// (and use more than one thread): 2^23 `u32` keys, 2^22 `u64` keys.
+/// (and use more than one thread): 2^22 `u32` keys, 2^21 `u64` keys.
 ///
-/// Below it the keys and their scratch fit in about twice the 32 MiB L3 of the test machine
-/// (AMD EPYC, Zen 4, 1 MiB L2 per core) and plain LSD passes on one thread are cheaper than
-/// an MSD pass plus 256 bucket sorts, even with the second core. Measured with a best-of-N
-/// timing loop (8 to 40 runs, random keys, shared 2-core machine at load 4 to 5), plain LSD
-/// on one thread against the MSD route on 2 threads: `u32` 2^18: 1.41 / 2.00 ms, 2^20:
-/// 4.4 / 6.2 ms, 2^22: 23 / 35 ms, 2^24: the MSD route wins even on one thread (CPU time
-/// 142 ms against 252 ms); `u64` 2^18: 2.97 / 3.94 ms, 2^20: 10.2 / 10.6 ms, 2^22: 78 /
-/// 59 ms. (Splitting every LSD pass over 2 threads, [`PARALLEL_LSD_MIN_LEN`], lost at
-/// that load; on a quieter machine it wins from 2^18 keys.)
-pub const MSD_MIN_BYTES: usize = 32 << 20;
+/// From there on the keys and their scratch fill the 32 MiB L3 of the test machine (AMD EPYC,
+/// Zen 4, 1 MiB L2 per core), and whole-input LSD passes run from memory while the MSD
+/// route's buckets stay in cache. Measured with `examples/radix_timing` (best of 15 to 21,
+/// both cores, random keys), whole-input LSD (`lsd_parallel`) / MSD route, ms: `u32` 2^20
+/// (4 MiB): 2.9 / 3.5, 2^21: 6.6-7.8 / 8.0-8.5, 2^22 (16 MiB): 22.5 / 12.7; `u64` 2^20
+/// (8 MiB): 4.2-5.5 / 4.3-4.5, 2^21 (16 MiB): 13.9-15.1 / 8.6-9.0; `f32` in ±1e6 2^21:
+/// 7.2-12.1 / 7.5-7.8, 2^22: 22.5-23.7 / 16.0-16.2. (Session 1 put the step at 32 MiB,
+/// when the buckets' last pass still went through the write-combining scatter: 2^22 `u32`
+/// 23 / 35 ms at load 4 to 5.)
+pub const MSD_MIN_BYTES: usize = 16 << 20;
 
 /// Buckets of the MSD route with at least this many bytes of keys get an MSD pass of their
 /// own on the next digit instead of LSD passes.
