@@ -142,8 +142,8 @@ const _: () = assert!(KEYS64_RADIX_MIN_LEN <= KEYS64_FLOAT_RADIX_MIN_LEN);
 /// throughput: u32 keys 1.72x at 2^20, 1.59x at 2^22, 0.69x at 2^24, 0.62x at 2^26; f32
 /// 1.20x, 1.21x, 0.65x, 0.69x; u64 keys 1.38x, 0.58x, 0.42x, 1.06x; u32 pairs 0.92x, 1.29x,
 /// 0.48x, 0.90x. The CPU `radix` took its MSD route on all cores from 32 MiB of keys
-/// (2^23 u32) then (16 MiB since session 5), and from there the transfers make the GPU lose; below 2^20 keys the
-/// transfers' fixed cost does. Pairs stay on `radix` (no clear window). Software drivers are
+/// (2^23 u32) then (16 MiB since session 5), and from there the transfers make the GPU
+/// lose; below 2^20 keys the transfers' fixed cost does. Pairs stay on `radix` (no clear window). Software drivers are
 /// never picked (`auto` checks).
 pub const GPU_RADIX_MIN_KEYS: usize = 1 << 20;
 
