@@ -578,7 +578,8 @@ const WC_BUFFER_BYTES: usize = 256 << 10;
 /// inside the bucket go out with non-temporal stores when `STREAM` is set; the partial
 /// blocks at a bucket's two ends (shared with the neighbouring buckets, which another thread
 /// may be writing) always take plain stores of exactly this bucket's elements. Values travel
-/// in step with their keys through a second buffer.
+/// in step with their keys through a second buffer. The keys are written encoded (the buckets'
+/// sorts decode them).
 ///
 /// # Safety
 /// As [`scatter`]; additionally the keys at `dst.k` are aligned to their size.
@@ -588,7 +589,6 @@ unsafe fn scatter_wc<
     C: Codec<K>,
     const W: u32,
     const ENC: bool,
-    const DEC: bool,
     const STREAM: bool,
 >(
     src: Buf<K, V>,
@@ -625,12 +625,7 @@ unsafe fn scatter_wc<
             let p = *pos.get_unchecked(b);
             *pos.get_unchecked_mut(b) = p + 1;
             let slot = (p + phase) & mask;
-            let w = match (ENC, DEC) {
-                (true, true) => k,
-                (false, true) => C::decode(e),
-                _ => e,
-            };
-            kb.add(b * per_block + slot).write(w);
+            kb.add(b * per_block + slot).write(e);
             vb.add(b * per_block + slot).write(v);
             if slot == mask {
                 // The block ending at `p` is complete in the buffer unless the bucket started
@@ -1497,28 +1492,28 @@ unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
             let (s, n, at) = (src.add(a), b - a, split.shift);
             match (split.bits == WIDE_MSD_BITS, encoded, stream) {
                 (true, true, true) => {
-                    scatter_wc::<K, V, C, WIDE_MSD_BITS, false, false, true>(s, dst, n, at, offs)
+                    scatter_wc::<K, V, C, WIDE_MSD_BITS, false, true>(s, dst, n, at, offs)
                 }
                 (true, true, false) => {
-                    scatter_wc::<K, V, C, WIDE_MSD_BITS, false, false, false>(s, dst, n, at, offs)
+                    scatter_wc::<K, V, C, WIDE_MSD_BITS, false, false>(s, dst, n, at, offs)
                 }
                 (true, false, true) => {
-                    scatter_wc::<K, V, C, WIDE_MSD_BITS, true, false, true>(s, dst, n, at, offs)
+                    scatter_wc::<K, V, C, WIDE_MSD_BITS, true, true>(s, dst, n, at, offs)
                 }
                 (true, false, false) => {
-                    scatter_wc::<K, V, C, WIDE_MSD_BITS, true, false, false>(s, dst, n, at, offs)
+                    scatter_wc::<K, V, C, WIDE_MSD_BITS, true, false>(s, dst, n, at, offs)
                 }
                 (false, true, true) => {
-                    scatter_wc::<K, V, C, NARROW, false, false, true>(s, dst, n, at, offs)
+                    scatter_wc::<K, V, C, NARROW, false, true>(s, dst, n, at, offs)
                 }
                 (false, true, false) => {
-                    scatter_wc::<K, V, C, NARROW, false, false, false>(s, dst, n, at, offs)
+                    scatter_wc::<K, V, C, NARROW, false, false>(s, dst, n, at, offs)
                 }
                 (false, false, true) => {
-                    scatter_wc::<K, V, C, NARROW, true, false, true>(s, dst, n, at, offs)
+                    scatter_wc::<K, V, C, NARROW, true, true>(s, dst, n, at, offs)
                 }
                 (false, false, false) => {
-                    scatter_wc::<K, V, C, NARROW, true, false, false>(s, dst, n, at, offs)
+                    scatter_wc::<K, V, C, NARROW, true, false>(s, dst, n, at, offs)
                 }
             }
         }
