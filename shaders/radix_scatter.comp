@@ -40,6 +40,7 @@ layout(constant_id = 10) const uint LOOKAHEAD = 4;     // earlier tiles whose wo
 layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back words with relaxed atomic loads, 0: with atomicOr(w, 0)
 layout(constant_id = 13) const uint LB_STORE = 1;      // 1: publish look-back words with relaxed atomic stores, 0: with atomicExchange
 layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
+layout(constant_id = 15) const uint NO_RANK = 0;       // timing only (wrong output): 1 skips the ranking's ballots and atomics
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * KPT;
@@ -227,6 +228,10 @@ void main() {
         uint idx = sg_first + k * gl_SubgroupSize + lane;
         bool valid = idx < tile_n;
         uint d = digit_of(keys[k], shift);
+        if (NO_RANK == 1u) {
+            rank[k] = idx;
+            continue;
+        }
         uint below;
         uint count;
         uint leader;
@@ -269,6 +274,8 @@ void main() {
         const uint d = tid * PER + j;
         if (d >= RADIX) break;
         uint sum = 0u;
+        // (Loading all the subgroup counters first, unrolled to MAX_SUBGROUPS, measured no
+        // faster: run 10 of BENCHMARKS.md.)
         for (uint s = 0u; s < gl_NumSubgroups; s++) {
             uint t = s_mem[s * RADIX + d];
             s_mem[s * RADIX + d] = sum;

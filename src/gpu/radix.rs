@@ -240,8 +240,10 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// look-back variant, `SORTNET_RADIX_LB_STORE=0` publishes look-back words with
 /// `atomicExchange` instead of relaxed atomic stores, `SORTNET_RADIX_HIST_BATCH` and
 /// `SORTNET_RADIX_HIST_KPI` the keys each histogram invocation loads at once and counts in
-/// all (see the shaders and `radix_plan::histogram_groups`). All give the same result, except `SORTNET_RADIX_NO_WAIT=1`, a
-/// timing-only knob that skips the look-back (wrong output: it shows what the wait costs).
+/// all (see the shaders and `radix_plan::histogram_groups`). All give the same result,
+/// except the timing-only knobs `SORTNET_RADIX_NO_WAIT=1`, which skips the
+/// look-back, and `SORTNET_RADIX_NO_RANK=1`, which skips the ranking (wrong output: they
+/// show what those phases cost).
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
 }
@@ -324,6 +326,7 @@ impl RadixSorter {
                     (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
                     (13, env_u32("SORTNET_RADIX_LB_STORE").unwrap_or(1)),
                     (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
+                    (15, env_u32("SORTNET_RADIX_NO_RANK").unwrap_or(0)),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
