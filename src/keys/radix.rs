@@ -698,23 +698,12 @@ unsafe fn flush<K: Copy, V: Copy, const STREAM: bool>(
     }
 }
 
-/// Copies one 64-byte line with non-temporal stores.
-///
-/// # Safety
-/// `from` is readable for 64 bytes and 64-byte aligned; `to` is writable for 64 bytes and
-/// 64-byte aligned.
-#[inline(always)]
-unsafe fn stream_line(from: *const u8, to: *mut u8) {
-    // SAFETY: an aligned source is a special case of an unaligned one.
-    unsafe { stream_line_unaligned(from, to) }
-}
-
-/// [`stream_line`] from a source of any alignment.
+/// Copies one 64-byte line with non-temporal stores, from a source of any alignment.
 ///
 /// # Safety
 /// `from` is readable for 64 bytes; `to` is writable for 64 bytes and 64-byte aligned.
 #[inline(always)]
-unsafe fn stream_line_unaligned(from: *const u8, to: *mut u8) {
+unsafe fn stream_line(from: *const u8, to: *mut u8) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
@@ -762,7 +751,7 @@ unsafe fn copy_streaming<K: Copy, V: Copy>(src: Buf<K, V>, dst: Buf<K, V>, len: 
         std::ptr::copy_nonoverlapping(src.k, dst.k, head);
         for l in 0..lines {
             let at = head + l * per_line;
-            stream_line_unaligned(src.k.add(at).cast(), dst.k.add(at).cast());
+            stream_line(src.k.add(at).cast(), dst.k.add(at).cast());
         }
         let done = head + lines * per_line;
         std::ptr::copy_nonoverlapping(src.k.add(done), dst.k.add(done), len - done);
