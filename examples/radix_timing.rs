@@ -15,15 +15,10 @@
 use sortnet::backend;
 use std::time::Instant;
 use voracious_radix_sort::RadixSort as _;
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
+
+// The integration tests' generator (xorshift64*).
+#[path = "../tests/common/mod.rs"]
+mod common;
 fn run<
     K: sortnet::Key
         + Copy
@@ -63,38 +58,44 @@ fn main() {
     let n = 1usize << a[2].parse::<u32>().unwrap();
     let reps: usize = a[3].parse().unwrap();
     let names: Vec<&str> = a[4].split(',').collect();
-    let mut r = Rng(0x9e37_79b9_7f4a_7c15 ^ n as u64);
+    let mut r = common::Rng::new(n as u64);
     match a[1].as_str() {
         "u32" => run::<u32>(
-            &(0..n).map(|_| (r.next() >> 32) as u32).collect::<Vec<_>>(),
+            &(0..n)
+                .map(|_| (r.next_u64() >> 32) as u32)
+                .collect::<Vec<_>>(),
             reps,
             &names,
         ),
         "u32lo" => run::<u32>(
             &(0..n)
-                .map(|_| 0x5a00_0000 | (r.next() >> 40) as u32)
+                .map(|_| 0x5a00_0000 | (r.next_u64() >> 40) as u32)
                 .collect::<Vec<_>>(),
             reps,
             &names,
         ),
         "u32hi" => run::<u32>(
             &(0..n)
-                .map(|_| 0x5a | ((r.next() >> 40) as u32) << 8)
+                .map(|_| 0x5a | ((r.next_u64() >> 40) as u32) << 8)
                 .collect::<Vec<_>>(),
             reps,
             &names,
         ),
-        "u64" => run::<u64>(&(0..n).map(|_| r.next()).collect::<Vec<_>>(), reps, &names),
+        "u64" => run::<u64>(
+            &(0..n).map(|_| r.next_u64()).collect::<Vec<_>>(),
+            reps,
+            &names,
+        ),
         "f64" => run::<f64>(
             &(0..n)
-                .map(|_| (r.next() >> 11) as f64 / (1u64 << 53) as f64 * 2e6 - 1e6)
+                .map(|_| (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2e6 - 1e6)
                 .collect::<Vec<_>>(),
             reps,
             &names,
         ),
         _ => run::<f32>(
             &(0..n)
-                .map(|_| ((r.next() >> 11) as f64 / (1u64 << 53) as f64 * 2e6 - 1e6) as f32)
+                .map(|_| ((r.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2e6 - 1e6) as f32)
                 .collect::<Vec<_>>(),
             reps,
             &names,
