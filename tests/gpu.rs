@@ -87,23 +87,18 @@ fn gather_copies_runs_at_any_word_offset() {
     let staging = ctx.buffer(Memory::Staging, n * 4).unwrap();
     let src = ctx.buffer(Memory::Device, n * 4).unwrap();
     let dst = ctx.buffer(Memory::Device, n * 4).unwrap();
-    let upload = |data: &[u32], to: &sortnet::gpu::context::Pooled| {
-        staging
-            .slice::<u32>(n)
-            .write()
-            .unwrap()
-            .copy_from_slice(data);
-        let mut b = ctx.command_builder().unwrap();
+    let mut b = ctx.command_builder().unwrap();
+    let (src_in, dst_in) = (
+        ctx.stage_in(&src_data).unwrap(),
+        ctx.stage_in(&dst_data).unwrap(),
+    );
+    for (from, to) in [(&src_in, &src), (&dst_in, &dst)] {
         b.copy_buffer(CopyBufferInfo::buffers(
-            staging.slice::<u32>(n),
+            from.slice::<u32>(n),
             to.slice::<u32>(n),
         ))
         .unwrap();
-        ctx.submit_and_wait(b).unwrap();
-    };
-    upload(&src_data, &src);
-    upload(&dst_data, &dst);
-    let mut b = ctx.command_builder().unwrap();
+    }
     record_gather(&ctx, &mut b, src.slice(n), dst.slice(n), &runs).unwrap();
     b.copy_buffer(CopyBufferInfo::buffers(
         dst.slice::<u32>(n),
