@@ -252,6 +252,9 @@ fn main() {
                 })
                 .collect();
             println!("n=2^{log} {name} phases (ms): {}", profile.join(", "));
+            if std::env::var("SORTNET_RADIX_LB_STATS").as_deref() == Ok("1") {
+                print_lookback_stats(&ctx, &scratch, log, name);
+            }
 
             // Check the last result.
             let mut b = ctx.command_builder().unwrap();
@@ -428,4 +431,43 @@ fn diagnose() {
             },
         }
     }
+}
+
+/// Look-back statistics of the profiled sort (`SORTNET_RADIX_LB_STATS=1`): per pass, the
+/// steps (reads of LOOKAHEAD earlier tiles' words) and the steps that found a word not yet
+/// published, per digit and tile, and the tiles that took the fallback.
+fn print_lookback_stats(
+    ctx: &Arc<GpuContext>,
+    scratch: &sortnet::gpu::radix::RadixScratch,
+    log: u32,
+    name: &str,
+) {
+    use sortnet::gpu::radix_plan::{state, MAX_PASSES, RADIX};
+    let words = u64::from(MAX_PASSES * 4);
+    let at = u64::from(state::LB_STATS);
+    let host = ctx.buffer(Memory::Staging, words * 4).unwrap();
+    let mut b = ctx.command_builder().unwrap();
+    b.copy_buffer(CopyBufferInfo::buffers(
+        scratch.state().clone().slice(at..at + words),
+        host.slice::<u32>(words),
+    ))
+    .unwrap();
+    ctx.submit_and_wait(b).unwrap();
+    let w = host.slice::<u32>(words).read().unwrap().to_vec();
+    let passes: Vec<String> = w
+        .chunks(4)
+        .enumerate()
+        .filter(|(_, c)| c[2] > 0)
+        .map(|(p, c)| {
+            let lookbacks = f64::from(c[2]) * f64::from(RADIX);
+            format!(
+                "pass {p}: {:.2} steps, {:.2} waits per digit, {} tiles, {} fallbacks",
+                f64::from(c[0]) / lookbacks,
+                f64::from(c[1]) / lookbacks,
+                c[2],
+                c[3]
+            )
+        })
+        .collect();
+    println!("n=2^{log} {name} look-back: {}", passes.join("; "));
 }

@@ -16,6 +16,7 @@
 #define ST_COUNT 0u          // number of keys to sort (written by the host or copied from the caller's count buffer)
 #define ST_TILE_COUNTER 16u  // [8]   next tile id of each pass (Onesweep hands tiles out in launch order)
 #define ST_FLAGS 32u         // [8]   per pass: bit 0 encode on read, bit 1 decode on write, bit 2 look-back slot
+#define ST_LB_STATS 64u      // [8][4] per pass, diagnostics only (LB_STATS): look-back steps, waits, tiles, fallbacks
 #define ST_BUCKET 128u       // [8][256] first output index of each digit of each pass
 #define ST_HIST 2176u        // [8][256] digit counts of each pass (the upfront histogram)
 #define ST_STATUS 4224u      // [2][tiles][256] look-back words: 2-bit flag, 30-bit count

@@ -6,7 +6,9 @@
 // inside the tile, publishes its per-digit counts, finds the keys of earlier tiles with the
 // same digit by decoupled look-back, and writes its keys (and values) to their places. The
 // look-back words are a 2-bit flag and a 30-bit count in one word, read with relaxed atomic
-// loads (LOOKAHEAD earlier tiles per step) and published with relaxed atomic stores.
+// loads and published with relaxed atomic stores. LB_LANES lanes walk each digit together,
+// each reading LOOKAHEAD earlier tiles per step, so a step covers LB_LANES * LOOKAHEAD tiles
+// (a tile's walk reaches about 25 tiles back on an H200: run 12 of BENCHMARKS.md).
 //
 // Vulkan promises no forward progress between workgroups, so the look-back never waits
 // unboundedly: a digit that sees no word from tile j after SPIN_LIMIT reads gives up, and the
@@ -41,8 +43,17 @@ layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back word
 layout(constant_id = 13) const uint LB_STORE = 1;      // 1: publish look-back words with relaxed atomic stores, 0: with atomicExchange
 layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
 layout(constant_id = 15) const uint NO_RANK = 0;       // timing only (wrong output): 1 skips the ranking's ballots and atomics
+layout(constant_id = 18) const uint LB_LANES_WANTED = 2; // invocations that walk one digit's look-back together (a power of two)
+layout(constant_id = 17) const uint LB_STATS = 0;      // diagnostics: 1 adds look-back steps and waits to the state's ST_LB_STATS words
 
 const uint WG = gl_WorkGroupSize.x;
+// Lanes per digit in the look-back: as wanted, but no more than the smallest subgroup (the
+// lanes of a digit share one subgroup). With fewer than RADIX * LB_LANES invocations the
+// lane groups take several digits each.
+const uint MIN_SUBGROUP = WG / MAX_SUBGROUPS;
+const uint LB_LANES_MAX = MIN_SUBGROUP < LB_LANES_WANTED ? MIN_SUBGROUP : LB_LANES_WANTED;
+const uint LB_LANES = LB_LANES_MAX > 1u ? LB_LANES_MAX : 1u;
+const uint STOP_PREFIX = 0x100u;  // look-back share: the walk ended on a prefix
 const uint TILE = WG * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 const uint TILE_WORDS = TILE * KEY_WORDS;
@@ -71,6 +82,8 @@ shared uint s_sg_sum[MAX_SUBGROUPS];
 shared uint s_tile;
 shared uint s_pending;
 shared uint s_stalled;
+shared uint s_lb_steps;         // LB_STATS: look-back steps (reads of LOOKAHEAD words) of this tile
+shared uint s_lb_waits;         // LB_STATS: steps that found the next word not yet published
 
 uint status_index(uint slot, uint tile, uint digit) {
     return ST_STATUS + slot * params.slot_words + tile * RADIX + digit;
@@ -104,47 +117,101 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
     // s_pending and s_stalled are zero on entry (cleared before the barriers of the scan) and
     // again at the top of every later round (cleared in the fallback).
     for (;;) {
-        for (uint d = tid; d < RADIX; d += WG) {
-            uint next = s_lb_next[d];
-            uint sum = s_lb_sum[d];
+        // LB_LANES consecutive lanes of one subgroup walk each digit together (numbered by
+        // subgroup and lane, which need not follow gl_LocalInvocationIndex). The loops are
+        // uniform in each subgroup, so the shuffles that join the lanes' shares never run
+        // in divergent control flow: a lane whose walk has ended, or that has no digit,
+        // steps along idle.
+        const uint lane_index = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+        const uint part = gl_SubgroupInvocationID % LB_LANES;
+        const uint first_lane = gl_SubgroupInvocationID - part;
+        for (uint base = 0u; base < RADIX * LB_LANES; base += WG) {
+            const uint d = (base + lane_index) / LB_LANES;
+            const bool has_digit = d < RADIX;
+            uint next = has_digit ? s_lb_next[d] : 0u;
+            uint sum = has_digit ? s_lb_sum[d] : 0u;
             uint spins = 0u;
-            while (next > 0u && spins < SPIN_LIMIT) {
-                // Read LOOKAHEAD earlier tiles at once (independent loads), then walk them in
-                // order while they hold counts.
+            uint steps = 0u;
+            uint waits = 0u;
+            while (subgroupBallot(next > 0u && spins < SPIN_LIMIT) != uvec4(0u)) {
+                const bool walking_digit = next > 0u && spins < SPIN_LIMIT;
+                // This lane's share of the step: LOOKAHEAD earlier tiles at once
+                // (independent loads), walked in order while they hold counts. `stop` is
+                // where the walk ended (LOOKAHEAD: every word held an aggregate), with
+                // STOP_PREFIX set when it ended on a prefix.
+                const uint start = next;
+                const uint skip = part * LOOKAHEAD;
                 uint words[LOOKAHEAD];
                 [[unroll]] for (uint i = 0u; i < LOOKAHEAD; i++) {
                     words[i] = 0u;
-                    if (next > i) {
-                        words[i] = read_status(status_index(slot, next - 1u - i, d));
+                    if (walking_digit && start > skip + i) {
+                        words[i] = read_status(status_index(slot, start - 1u - skip - i, d));
                     }
                 }
-                const uint start = next;
-                bool walking = true;
+                uint stop = LOOKAHEAD;
+                uint part_sum = 0u;
+                bool open_share = true;
                 [[unroll]] for (uint i = 0u; i < LOOKAHEAD; i++) {
-                    if (walking && start > i) {
-                        uint flag = words[i] & ~VALUE_MASK;
+                    uint flag = words[i] & ~VALUE_MASK;
+                    if (open_share) {
                         if (flag == 0u) {
-                            walking = false;
+                            stop = i;
+                            open_share = false;
                         } else {
-                            sum += words[i] & VALUE_MASK;
-                            next = flag == FLAG_PREFIX ? 0u : start - 1u - i;
-                            walking = flag != FLAG_PREFIX;
+                            part_sum += words[i] & VALUE_MASK;
+                            if (flag == FLAG_PREFIX) {
+                                stop = i | STOP_PREFIX;
+                                open_share = false;
+                            }
                         }
                     }
                 }
-                spins = next == start ? spins + 1u : 0u;
+                // The shares in order: every share up to the first that ended counts.
+                bool more = walking_digit;
+                [[unroll]] for (uint j = 0u; j < LB_LANES; j++) {
+                    uint share_sum = part_sum;
+                    uint share_stop = stop;
+                    if (LB_LANES > 1u) {
+                        share_sum = subgroupShuffle(part_sum, first_lane + j);
+                        share_stop = subgroupShuffle(stop, first_lane + j);
+                    }
+                    if (more) {
+                        sum += share_sum;
+                        if ((share_stop & STOP_PREFIX) != 0u) {
+                            next = 0u;
+                            more = false;
+                        } else {
+                            // Tile 0 always ends a walk (its word is a prefix or unpublished),
+                            // so the walk never passes it.
+                            next = start - (j * LOOKAHEAD + share_stop);
+                            more = share_stop == LOOKAHEAD;
+                        }
+                    }
+                }
+                if (walking_digit) {
+                    spins = next == start ? spins + 1u : 0u;
+                    steps++;
+                    if (next == start) waits++;
+                }
             }
-            s_lb_next[d] = next;
-            s_lb_sum[d] = sum;
-            if (next > 0u) {
-                atomicAdd(s_pending, 1u);
-                atomicMax(s_stalled, next);
+            if (has_digit && part == 0u) {
+                s_lb_next[d] = next;
+                s_lb_sum[d] = sum;
+                if (next > 0u) {
+                    atomicAdd(s_pending, 1u);
+                    atomicMax(s_stalled, next);
+                }
+                if (LB_STATS == 1u) {
+                    atomicAdd(s_lb_steps, steps);
+                    atomicAdd(s_lb_waits, waits);
+                }
             }
         }
         barrier();
         if (s_pending == 0u) break;
         // Recount the highest tile some digit is stuck on.
         const uint stuck = s_stalled - 1u;
+        if (LB_STATS == 1u && tid == 0u) atomicAdd(st[ST_LB_STATS + params.pass_index * 4u + 3u], 1u);
         for (uint d = tid; d < RADIX; d += WG) s_fallback[d] = 0u;
         barrier();
         // Every invocation has read s_pending and s_stalled by now.
@@ -176,6 +243,12 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         }
         uint bucket = d == tid ? bucket_first : st[ST_BUCKET + params.pass_index * RADIX + d];
         s_out[d] = bucket + earlier - s_excl[d];
+    }
+    if (LB_STATS == 1u && tid == 0u) {
+        const uint at = ST_LB_STATS + params.pass_index * 4u;
+        atomicAdd(st[at], s_lb_steps);
+        atomicAdd(st[at + 1u], s_lb_waits);
+        atomicAdd(st[at + 2u], 1u);
     }
 }
 
@@ -293,6 +366,8 @@ void main() {
     if (tid == 0u) {
         s_pending = 0u;
         s_stalled = 0u;
+        s_lb_steps = 0u;
+        s_lb_waits = 0u;
     }
     const uint run_before = subgroupExclusiveAdd(run_total);
     const uint sg_total = subgroupAdd(run_total);

@@ -1,8 +1,8 @@
 //! `vulkan-radix` with the look-back variants that are not the default (look-back words read
-//! with `atomicOr` and published with `atomicExchange`, one tile per look-back step, the
-//! look-back before the shared-memory scatter) and an odd histogram batch and keys per
-//! invocation: the result must be the same
-//! sorted, stable order. A test binary of its own, because the knobs are read once per
+//! with `atomicOr` and published with `atomicExchange`, four invocations per digit reading
+//! one earlier tile each per look-back step, the look-back before the shared-memory scatter)
+//! and an odd histogram batch and keys per invocation: the result must be the same sorted,
+//! stable order. A test binary of its own, because the knobs are read once per
 //! process when the pipelines are built (src/gpu/radix.rs, `env_u32`).
 #![cfg(feature = "gpu")]
 
@@ -18,6 +18,8 @@ fn other_lookback_variants_sort_stably() {
     std::env::set_var("SORTNET_RADIX_LB_STORE", "0");
     std::env::set_var("SORTNET_RADIX_HIST_KPI", "5");
     std::env::set_var("SORTNET_RADIX_LOOKAHEAD", "1");
+    // Four lanes walk each digit, one earlier tile each per step.
+    std::env::set_var("SORTNET_RADIX_LB_LANES", "4");
     std::env::set_var("SORTNET_RADIX_LOOKBACK_FIRST", "1");
     std::env::set_var("SORTNET_RADIX_HIST_BATCH", "3");
     let Some(b) = common::gpu_or_skip(backend::by_name("vulkan-radix"), "vulkan-radix") else {

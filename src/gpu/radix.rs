@@ -159,6 +159,13 @@ impl RadixScratch {
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
+
+    /// The state buffer (layout in `radix_plan::state`), for diagnostics such as the
+    /// look-back statistics of `SORTNET_RADIX_LB_STATS=1`.
+    #[doc(hidden)]
+    pub fn state(&self) -> &Subbuffer<[u32]> {
+        &self.state
+    }
 }
 
 /// Which parts of a sort [`RadixSorter::record_phases`] records: the grouped host path
@@ -240,7 +247,10 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// look-back variant, `SORTNET_RADIX_LB_STORE=0` publishes look-back words with
 /// `atomicExchange` instead of relaxed atomic stores, `SORTNET_RADIX_HIST_BATCH` and
 /// `SORTNET_RADIX_HIST_KPI` the keys each histogram invocation loads at once and counts in
-/// all (see the shaders and `radix_plan::histogram_groups`). All give the same result,
+/// all (see the shaders and `radix_plan::histogram_groups`), `SORTNET_RADIX_LB_LANES` the
+/// invocations that walk one digit's look-back together (rounded down to a power of two),
+/// and `SORTNET_RADIX_LB_STATS=1` counts the look-back's steps into the state buffer
+/// (`radix_plan::state::LB_STATS`, printed by `examples/gpu_radix_bench.rs`). All give the same result,
 /// except the timing-only knobs `SORTNET_RADIX_NO_WAIT=1`, which skips the
 /// look-back, and `SORTNET_RADIX_NO_RANK=1`, which skips the ranking (wrong output: they
 /// show what those phases cost).
@@ -286,6 +296,7 @@ impl RadixSorter {
                 ))
             })?;
         let code = spirv(variant);
+        let lanes = env_u32("SORTNET_RADIX_LB_LANES").unwrap_or(plan::LOOKBACK_LANES);
         let stream_wg = plan::STREAM_WORKGROUP.min(self.limits.max_invocations);
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
         let built = Arc::new(Pipelines {
@@ -327,6 +338,9 @@ impl RadixSorter {
                     (13, env_u32("SORTNET_RADIX_LB_STORE").unwrap_or(1)),
                     (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
                     (15, env_u32("SORTNET_RADIX_NO_RANK").unwrap_or(0)),
+                    (17, env_u32("SORTNET_RADIX_LB_STATS").unwrap_or(0)),
+                    // A power of two, so a digit's lanes never straddle two subgroups.
+                    (18, 1 << lanes.max(1).ilog2()),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,

@@ -26,6 +26,9 @@ pub mod state {
     pub const TILE_COUNTER: u32 = 16;
     /// Per-pass flags (encode, decode, look-back slot).
     pub const FLAGS: u32 = 32;
+    /// Diagnostics (`SORTNET_RADIX_LB_STATS=1`): per pass, look-back steps, steps that
+    /// waited, tiles and fallbacks.
+    pub const LB_STATS: u32 = 64;
     /// Bucket offsets, 256 per pass.
     pub const BUCKET: u32 = 128;
     /// Digit counts, 256 per pass.
@@ -60,6 +63,11 @@ pub const PLAN_WORKGROUP: u32 = 256;
 /// loads, then walked in order). Run 5 (H200, u32 keys, 2^26): 1 / 4 / 8 took 3.807 / 3.495 /
 /// 3.504 ms per sort, so 4.
 pub const LOOKAHEAD: u32 = 4;
+/// Invocations that walk one digit's look-back together, each reading LOOKAHEAD tiles of a
+/// step (at most the smallest subgroup). Run 13 of BENCHMARKS.md (H200, 2^26, whole sorts,
+/// one lane against two): u32 keys 2.751 / 2.725 ms (6.35 / 3.70 steps per digit and tile),
+/// u64 keys 8.744 / 8.430 (four lanes: 9.103), u32 pairs 3.198 / 3.144.
+pub const LOOKBACK_LANES: u32 = 2;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
 
@@ -152,7 +160,7 @@ impl TileShape {
     pub fn shared_bytes(self, variant: Variant) -> u32 {
         let hist = self.max_subgroups * RADIX;
         let tile = self.tile_keys() * variant.key_words();
-        let words = hist.max(tile) + 6 * RADIX + self.max_subgroups + 3;
+        let words = hist.max(tile) + 6 * RADIX + self.max_subgroups + 5;
         words * 4
     }
 
@@ -608,6 +616,7 @@ mod tests {
         assert_eq!(define("ST_COUNT"), state::COUNT);
         assert_eq!(define("ST_TILE_COUNTER"), state::TILE_COUNTER);
         assert_eq!(define("ST_FLAGS"), state::FLAGS);
+        assert_eq!(define("ST_LB_STATS"), state::LB_STATS);
         assert_eq!(define("ST_BUCKET"), state::BUCKET);
         assert_eq!(define("ST_HIST"), state::HIST);
         assert_eq!(define("ST_STATUS"), state::STATUS);
@@ -616,7 +625,8 @@ mod tests {
         assert_eq!(define("IND_WORDS"), indirect::WORDS);
         // The regions do not overlap.
         const { assert!(state::TILE_COUNTER + MAX_PASSES <= state::FLAGS) };
-        const { assert!(state::FLAGS + MAX_PASSES <= state::BUCKET) };
+        const { assert!(state::FLAGS + MAX_PASSES <= state::LB_STATS) };
+        const { assert!(state::LB_STATS + MAX_PASSES * 4 <= state::BUCKET) };
         assert_eq!(state::BUCKET + MAX_PASSES * RADIX, state::HIST);
         assert_eq!(state::HIST + MAX_PASSES * RADIX, state::STATUS);
         assert_eq!(indirect::PASS + MAX_PASSES * 6, indirect::COPY);
