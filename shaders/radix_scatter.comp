@@ -54,6 +54,12 @@ const uint MIN_SUBGROUP = WG / MAX_SUBGROUPS;
 const uint LB_LANES_MAX = MIN_SUBGROUP < LB_LANES_WANTED ? MIN_SUBGROUP : LB_LANES_WANTED;
 const uint LB_LANES = LB_LANES_MAX > 1u ? LB_LANES_MAX : 1u;
 const uint STOP_PREFIX = 0x100u;  // look-back share: the walk ended on a prefix
+// Ranks in a tile are below TILE <= 65536 (radix_plan::choose_shape), so two share a
+// register: fewer registers let u64 keys take 5 keys per invocation at 64 registers (run 14
+// of BENCHMARKS.md).
+const uint RANK_WORDS = (KPT + 1u) / 2u;
+#define RANK_GET(k) bitfieldExtract(rank[(k) / 2u], int(16u * ((k) % 2u)), 16)
+#define RANK_SET(k, v) rank[(k) / 2u] = bitfieldInsert(rank[(k) / 2u], (v), int(16u * ((k) % 2u)), 16)
 const uint TILE = WG * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 const uint TILE_WORDS = TILE * KEY_WORDS;
@@ -280,7 +286,8 @@ void main() {
     // The loads are bounded by the buffers' capacity, not by the count, so they need not wait
     // for the count's load: keys past the count are read but never used.
     KEY keys[KPT];
-    uint rank[KPT];
+    uint rank[RANK_WORDS];
+    [[unroll]] for (uint w = 0u; w < RANK_WORDS; w++) rank[w] = 0u;
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint idx = sg_first + k * gl_SubgroupSize + lane;
         keys[k] = KEY_ZERO;
@@ -302,7 +309,7 @@ void main() {
         bool valid = idx < tile_n;
         uint d = digit_of(keys[k], shift);
         if (NO_RANK == 1u) {
-            rank[k] = idx;
+            RANK_SET(k, idx);
             continue;
         }
         uint below;
@@ -333,7 +340,7 @@ void main() {
         if (valid && lane == leader) {
             before = atomicAdd(s_mem[sg * RADIX + d], count);
         }
-        rank[k] = subgroupShuffle(before, leader) + below;
+        RANK_SET(k, subgroupShuffle(before, leader) + below);
     }
     barrier();
 
@@ -399,7 +406,7 @@ void main() {
         uint idx = sg_first + k * gl_SubgroupSize + lane;
         if (idx < tile_n) {
             uint d = digit_of(keys[k], shift);
-            rank[k] += s_excl[d] + s_mem[sg * RADIX + d];
+            RANK_SET(k, RANK_GET(k) + s_excl[d] + s_mem[sg * RADIX + d]);
         }
     }
     barrier();
@@ -407,10 +414,10 @@ void main() {
         uint idx = sg_first + k * gl_SubgroupSize + lane;
         if (idx < tile_n) {
 #if KEY64
-            s_mem[rank[k]] = keys[k].x;
-            s_mem[TILE + rank[k]] = keys[k].y;
+            s_mem[RANK_GET(k)] = keys[k].x;
+            s_mem[TILE + RANK_GET(k)] = keys[k].y;
 #else
-            s_mem[rank[k]] = keys[k];
+            s_mem[RANK_GET(k)] = keys[k];
 #endif
         }
     }
@@ -441,7 +448,7 @@ void main() {
     barrier();
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint idx = sg_first + k * gl_SubgroupSize + lane;
-        if (idx < tile_n) s_mem[rank[k]] = src_vals[base + idx];
+        if (idx < tile_n) s_mem[RANK_GET(k)] = src_vals[base + idx];
     }
     barrier();
     [[unroll]] for (uint k = 0u; k < KPT; k++) {

@@ -178,13 +178,20 @@ impl TileShape {
 /// 6: 3.736). 64-bit keys: 4 with 1024 invocations (run 7: k64 8.713 ms against 9.062 for
 /// 512 x 4 and 9.094 for 256 x 8; 1024 x 3: 10.494). More keys per invocation than these
 /// need more registers than 64, the most that lets two workgroups of 512 (or one of 1024)
-/// share a multiprocessor, and the spills cost more than the larger tile saves.
+/// share a multiprocessor, and the spills cost more than the larger tile saves. Since the
+/// ranks are packed two to a register, 64-bit keys fit 5 in 64 registers (runs 14-15 of
+/// BENCHMARKS.md, 2^26: keys 1024 x 5 7.451 ms against 7.994 for 1024 x 4, pairs 8.803
+/// against 9.828; 32-bit keys at 9 to 12 still take 68-80 registers and lose).
 pub fn preferred_keys_per_invocation(variant: Variant) -> u32 {
-    match (variant.wide, variant.pairs) {
-        (false, _) => 8,
-        (true, _) => 4,
+    if variant.wide {
+        5
+    } else {
+        8
     }
 }
+
+/// The most keys a tile may hold: the scatter keeps ranks in 16 bits.
+pub const MAX_TILE_KEYS: u32 = 1 << 16;
 
 /// The invocations per workgroup the tile starts from (halved where shared memory is short,
 /// as on lavapipe with its 8-lane subgroups): 512 for 32-bit keys (it beat 256 and 1024 on
@@ -235,7 +242,9 @@ pub fn choose_shape(
                 keys_per_invocation: kpi,
                 max_subgroups: wg / min_sg,
             };
-            if shape.shared_bytes(variant) <= limits.shared_bytes {
+            if shape.tile_keys() <= MAX_TILE_KEYS
+                && shape.shared_bytes(variant) <= limits.shared_bytes
+            {
                 return Some(shape);
             }
         }
@@ -473,6 +482,7 @@ mod tests {
             for v in variants() {
                 let s = choose_shape(v, &limits, None, None).expect("a shape fits");
                 assert!(s.shared_bytes(v) <= limits.shared_bytes, "{s:?} {v:?}");
+                assert!(s.tile_keys() <= MAX_TILE_KEYS, "{s:?} {v:?}");
                 assert_eq!(s.workgroup % limits.max_subgroup, 0);
                 assert_eq!(s.max_subgroups, s.workgroup / limits.min_subgroup);
                 assert!(s.keys_per_invocation >= 1);
@@ -518,6 +528,13 @@ mod tests {
         );
         let s = choose_shape(v, &NVIDIA, Some(4), Some(256)).unwrap();
         assert_eq!(s.tile_keys(), 1024);
+        // Ranks are kept in 16 bits: no tile of more than 65536 keys, whatever the memory.
+        let roomy = DeviceLimits {
+            shared_bytes: 1 << 30,
+            ..NVIDIA
+        };
+        assert!(choose_shape(v, &roomy, Some(128), Some(1024)).is_none());
+        assert!(choose_shape(v, &roomy, Some(64), Some(1024)).is_some());
     }
 
     #[test]
