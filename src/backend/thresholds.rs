@@ -138,7 +138,8 @@ const _: () = assert!(KEYS64_RADIX_MIN_LEN <= KEYS64_FLOAT_RADIX_MIN_LEN);
 ///
 /// Measured on the NVIDIA H200 device machine (16-core Xeon host) with the streamed host
 /// path, `sortnet bench --backends radix,vulkan-radix,auto --stat best --seconds 0.3`
-/// (BENCHMARKS.md, "auto's GPU window", runs 16-17), `vulkan-radix` / `radix` throughput:
+/// (BENCHMARKS.md, "auto's GPU window again", runs 16-18), `vulkan-radix` / `radix` throughput
+/// (runs 16-17):
 ///
 /// | elements | u32 keys | u64 keys | u32 pairs | u64 pairs | f64 keys |
 /// |---|---|---|---|---|---|
@@ -154,10 +155,10 @@ const _: () = assert!(KEYS64_RADIX_MIN_LEN <= KEYS64_FLOAT_RADIX_MIN_LEN);
 /// The window starts at 2^18, not at the host's crossover (2^16-2^17): the CPU `radix` on
 /// that host's 16 threads was slower at small sizes than on the 2-core build machine, where
 /// 2^17 u32 keys take 0.40 ms (best of 200, `examples/radix_timing.rs`) against the GPU's
-/// 0.48 ms end to end, and 2^18 take 0.97 ms against 0.48. The one row against
-/// the GPU inside the window, f64 keys at 2^21-2^22 (0.76x, 0.94x), disagrees with u64 keys
-/// of the same size and bytes (1.23x, 1.64x) and was not repeated. Software drivers are never
-/// picked (`auto` checks).
+/// 0.48 ms end to end, and 2^18 take 0.97 ms against 0.48. The rows against the GPU inside
+/// the window are 64-bit sorts at 2^21-2^22, where instances disagree: run 17's f64 keys
+/// (0.76x, 0.94x; 1.30x and 1.84x in run 18) and run 18's u64 keys and pairs (0.68x-1.07x,
+/// against 1.23x-1.64x in runs 16-17). Software drivers are never picked (`auto` checks).
 pub const GPU_RADIX_MIN_KEYS: usize = 1 << 18;
 
 /// ... up to (not including) this many elements: beyond 2^28 64-bit keys no longer fit one
