@@ -2,7 +2,7 @@
 // variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1
 //
 // One radix pass over one 8-bit digit, Onesweep style (Adinets & Merrill, 2022): each
-// workgroup takes the next tile id from a counter, ranks its keys
+// workgroup (its id is its tile) ranks its keys
 // inside the tile, publishes its per-digit counts, finds the keys of earlier tiles with the
 // same digit by decoupled look-back, and writes its keys (and values) to their places. The
 // look-back words are a 2-bit flag and a 30-bit count in one word, read with relaxed atomic
@@ -43,8 +43,9 @@ layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back word
 layout(constant_id = 13) const uint LB_STORE = 1;      // 1: publish look-back words with relaxed atomic stores, 0: with atomicExchange
 layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
 layout(constant_id = 15) const uint NO_RANK = 0;       // timing only (wrong output): 1 skips the ranking's ballots and atomics
-layout(constant_id = 18) const uint LB_LANES_WANTED = 2; // invocations that walk one digit's look-back together (a power of two)
 layout(constant_id = 17) const uint LB_STATS = 0;      // diagnostics: 1 adds look-back steps and waits to the state's ST_LB_STATS words
+layout(constant_id = 18) const uint LB_LANES_WANTED = 2; // invocations that walk one digit's look-back together (a power of two)
+layout(constant_id = 20) const uint TILE_COUNTER = 0;  // 1: tiles in the order workgroups start (a counter) instead of by workgroup id
 
 const uint WG = gl_WorkGroupSize.x;
 // Lanes per digit in the look-back: as wanted, but no more than the smallest subgroup (the
@@ -270,11 +271,15 @@ void main() {
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
     // the ranking (it is needed only at the end).
     const uint bucket_first = tid < RADIX ? st[ST_BUCKET + params.pass_index * RADIX + tid] : 0u;
-    // The tile: the next id from the pass's counter, so tiles are handed out in the order
-    // workgroups start and every tile a look-back waits for belongs to a running workgroup.
-    // (Taking the workgroup id instead saved the counter's round trip, 3% on an H200, but
-    // gave wrong results on lavapipe under CPU contention: BENCHMARKS-gpu-radix.md.)
-    if (tid == 0u) s_tile = atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u);
+    // The tile: the workgroup id (one dispatch per pass covers every tile). A look-back may
+    // then wait for a workgroup that has not started; the bounded spin and the recount
+    // cover that. TILE_COUNTER hands tiles out in the order workgroups start instead, so
+    // every tile waited for is running, at the cost of the counter's round trip (3-5% on an
+    // H200: run 19 of BENCHMARKS.md).
+    if (tid == 0u) {
+        s_tile = TILE_COUNTER == 1u ? atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u)
+                                    : gl_WorkGroupID.x;
+    }
     barrier();
     const uint tile = s_tile;
     const uint base = tile * TILE;

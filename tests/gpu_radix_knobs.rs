@@ -1,7 +1,7 @@
 //! `vulkan-radix` with the look-back variants that are not the default (look-back words read
 //! with `atomicOr` and published with `atomicExchange`, four invocations per digit reading
-//! one earlier tile each per look-back step, the look-back before the shared-memory scatter)
-//! and an odd histogram batch and keys per invocation: the result must be the same sorted,
+//! one earlier tile each per look-back step, the look-back before the shared-memory scatter,
+//! tiles from a counter instead of by workgroup id) and an odd histogram batch and keys per invocation: the result must be the same sorted,
 //! stable order. A test binary of its own, because the knobs are read once per
 //! process when the pipelines are built (src/gpu/radix.rs, `env_u32`).
 #![cfg(feature = "gpu")]
@@ -20,6 +20,8 @@ fn other_lookback_variants_sort_stably() {
     std::env::set_var("SORTNET_RADIX_LOOKAHEAD", "1");
     // Four lanes walk each digit, one earlier tile each per step.
     std::env::set_var("SORTNET_RADIX_LB_LANES", "4");
+    // Tiles from the counter, in the order workgroups start.
+    std::env::set_var("SORTNET_RADIX_TILE_COUNTER", "1");
     std::env::set_var("SORTNET_RADIX_LOOKBACK_FIRST", "1");
     std::env::set_var("SORTNET_RADIX_HIST_BATCH", "3");
     let Some(b) = common::gpu_or_skip(backend::by_name("vulkan-radix"), "vulkan-radix") else {

@@ -249,7 +249,8 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// `SORTNET_RADIX_HIST_KPI` the keys each histogram invocation loads at once and counts in
 /// all (see the shaders and `radix_plan::histogram_groups`), `SORTNET_RADIX_LB_LANES` the
 /// invocations that walk one digit's look-back together (rounded down to a power of two),
-/// and `SORTNET_RADIX_LB_STATS=1` counts the look-back's steps into the state buffer
+/// `SORTNET_RADIX_TILE_COUNTER=1` hands tiles out in the order workgroups start instead of
+/// by workgroup id, and `SORTNET_RADIX_LB_STATS=1` counts the look-back's steps into the state buffer
 /// (`radix_plan::state::LB_STATS`, printed by `examples/gpu_radix_bench.rs`). All give the same result,
 /// except the timing-only knobs `SORTNET_RADIX_NO_WAIT=1`, which skips the
 /// look-back, and `SORTNET_RADIX_NO_RANK=1`, which skips the ranking (wrong output: they
@@ -322,7 +323,11 @@ impl RadixSorter {
                     (2, shape.max_subgroups),
                     (
                         3,
-                        env_u32("SORTNET_RADIX_SPIN_LIMIT").unwrap_or(plan::SPIN_LIMIT),
+                        env_u32("SORTNET_RADIX_SPIN_LIMIT").unwrap_or(if self.ctx.is_software() {
+                            plan::SOFTWARE_SPIN_LIMIT
+                        } else {
+                            plan::SPIN_LIMIT
+                        }),
                     ),
                     (
                         4,
@@ -341,6 +346,7 @@ impl RadixSorter {
                     (17, env_u32("SORTNET_RADIX_LB_STATS").unwrap_or(0)),
                     // A power of two, so a digit's lanes never straddle two subgroups.
                     (18, 1 << lanes.max(1).ilog2()),
+                    (20, env_u32("SORTNET_RADIX_TILE_COUNTER").unwrap_or(0)),
                 ],
             )?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
@@ -621,7 +627,8 @@ impl RadixSorter {
                 // zero), count <= capacity; each tile reads and writes keys and values below
                 // count in buffers of capacity elements, and look-back words of tiles below
                 // ceil(capacity / tile) in a state buffer sized for exactly that
-                // (radix_plan::state_words). Tile ids come from a counter cleared in step 1.
+                // (radix_plan::state_words). Tile ids are workgroup ids (or, with
+                // SORTNET_RADIX_TILE_COUNTER=1, come from a counter cleared in step 1).
                 unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                     .map_err(gpu_err("dispatching a radix pass"))?;
             }
@@ -739,17 +746,22 @@ impl RadixSorter {
             self.descriptor_set(&p.scatter, writes)?,
             push,
         )?;
-        let mut left = len.div_ceil(u64::from(p.shape.tile_keys())) as u32;
-        while left > 0 {
-            let now = left.min(self.limits.max_groups_x);
-            // SAFETY: each workgroup takes the next tile id from the pass's counter (cleared
-            // above), and the dispatches hand out ceil(len / tile) ids in all: each tile
-            // reads keys below `len` in `src` (len keys, also the capacity it is told) and
-            // writes to bucket offsets below `len` in `dst`, which holds as many; its
-            // look-back words lie in `state`, sized for len keys.
-            unsafe { builder.dispatch([now, 1, 1]) }
+        // One dispatch: tile ids are workgroup ids (radix_plan::max_len keeps the tiles of any
+        // sort within max_groups_x; the batch is part of one).
+        let tiles = len.div_ceil(u64::from(p.shape.tile_keys()));
+        if tiles > u64::from(self.limits.max_groups_x) {
+            return Err(Error::Gpu(format!(
+                "a radix pass of {tiles} tiles exceeds the device's workgroup count"
+            )));
+        }
+        if tiles > 0 {
+            // SAFETY: ceil(len / tile) workgroups, one per tile (by workgroup id, or by the
+            // pass's counter, cleared above): each tile reads keys below `len` in `src` (len
+            // keys, also the capacity it is told) and writes to bucket offsets below `len`
+            // in `dst`, which holds as many; its look-back words lie in `state`, sized for
+            // len keys.
+            unsafe { builder.dispatch([tiles as u32, 1, 1]) }
                 .map_err(gpu_err("dispatching a radix pass"))?;
-            left -= now;
         }
         Ok(())
     }

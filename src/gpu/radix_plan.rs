@@ -70,6 +70,15 @@ pub const LOOKAHEAD: u32 = 4;
 pub const LOOKBACK_LANES: u32 = 2;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
+/// The same on a software driver. llvmpipe (lavapipe) silently ends a loop after 65535
+/// iterations of one invocation, counted over every entry of the loop: a look-back that
+/// spun that long went on half walked and published wrong counts (found in session 6 with
+/// tiles taken by workgroup id, where a tile can wait on one queued behind it on the same
+/// CPU thread: 2^18 u32 keys sorted right with spin limits up to 16000 and wrong from 20000,
+/// the look-back's walk loop being entered four times per round; BENCHMARKS.md run 19). A
+/// short spin keeps every walk far below that limit; lavapipe's workgroups that wait are
+/// descheduled threads, which a recount overtakes anyway.
+pub const SOFTWARE_SPIN_LIMIT: u32 = 64;
 
 /// 32-bit words of a subgroup ballot that can hold lanes: the scatter shader's match works
 /// on one word where subgroups have at most 32 lanes (NVIDIA, lavapipe), on two for 64.
