@@ -54,7 +54,7 @@ const uint WG = gl_WorkGroupSize.x;
 const uint MIN_SUBGROUP = WG / MAX_SUBGROUPS;
 const uint LB_LANES_MAX = MIN_SUBGROUP < LB_LANES_WANTED ? MIN_SUBGROUP : LB_LANES_WANTED;
 const uint LB_LANES = LB_LANES_MAX > 1u ? LB_LANES_MAX : 1u;
-const uint STOP_PREFIX = 0x100u;  // look-back share: the walk ended on a prefix
+const uint STOP_PREFIX = 0x100u;  // look-back share: the walk ended on a prefix (LOOKAHEAD < 256)
 // Ranks in a tile are below TILE <= 65536 (radix_plan::choose_shape), so two share a
 // register: fewer registers let u64 keys take 5 keys per invocation at 64 registers (run 14
 // of BENCHMARKS.md).

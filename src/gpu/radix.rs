@@ -250,11 +250,11 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// all (see the shaders and `radix_plan::histogram_groups`), `SORTNET_RADIX_LB_LANES` the
 /// invocations that walk one digit's look-back together (rounded down to a power of two),
 /// `SORTNET_RADIX_TILE_COUNTER=1` hands tiles out in the order workgroups start instead of
-/// by workgroup id, and `SORTNET_RADIX_LB_STATS=1` counts the look-back's steps into the state buffer
-/// (`radix_plan::state::LB_STATS`, printed by `examples/gpu_radix_bench.rs`). All give the same result,
-/// except the timing-only knobs `SORTNET_RADIX_NO_WAIT=1`, which skips the
-/// look-back, and `SORTNET_RADIX_NO_RANK=1`, which skips the ranking (wrong output: they
-/// show what those phases cost).
+/// by workgroup id, and `SORTNET_RADIX_LB_STATS=1` counts the look-back's steps into the
+/// state buffer (`radix_plan::state::LB_STATS`, printed by `examples/gpu_radix_bench.rs`).
+/// All give the same result, except the timing-only knobs `SORTNET_RADIX_NO_WAIT=1`, which
+/// skips the look-back, and `SORTNET_RADIX_NO_RANK=1`, which skips the ranking (wrong output:
+/// they show what those phases cost).
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
 }
