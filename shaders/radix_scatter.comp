@@ -2,11 +2,11 @@
 // variants: radix_scatter_k32:-DKEY64=0,-DPAIRS=0 radix_scatter_k64:-DKEY64=1,-DPAIRS=0 radix_scatter_p32:-DKEY64=0,-DPAIRS=1 radix_scatter_p64:-DKEY64=1,-DPAIRS=1
 //
 // One radix pass over one 8-bit digit, Onesweep style (Adinets & Merrill, 2022): each
-// workgroup (its id is its tile) ranks its keys
-// inside the tile, publishes its per-digit counts, finds the keys of earlier tiles with the
-// same digit by decoupled look-back, and writes its keys (and values) to their places. The
-// look-back words are a 2-bit flag and a 30-bit count in one word, read with relaxed atomic
-// loads and published with relaxed atomic stores. LB_LANES lanes walk each digit together,
+// workgroup (its id is its tile) ranks its keys inside the tile, publishes its per-digit
+// counts, finds the keys of earlier tiles with the same digit by decoupled look-back, and
+// writes its keys (and values) to their places. The look-back words are a 2-bit flag and a
+// 30-bit count in one word, read with relaxed atomic loads and published with relaxed
+// atomic stores. LB_LANES lanes walk each digit together,
 // each reading LOOKAHEAD earlier tiles per step, so a step covers LB_LANES * LOOKAHEAD tiles
 // (a tile's walk reaches about 25 tiles back on an H200: run 12 of BENCHMARKS.md).
 //
@@ -21,7 +21,7 @@
 // the subgroup counters), so equal digits keep their input order. Nothing assumes a
 // subgroup size: the match uses all four words of a ballot and every count loops over
 // gl_NumSubgroups. (subgroupPartitionNV in place of the eight ballots made a u32 sort 28%
-// slower on an H200: run 6 of BENCHMARKS-gpu-radix.md.)
+// slower on an H200: BENCHMARKS.md, vulkan-radix run 6.)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -106,7 +106,7 @@ uint read_status(uint at) {
 
 // Publishes a look-back word. Other tiles read only the word itself, so no ordering with
 // other memory is needed: a relaxed store (a plain store to L2, as CUB's volatile store),
-// which run 8 of BENCHMARKS-gpu-radix.md measured 3-5% faster per sort than atomicExchange.
+// which BENCHMARKS.md (vulkan-radix run 8) measured 3-5% faster per sort than atomicExchange.
 void publish_status(uint at, uint word) {
     if (LB_STORE == 1u) {
         atomicStore(st[at], word, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
