@@ -14,18 +14,22 @@
 
 // ---- state buffer layout, in u32 words -------------------------------------------------
 #define ST_COUNT 0u          // number of keys to sort (written by the host or copied from the caller's count buffer)
+#define ST_PARTITION 1u      // [2]   reduce-then-scan: tiles per partition, partitions (set by the plan)
 #define ST_TILE_COUNTER 16u  // [8]   next tile id of each pass (Onesweep hands tiles out in launch order)
 #define ST_FLAGS 32u         // [8]   per pass: bit 0 encode on read, bit 1 decode on write, bit 2 look-back slot
 #define ST_LB_STATS 64u      // [8][4] per pass, diagnostics only (LB_STATS): look-back steps, waits, tiles, fallbacks
 #define ST_BUCKET 128u       // [8][256] first output index of each digit of each pass
 #define ST_HIST 2176u        // [8][256] digit counts of each pass (the upfront histogram)
 #define ST_STATUS 4224u      // [2][tiles][256] look-back words: 2-bit flag, 30-bit count
+                             // (reduce-then-scan: [partitions][256] counts, then offsets, in slot 0)
 
 // ---- indirect buffer (binding 5, written by the plan only: vulkano would see a conflict if a
 // dispatch read its own size from a buffer range that the same dispatch may write) ----------
 #define IND_PASS 0u   // [8][2][3] dispatch sizes of each pass, direction A->B then B->A
 #define IND_COPY 48u  // [3] dispatch size of the final B->A copy (zero when the pass count is even)
-#define IND_WORDS 51u
+#define IND_UPSWEEP 51u  // [8][2][3] reduce-then-scan: the upsweep of each pass, A->B then B->A
+#define IND_SCAN 99u     // [8][3] reduce-then-scan: the scan of each pass
+#define IND_WORDS 123u
 
 #define FLAG_AGGREGATE (1u << 30)
 #define FLAG_PREFIX (2u << 30)

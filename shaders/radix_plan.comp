@@ -22,6 +22,8 @@
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint MAX_SUBGROUPS = 64;
 layout(constant_id = 1) const uint COPY_WG = 256;  // invocations of the copy shader
+layout(constant_id = 2) const uint REDUCE_SCAN = 0; // 1: passes by reduce-then-scan (upsweep, scan, scatter of partitions)
+layout(constant_id = 3) const uint PARTITIONS = 1024; // reduce-then-scan: at most this many partitions per pass
 
 layout(std430, binding = 4) buffer State { uint st[]; };
 layout(std430, binding = 5) writeonly buffer Indirect { uint ind[]; };
@@ -55,6 +57,13 @@ void main() {
     }
     if (d == 0u) {
         const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
+        // Reduce-then-scan: the tiles cut into at most PARTITIONS runs of equal length, one
+        // workgroup each in every step of a pass; the look-back sort has a workgroup per tile.
+        const uint per = max((tiles + PARTITIONS - 1u) / PARTITIONS, 1u);
+        const uint partitions = (tiles + per - 1u) / per;
+        st[ST_PARTITION] = per;
+        st[ST_PARTITION + 1u] = partitions;
+        const uint scatter_groups = REDUCE_SCAN == 1u ? partitions : tiles;
         uint running = 0u;
         uint last = 0u;
         for (uint p = 0u; p < PASSES; p++) {
@@ -73,17 +82,26 @@ void main() {
                 if (seen == 0u) flags |= 1u;
                 if (p == last) flags |= 2u;
                 flags |= parity << 2;
-                if (parity == 0u) groups_ab = tiles; else groups_ba = tiles;
+                if (parity == 0u) groups_ab = scatter_groups; else groups_ba = scatter_groups;
                 seen++;
             }
             st[ST_FLAGS + p] = flags;
-            uint at = IND_PASS + p * 6u;
+            const bool sweep = REDUCE_SCAN == 1u;
+            const uint at = IND_PASS + p * 6u;
+            const uint up = IND_UPSWEEP + p * 6u;
+            const uint scan = IND_SCAN + p * 3u;
             ind[at + 0u] = groups_ab;
-            ind[at + 1u] = 1u;
-            ind[at + 2u] = 1u;
             ind[at + 3u] = groups_ba;
-            ind[at + 4u] = 1u;
-            ind[at + 5u] = 1u;
+            ind[up + 0u] = sweep ? groups_ab : 0u;
+            ind[up + 3u] = sweep ? groups_ba : 0u;
+            ind[scan] = sweep && s_trivial[p] == 0u ? RADIX : 0u;
+            for (uint y = 1u; y < 3u; y++) {
+                ind[at + y] = 1u;
+                ind[at + 3u + y] = 1u;
+                ind[up + y] = 1u;
+                ind[up + 3u + y] = 1u;
+                ind[scan + y] = 1u;
+            }
         }
         uint copy_groups = (running & 1u) != 0u ? min((n + COPY_WG - 1u) / COPY_WG, 65535u) : 0u;
         ind[IND_COPY + 0u] = copy_groups;

@@ -46,6 +46,7 @@ layout(constant_id = 15) const uint NO_RANK = 0;       // timing only (wrong out
 layout(constant_id = 17) const uint LB_STATS = 0;      // diagnostics: 1 adds look-back steps and waits to the state's ST_LB_STATS words
 layout(constant_id = 18) const uint LB_LANES_WANTED = 2; // invocations that walk one digit's look-back together (a power of two)
 layout(constant_id = 20) const uint TILE_COUNTER = 0;  // 1: tiles in the order workgroups start (a counter) instead of by workgroup id
+layout(constant_id = 21) const uint REDUCE_SCAN = 0;   // 1: reduce-then-scan, no look-back (see main)
 
 const uint WG = gl_WorkGroupSize.x;
 // Lanes per digit in the look-back: as wanted, but no more than the smallest subgroup (the
@@ -85,7 +86,9 @@ shared uint s_out[RADIX];       // output index of tile-local index 0 of each di
 shared uint s_lb_sum[RADIX];    // look-back: keys with this digit in earlier tiles found so far
 shared uint s_lb_next[RADIX];   // look-back: tiles below this one are still to be read (0 = done)
 shared uint s_fallback[RADIX];  // digit counts of a tile recounted by the fallback
+shared uint s_run[RADIX];       // reduce-then-scan: output index of this tile's first key of each digit
 shared uint s_sg_sum[MAX_SUBGROUPS];
+#include "radix_subgroup_sums.glsl"
 shared uint s_tile;
 shared uint s_pending;
 shared uint s_stalled;
@@ -259,29 +262,23 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
     }
 }
 
-void main() {
+// Reduce-then-scan: the output index of tile-local index 0 of each digit is the partition's
+// running offset (s_run, from radix_scan.comp), which then moves past this tile's keys.
+void take_partition_offsets() {
+    for (uint d = gl_LocalInvocationIndex; d < RADIX; d += WG) {
+        s_out[d] = s_run[d] - s_excl[d];
+        s_run[d] += s_count[d];
+    }
+}
+
+// Ranks one tile, finds where its keys go (by look-back or from the partition's offsets),
+// and writes them there. Called in uniform control flow.
+void sort_tile(const uint tile, const uint n, const uint flags, const uint bucket_first) {
     const uint tid = gl_LocalInvocationIndex;
-    const uint flags = st[ST_FLAGS + params.pass_index];
     const bool encode = (flags & 1u) != 0u;
     const bool decode = (flags & 2u) != 0u;
     const uint slot = (flags >> 2) & 1u;
-    const uint n = min(st[ST_COUNT], params.capacity);
     const uint shift = params.pass_index * 8u;
-
-    // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
-    // the ranking (it is needed only at the end).
-    const uint bucket_first = tid < RADIX ? st[ST_BUCKET + params.pass_index * RADIX + tid] : 0u;
-    // The tile: the workgroup id (one dispatch per pass covers every tile). A look-back may
-    // then wait for a workgroup that has not started; the bounded spin and the recount
-    // cover that. TILE_COUNTER hands tiles out in the order workgroups start instead, so
-    // every tile waited for is running, at the cost of the counter's round trip (3-5% on an
-    // H200: run 19 of BENCHMARKS.md).
-    if (tid == 0u) {
-        s_tile = TILE_COUNTER == 1u ? atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u)
-                                    : gl_WorkGroupID.x;
-    }
-    barrier();
-    const uint tile = s_tile;
     const uint base = tile * TILE;
 
     const uint sg = gl_SubgroupID;
@@ -367,10 +364,12 @@ void main() {
             sum += t;
         }
         s_count[d] = sum;
-        publish_status(status_index(slot, tile, d),
-                       (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
-        // The other slot served the previous pass and serves the next one: clear it now.
-        st[status_index(other_slot, tile, d)] = 0u;
+        if (REDUCE_SCAN == 0u) {
+            publish_status(status_index(slot, tile, d),
+                           (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
+            // The other slot served the previous pass and serves the next one: clear it now.
+            st[status_index(other_slot, tile, d)] = 0u;
+        }
         s_lb_sum[d] = 0u;
         s_lb_next[d] = NO_WAIT == 1u ? 0u : tile;
         run_total += sum;
@@ -385,17 +384,7 @@ void main() {
     const uint sg_total = subgroupAdd(run_total);
     if (subgroupElect()) s_sg_sum[gl_SubgroupID] = sg_total;
     barrier();
-    if (gl_SubgroupID == 0u) {
-        // The first subgroup scans the subgroup totals, a subgroup's width at a time.
-        uint carry = 0u;
-        for (uint at = 0u; at < gl_NumSubgroups; at += gl_SubgroupSize) {
-            uint i = at + gl_SubgroupInvocationID;
-            uint v = i < gl_NumSubgroups ? s_sg_sum[i] : 0u;
-            uint excl = subgroupExclusiveAdd(v) + carry;
-            carry += subgroupAdd(v);
-            if (i < gl_NumSubgroups) s_sg_sum[i] = excl;
-        }
-    }
+    scan_subgroup_sums();
     barrier();
     uint digit_at = s_sg_sum[gl_SubgroupID] + run_before;
     for (uint j = 0u; j < PER; j++) {
@@ -405,7 +394,11 @@ void main() {
         digit_at += s_count[d];
     }
     barrier();
-    if (LOOKBACK_FIRST == 1u) look_back(tile, slot, n, encode, shift, bucket_first);
+    if (REDUCE_SCAN == 1u) {
+        take_partition_offsets();
+    } else if (LOOKBACK_FIRST == 1u) {
+        look_back(tile, slot, n, encode, shift, bucket_first);
+    }
 
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint idx = sg_first + k * gl_SubgroupSize + lane;
@@ -427,7 +420,9 @@ void main() {
         }
     }
 
-    if (LOOKBACK_FIRST == 0u) look_back(tile, slot, n, encode, shift, bucket_first);
+    if (REDUCE_SCAN == 0u && LOOKBACK_FIRST == 0u) {
+        look_back(tile, slot, n, encode, shift, bucket_first);
+    }
     barrier();
 
 #if PAIRS
@@ -461,4 +456,38 @@ void main() {
         if (i < tile_n) dst_vals[out_index[k]] = s_mem[i];
     }
 #endif
+}
+
+void main() {
+    const uint tid = gl_LocalInvocationIndex;
+    const uint flags = st[ST_FLAGS + params.pass_index];
+    const uint n = min(st[ST_COUNT], params.capacity);
+    if (REDUCE_SCAN == 1u) {
+        // Reduce-then-scan: this workgroup sorts the tiles of its partition in order,
+        // starting from the offsets radix_scan.comp left in the partition's status words.
+        const uint per = st[ST_PARTITION];
+        const uint first = gl_WorkGroupID.x * per;
+        const uint end = min(first + per, (n + TILE - 1u) / TILE);
+        for (uint d = tid; d < RADIX; d += WG) s_run[d] = st[ST_STATUS + gl_WorkGroupID.x * RADIX + d];
+        for (uint tile = first; tile < end; tile++) {
+            sort_tile(tile, n, flags, 0u);
+            // The next tile reuses the shared memory this one's write-out reads.
+            barrier();
+        }
+        return;
+    }
+    // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
+    // the ranking (it is needed only at the end).
+    const uint bucket_first = tid < RADIX ? st[ST_BUCKET + params.pass_index * RADIX + tid] : 0u;
+    // The tile: the workgroup id (one dispatch per pass covers every tile). A look-back may
+    // then wait for a workgroup that has not started; the bounded spin and the recount
+    // cover that. TILE_COUNTER hands tiles out in the order workgroups start instead, so
+    // every tile waited for is running, at the cost of the counter's round trip (3-5% on an
+    // H200: run 19 of BENCHMARKS.md).
+    if (tid == 0u) {
+        s_tile = TILE_COUNTER == 1u ? atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u)
+                                    : gl_WorkGroupID.x;
+    }
+    barrier();
+    sort_tile(s_tile, n, flags, bucket_first);
 }

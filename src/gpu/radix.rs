@@ -63,6 +63,7 @@ struct Spirv {
     plan: &'static [u8],
     scatter: &'static [u8],
     copy: &'static [u8],
+    upsweep: &'static [u8],
 }
 
 fn spirv(variant: Variant) -> Spirv {
@@ -71,10 +72,18 @@ fn spirv(variant: Variant) -> Spirv {
             include_bytes!(concat!("../../shaders/spv/", $name, ".spv")).as_slice()
         };
     }
-    let (histogram, plan) = if variant.wide {
-        (spv!("radix_histogram_k64"), spv!("radix_plan_64"))
+    let (histogram, plan, upsweep) = if variant.wide {
+        (
+            spv!("radix_histogram_k64"),
+            spv!("radix_plan_64"),
+            spv!("radix_upsweep_k64"),
+        )
     } else {
-        (spv!("radix_histogram_k32"), spv!("radix_plan_32"))
+        (
+            spv!("radix_histogram_k32"),
+            spv!("radix_plan_32"),
+            spv!("radix_upsweep_k32"),
+        )
     };
     let (scatter, copy) = match variant.suffix() {
         "k32" => (spv!("radix_scatter_k32"), spv!("radix_copy_k32")),
@@ -87,16 +96,31 @@ fn spirv(variant: Variant) -> Spirv {
         plan,
         scatter,
         copy,
+        upsweep,
     }
 }
+
+/// The radix scan shader is the same for every variant.
+const SCAN_SPIRV: &[u8] = include_bytes!("../../shaders/spv/radix_scan.spv");
 
 /// The pipelines of one variant, built on first use.
 struct Pipelines {
     shape: TileShape,
     histogram: Arc<ComputePipeline>,
     plan: Arc<ComputePipeline>,
+    /// The scatter with the look-back (also the grouped host path's piece scatter).
     scatter: Arc<ComputePipeline>,
     copy: Arc<ComputePipeline>,
+    /// Present when whole passes run by reduce-then-scan.
+    reduce: Option<ReduceThenScan>,
+}
+
+/// A pass by reduce-then-scan: count each partition's digits, scan the counts into
+/// offsets, sort each partition's tiles in order from them (no look-back).
+struct ReduceThenScan {
+    upsweep: Arc<ComputePipeline>,
+    scan: Arc<ComputePipeline>,
+    scatter: Arc<ComputePipeline>,
 }
 
 /// The element count of a recorded sort.
@@ -299,25 +323,10 @@ impl RadixSorter {
         let code = spirv(variant);
         let lanes = env_u32("SORTNET_RADIX_LB_LANES").unwrap_or(plan::LOOKBACK_LANES);
         let stream_wg = plan::STREAM_WORKGROUP.min(self.limits.max_invocations);
-        let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
-        let built = Arc::new(Pipelines {
-            shape,
-            histogram: self.ctx.compute_pipeline(
-                code.histogram,
-                &[
-                    (0, stream_wg),
-                    (
-                        1,
-                        env_u32("SORTNET_RADIX_HIST_BATCH").unwrap_or(plan::HISTOGRAM_BATCH),
-                    ),
-                ],
-            )?,
-            plan: self
-                .ctx
-                .compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
-            scatter: self.ctx.compute_pipeline(
-                code.scatter,
-                &[
+        let reduce = env_u32("SORTNET_RADIX_REDUCE_SCAN")
+            .map_or_else(|| plan::reduce_then_scan(variant), |r| r == 1);
+        let partitions = env_u32("SORTNET_RADIX_PARTITIONS").map_or(plan::PARTITIONS, |p| p.max(1));
+        let scatter_constants = vec![
                     (0, shape.workgroup),
                     (1, shape.keys_per_invocation),
                     (2, shape.max_subgroups),
@@ -347,9 +356,55 @@ impl RadixSorter {
                     // A power of two, so a digit's lanes never straddle two subgroups.
                     (18, 1 << lanes.max(1).ilog2()),
                     (20, env_u32("SORTNET_RADIX_TILE_COUNTER").unwrap_or(0)),
+                ];
+        let reduce_constants: Vec<(u32, u32)> =
+            scatter_constants.iter().copied().chain([(21, 1)]).collect();
+        let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
+        let scan_subgroups = (stream_wg / self.limits.min_subgroup.max(1)).max(1);
+        let built = Arc::new(Pipelines {
+            shape,
+            histogram: self.ctx.compute_pipeline(
+                code.histogram,
+                &[
+                    (0, stream_wg),
+                    (
+                        1,
+                        env_u32("SORTNET_RADIX_HIST_BATCH").unwrap_or(plan::HISTOGRAM_BATCH),
+                    ),
                 ],
             )?,
+            plan: self.ctx.compute_pipeline(
+                code.plan,
+                &[
+                    (0, plan_subgroups),
+                    (1, stream_wg),
+                    (2, u32::from(reduce)),
+                    (3, partitions),
+                ],
+            )?,
+            scatter: self.ctx.compute_pipeline(code.scatter, &scatter_constants)?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
+            reduce: if reduce {
+                Some(ReduceThenScan {
+                    upsweep: self.ctx.compute_pipeline(
+                        code.upsweep,
+                        &[
+                            (0, stream_wg),
+                            (
+                                1,
+                                env_u32("SORTNET_RADIX_HIST_BATCH")
+                                    .unwrap_or(plan::HISTOGRAM_BATCH),
+                            ),
+                        ],
+                    )?,
+                    scan: self
+                        .ctx
+                        .compute_pipeline(SCAN_SPIRV, &[(0, stream_wg), (1, scan_subgroups)])?,
+                    scatter: self.ctx.compute_pipeline(code.scatter, &reduce_constants)?,
+                })
+            } else {
+                None
+            },
         });
         *slot = Some(built.clone());
         Ok(built)
@@ -610,21 +665,53 @@ impl RadixSorter {
         }
         mark(builder, "plan");
 
-        // 4. The passes, each in both directions; the plan gives tiles to one of them.
-        let ab = set(
-            &p.scatter,
-            direction(&a_keys, &b_keys, &a_values, &b_values),
-        )?;
-        let ba = set(
-            &p.scatter,
-            direction(&b_keys, &a_keys, &b_values, &a_values),
-        )?;
+        // 4. The passes, each in both directions; the plan gives tiles (or partitions) to one
+        // of them.
+        let scatter = p.reduce.as_ref().map_or(&p.scatter, |r| &r.scatter);
+        let ab = set(scatter, direction(&a_keys, &b_keys, &a_values, &b_values))?;
+        let ba = set(scatter, direction(&b_keys, &a_keys, &b_values, &a_values))?;
+        // Reduce-then-scan: the upsweep reads the pass's source keys, the scan the state only.
+        let reduce_sets = match &p.reduce {
+            Some(r) => {
+                let up = |keys: &Subbuffer<[u32]>| {
+                    set(
+                        &r.upsweep,
+                        vec![
+                            WriteDescriptorSet::buffer(0, keys.clone()),
+                            WriteDescriptorSet::buffer(4, state.clone()),
+                        ],
+                    )
+                };
+                let scan = set(&r.scan, vec![WriteDescriptorSet::buffer(4, state.clone())])?;
+                Some((r, up(&a_keys)?, up(&b_keys)?, scan))
+            }
+            None => None,
+        };
         for pass in 0..variant.passes() {
+            if let Some((r, up_ab, up_ba, scan)) = &reduce_sets {
+                for (dir, dir_set) in [(0u64, up_ab), (1, up_ba)] {
+                    bind(builder, &r.upsweep, dir_set.clone(), params(pass))?;
+                    let at = u64::from(plan::indirect::UPSWEEP / 3 + pass * 2) + dir;
+                    // SAFETY: the plan sizes this dispatch to the pass's partitions (or zero);
+                    // each workgroup reads keys below count in a buffer of capacity keys and
+                    // writes the 256 status words of its partition, and partitions <= tiles
+                    // fit the state's first slot.
+                    unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
+                        .map_err(gpu_err("dispatching a radix upsweep"))?;
+                }
+                bind(builder, &r.scan, scan.clone(), params(pass))?;
+                let at = u64::from(plan::indirect::SCAN / 3 + pass);
+                // SAFETY: 256 workgroups (or zero), one per digit, each reading and writing
+                // that digit's status word of every partition, all inside the first slot.
+                unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
+                    .map_err(gpu_err("dispatching a radix scan"))?;
+            }
             for (dir, dir_set) in [(0u64, &ab), (1, &ba)] {
-                bind(builder, &p.scatter, dir_set.clone(), params(pass))?;
+                bind(builder, scatter, dir_set.clone(), params(pass))?;
                 let at = u64::from(pass) * 2 + dir;
                 // SAFETY: the plan sizes this dispatch to ceil(count / tile) workgroups (or
-                // zero), count <= capacity; each tile reads and writes keys and values below
+                // zero; by reduce-then-scan, one per partition of those tiles), count <=
+                // capacity; each tile reads and writes keys and values below
                 // count in buffers of capacity elements, and look-back words of tiles below
                 // ceil(capacity / tile) in a state buffer sized for exactly that
                 // (radix_plan::state_words). Tile ids are workgroup ids (or, with

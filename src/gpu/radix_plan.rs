@@ -22,6 +22,8 @@ pub const LOOKBACK_COUNT_LIMIT: u64 = 1 << 30;
 pub mod state {
     /// Keys to sort.
     pub const COUNT: u32 = 0;
+    /// Reduce-then-scan: tiles per partition, then partitions (set by the plan).
+    pub const PARTITION: u32 = 1;
     /// Tile counters, one per pass.
     pub const TILE_COUNTER: u32 = 16;
     /// Per-pass flags (encode, decode, look-back slot).
@@ -43,8 +45,12 @@ pub mod indirect {
     pub const PASS: u32 = 0;
     /// The final copy's dispatch.
     pub const COPY: u32 = 48;
+    /// Reduce-then-scan: the upsweep of each pass, two directions as `PASS`.
+    pub const UPSWEEP: u32 = 51;
+    /// Reduce-then-scan: the scan of each pass (one dispatch).
+    pub const SCAN: u32 = 99;
     /// Words in the indirect buffer.
-    pub const WORDS: u32 = 51;
+    pub const WORDS: u32 = 123;
 }
 
 /// Invocations of the histogram and copy workgroups.
@@ -68,6 +74,16 @@ pub const LOOKAHEAD: u32 = 4;
 /// one lane against two): u32 keys 2.751 / 2.725 ms (6.35 / 3.70 steps per digit and tile),
 /// u64 keys 8.744 / 8.430 (four lanes: 9.103), u32 pairs 3.198 / 3.144.
 pub const LOOKBACK_LANES: u32 = 2;
+/// Most partitions of a reduce-then-scan pass (the `PARTITIONS` specialization constant of
+/// `radix_plan.comp`): the tiles are cut into at most this many runs of consecutive tiles,
+/// each counted by one upsweep workgroup and sorted in order by one scatter workgroup.
+pub const PARTITIONS: u32 = 1024;
+/// Whether whole passes of `variant` run by reduce-then-scan (an upsweep that counts each
+/// partition's digits, a scan, a scatter without look-back) rather than by decoupled
+/// look-back (`SORTNET_RADIX_REDUCE_SCAN=0|1` overrides).
+pub fn reduce_then_scan(_variant: Variant) -> bool {
+    false
+}
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
 /// The same on a software driver. llvmpipe (lavapipe) silently ends a loop after 65535
@@ -169,7 +185,7 @@ impl TileShape {
     pub fn shared_bytes(self, variant: Variant) -> u32 {
         let hist = self.max_subgroups * RADIX;
         let tile = self.tile_keys() * variant.key_words();
-        let words = hist.max(tile) + 6 * RADIX + self.max_subgroups + 5;
+        let words = hist.max(tile) + 7 * RADIX + self.max_subgroups + 5;
         words * 4
     }
 
@@ -640,6 +656,7 @@ mod tests {
             value.parse().unwrap()
         };
         assert_eq!(define("ST_COUNT"), state::COUNT);
+        assert_eq!(define("ST_PARTITION"), state::PARTITION);
         assert_eq!(define("ST_TILE_COUNTER"), state::TILE_COUNTER);
         assert_eq!(define("ST_FLAGS"), state::FLAGS);
         assert_eq!(define("ST_LB_STATS"), state::LB_STATS);
@@ -648,6 +665,8 @@ mod tests {
         assert_eq!(define("ST_STATUS"), state::STATUS);
         assert_eq!(define("IND_PASS"), indirect::PASS);
         assert_eq!(define("IND_COPY"), indirect::COPY);
+        assert_eq!(define("IND_UPSWEEP"), indirect::UPSWEEP);
+        assert_eq!(define("IND_SCAN"), indirect::SCAN);
         assert_eq!(define("IND_WORDS"), indirect::WORDS);
         // The regions do not overlap.
         const { assert!(state::TILE_COUNTER + MAX_PASSES <= state::FLAGS) };
@@ -656,7 +675,10 @@ mod tests {
         assert_eq!(state::BUCKET + MAX_PASSES * RADIX, state::HIST);
         assert_eq!(state::HIST + MAX_PASSES * RADIX, state::STATUS);
         assert_eq!(indirect::PASS + MAX_PASSES * 6, indirect::COPY);
-        assert_eq!(indirect::COPY + 3, indirect::WORDS);
+        const { assert!(state::PARTITION + 2 <= state::TILE_COUNTER) };
+        assert_eq!(indirect::COPY + 3, indirect::UPSWEEP);
+        assert_eq!(indirect::UPSWEEP + MAX_PASSES * 6, indirect::SCAN);
+        assert_eq!(indirect::SCAN + MAX_PASSES * 3, indirect::WORDS);
     }
 
     /// Counts of 256 buckets for `passes` passes from keys, pass 0 the lowest byte.
