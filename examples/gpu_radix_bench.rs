@@ -205,7 +205,7 @@ fn main() {
             let phases = QueryPool::new(
                 ctx.device().clone(),
                 QueryPoolCreateInfo {
-                    query_count: 24,
+                    query_count: 40,
                     ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
                 },
             )
@@ -226,7 +226,7 @@ fn main() {
             let mut names = vec!["start".to_string()];
             // SAFETY: the pool is used by this command buffer alone and reset first.
             unsafe {
-                b.reset_query_pool(phases.clone(), 0..24).unwrap();
+                b.reset_query_pool(phases.clone(), 0..40).unwrap();
                 b.write_timestamp(phases.clone(), 0, PipelineStage::AllCommands)
                     .unwrap();
             }
@@ -234,7 +234,7 @@ fn main() {
                 .record_marked(&mut b, &job, &scratch, &mut |b, name| {
                     let q = names.len() as u32;
                     names.push(name.to_string());
-                    // SAFETY: as above; q < 24 (at most 12 phases).
+                    // SAFETY: as above; q < 40 (at most 28 phases: 64-bit keys by reduce-then-scan).
                     unsafe { b.write_timestamp(phases.clone(), q, PipelineStage::AllCommands) }
                         .unwrap();
                 })

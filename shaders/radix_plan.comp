@@ -22,7 +22,7 @@
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint MAX_SUBGROUPS = 64;
 layout(constant_id = 1) const uint COPY_WG = 256;  // invocations of the copy shader
-layout(constant_id = 2) const uint REDUCE_SCAN = 0; // 1: passes by reduce-then-scan (upsweep, scan, scatter of partitions)
+layout(constant_id = 2) const uint REDUCE_SCAN = 0; // 1: passes by reduce-then-scan (upsweep, scan, scatter)
 layout(constant_id = 3) const uint PARTITIONS = 1024; // reduce-then-scan: at most this many partitions per pass
 
 layout(std430, binding = 4) buffer State { uint st[]; };
@@ -58,12 +58,11 @@ void main() {
     if (d == 0u) {
         const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
         // Reduce-then-scan: the tiles cut into at most PARTITIONS runs of equal length, one
-        // workgroup each in every step of a pass; the look-back sort has a workgroup per tile.
+        // upsweep workgroup each (the scatter has a workgroup per tile either way).
         const uint per = max((tiles + PARTITIONS - 1u) / PARTITIONS, 1u);
         const uint partitions = (tiles + per - 1u) / per;
         st[ST_PARTITION] = per;
         st[ST_PARTITION + 1u] = partitions;
-        const uint scatter_groups = REDUCE_SCAN == 1u ? partitions : tiles;
         uint running = 0u;
         uint last = 0u;
         for (uint p = 0u; p < PASSES; p++) {
@@ -82,7 +81,7 @@ void main() {
                 if (seen == 0u) flags |= 1u;
                 if (p == last) flags |= 2u;
                 flags |= parity << 2;
-                if (parity == 0u) groups_ab = scatter_groups; else groups_ba = scatter_groups;
+                if (parity == 0u) groups_ab = tiles; else groups_ba = tiles;
                 seen++;
             }
             st[ST_FLAGS + p] = flags;
@@ -92,8 +91,8 @@ void main() {
             const uint scan = IND_SCAN + p * 3u;
             ind[at + 0u] = groups_ab;
             ind[at + 3u] = groups_ba;
-            ind[up + 0u] = sweep ? groups_ab : 0u;
-            ind[up + 3u] = sweep ? groups_ba : 0u;
+            ind[up + 0u] = sweep && groups_ab != 0u ? partitions : 0u;
+            ind[up + 3u] = sweep && groups_ba != 0u ? partitions : 0u;
             ind[scan] = sweep && s_trivial[p] == 0u ? RADIX : 0u;
             for (uint y = 1u; y < 3u; y++) {
                 ind[at + y] = 1u;

@@ -86,7 +86,6 @@ shared uint s_out[RADIX];       // output index of tile-local index 0 of each di
 shared uint s_lb_sum[RADIX];    // look-back: keys with this digit in earlier tiles found so far
 shared uint s_lb_next[RADIX];   // look-back: tiles below this one are still to be read (0 = done)
 shared uint s_fallback[RADIX];  // digit counts of a tile recounted by the fallback
-shared uint s_run[RADIX];       // reduce-then-scan: output index of this tile's first key of each digit
 shared uint s_sg_sum[MAX_SUBGROUPS];
 #include "radix_subgroup_sums.glsl"
 shared uint s_tile;
@@ -262,18 +261,24 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
     }
 }
 
-// Reduce-then-scan: the output index of tile-local index 0 of each digit is the partition's
-// running offset (s_run, from radix_scan.comp), which then moves past this tile's keys.
-void take_partition_offsets() {
+// Reduce-then-scan: the output index of this tile's first key of each digit, the partition's
+// offset (from radix_scan.comp) plus the tile's offset inside its partition (from
+// radix_upsweep.comp), is known before the pass; `first_offset` is digit tid's, loaded early.
+uint tile_offset(uint tile, uint d) {
+    return st[ST_STATUS + (tile / st[ST_PARTITION]) * RADIX + d] +
+           st[ST_STATUS + params.slot_words + tile * RADIX + d];
+}
+
+void take_tile_offsets(uint tile, uint first_offset) {
     for (uint d = gl_LocalInvocationIndex; d < RADIX; d += WG) {
-        s_out[d] = s_run[d] - s_excl[d];
-        s_run[d] += s_count[d];
+        s_out[d] = (d == gl_LocalInvocationIndex ? first_offset : tile_offset(tile, d)) - s_excl[d];
     }
 }
 
-// Ranks one tile, finds where its keys go (by look-back or from the partition's offsets),
-// and writes them there. Called in uniform control flow.
-void sort_tile(const uint tile, const uint n, const uint flags, const uint bucket_first) {
+// Ranks one tile, finds where its keys go (by look-back or from the offsets the upsweep and
+// scan left), and writes them there. `first` is the bucket offset (look-back) or the tile's
+// offset (reduce-then-scan) of digit tid. Called in uniform control flow.
+void sort_tile(const uint tile, const uint n, const uint flags, const uint first) {
     const uint tid = gl_LocalInvocationIndex;
     const bool encode = (flags & 1u) != 0u;
     const bool decode = (flags & 2u) != 0u;
@@ -395,9 +400,9 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint bucke
     }
     barrier();
     if (REDUCE_SCAN == 1u) {
-        take_partition_offsets();
+        take_tile_offsets(tile, first);
     } else if (LOOKBACK_FIRST == 1u) {
-        look_back(tile, slot, n, encode, shift, bucket_first);
+        look_back(tile, slot, n, encode, shift, first);
     }
 
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
@@ -421,7 +426,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint bucke
     }
 
     if (REDUCE_SCAN == 0u && LOOKBACK_FIRST == 0u) {
-        look_back(tile, slot, n, encode, shift, bucket_first);
+        look_back(tile, slot, n, encode, shift, first);
     }
     barrier();
 
@@ -463,17 +468,10 @@ void main() {
     const uint flags = st[ST_FLAGS + params.pass_index];
     const uint n = min(st[ST_COUNT], params.capacity);
     if (REDUCE_SCAN == 1u) {
-        // Reduce-then-scan: this workgroup sorts the tiles of its partition in order,
-        // starting from the offsets radix_scan.comp left in the partition's status words.
-        const uint per = st[ST_PARTITION];
-        const uint first = gl_WorkGroupID.x * per;
-        const uint end = min(first + per, (n + TILE - 1u) / TILE);
-        for (uint d = tid; d < RADIX; d += WG) s_run[d] = st[ST_STATUS + gl_WorkGroupID.x * RADIX + d];
-        for (uint tile = first; tile < end; tile++) {
-            sort_tile(tile, n, flags, 0u);
-            // The next tile reuses the shared memory this one's write-out reads.
-            barrier();
-        }
+        // Reduce-then-scan: where this tile's keys go is known already; the offset of digit
+        // tid is fetched now so its latency hides behind the ranking.
+        const uint tile = gl_WorkGroupID.x;
+        sort_tile(tile, n, flags, tid < RADIX ? tile_offset(tile, tid) : 0u);
         return;
     }
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind

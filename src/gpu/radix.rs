@@ -422,6 +422,12 @@ impl RadixSorter {
         Ok(self.pipelines(Self::variant(width, pairs))?.shape)
     }
 
+    /// Whether whole sorts of this key width (with or without values) run their passes by
+    /// reduce-then-scan rather than by decoupled look-back.
+    pub fn reduces_then_scans(&self, width: KeyWidth, pairs: bool) -> Result<bool> {
+        Ok(self.pipelines(Self::variant(width, pairs))?.reduce.is_some())
+    }
+
     /// The most keys one sort takes on this device.
     pub fn max_len(&self, width: KeyWidth, pairs: bool) -> Result<u64> {
         let variant = Self::variant(width, pairs);
@@ -514,7 +520,8 @@ impl RadixSorter {
     }
 
     /// [`record`](Self::record) that calls `mark(builder, phase)` after each phase
-    /// (`"clear"`, `"histogram"`, `"plan"`, `"pass 0"`.., `"copy"`), e.g. to write timestamps
+    /// (`"clear"`, `"histogram"`, `"plan"`, by reduce-then-scan `"upsweep 0"` and `"scan 0"`
+    /// before each `"pass 0"`.., `"copy"`), e.g. to write timestamps
     /// for a per-phase profile.
     #[doc(hidden)]
     pub fn record_marked(
@@ -699,12 +706,14 @@ impl RadixSorter {
                     unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                         .map_err(gpu_err("dispatching a radix upsweep"))?;
                 }
+                mark(builder, &format!("upsweep {pass}"));
                 bind(builder, &r.scan, scan.clone(), params(pass))?;
                 let at = u64::from(plan::indirect::SCAN / 3 + pass);
                 // SAFETY: 256 workgroups (or zero), one per digit, each reading and writing
                 // that digit's status word of every partition, all inside the first slot.
                 unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                     .map_err(gpu_err("dispatching a radix scan"))?;
+                mark(builder, &format!("scan {pass}"));
             }
             for (dir, dir_set) in [(0u64, &ab), (1, &ba)] {
                 bind(builder, scatter, dir_set.clone(), params(pass))?;

@@ -185,7 +185,7 @@ impl TileShape {
     pub fn shared_bytes(self, variant: Variant) -> u32 {
         let hist = self.max_subgroups * RADIX;
         let tile = self.tile_keys() * variant.key_words();
-        let words = hist.max(tile) + 7 * RADIX + self.max_subgroups + 5;
+        let words = hist.max(tile) + 6 * RADIX + self.max_subgroups + 5;
         words * 4
     }
 
@@ -591,7 +591,7 @@ mod tests {
         assert_eq!(s.state_bytes, (4224 + 2 * 2 * 256) * 4);
         assert_eq!(
             s.total(),
-            s.keys_bytes + s.values_bytes + s.state_bytes + 51 * 4
+            s.keys_bytes + s.values_bytes + s.state_bytes + 123 * 4
         );
         let empty = scratch_sizes(
             Variant {
