@@ -18,11 +18,18 @@ fn configure() {
 #[test]
 fn every_variant_runs_reduce_then_scan() {
     // The suite's getter sets the knobs first.
-    let Some(_) = radix_suite::radix() else { return };
+    let Some(_) = radix_suite::radix() else {
+        return;
+    };
     let sorter = RadixSorter::get().unwrap();
     for width in [KeyWidth::W32, KeyWidth::W64] {
         for pairs in [false, true] {
-            assert!(sorter.reduces_then_scans(width, pairs).unwrap(), "{width:?} {pairs}");
+            for n in [0, 1, 1 << 20] {
+                assert!(
+                    sorter.reduces_then_scans(width, pairs, n).unwrap(),
+                    "{width:?} {pairs} {n}"
+                );
+            }
         }
     }
 }

@@ -111,13 +111,16 @@ struct Pipelines {
     /// The scatter with the look-back (also the grouped host path's piece scatter).
     scatter: Arc<ComputePipeline>,
     copy: Arc<ComputePipeline>,
-    /// Present when whole passes run by reduce-then-scan.
+    /// Present when whole sorts of enough keys run their passes by reduce-then-scan.
     reduce: Option<ReduceThenScan>,
 }
 
-/// A pass by reduce-then-scan: count each partition's digits, scan the counts into
-/// offsets, sort each partition's tiles in order from them (no look-back).
+/// Passes by reduce-then-scan: count each partition's digits and each tile's offset in its
+/// partition, scan the partitions' counts into offsets, scatter each tile without waiting
+/// for another (no look-back). For sorts of at least `from` keys.
 struct ReduceThenScan {
+    from: u64,
+    plan: Arc<ComputePipeline>,
     upsweep: Arc<ComputePipeline>,
     scan: Arc<ComputePipeline>,
     scatter: Arc<ComputePipeline>,
@@ -323,40 +326,43 @@ impl RadixSorter {
         let code = spirv(variant);
         let lanes = env_u32("SORTNET_RADIX_LB_LANES").unwrap_or(plan::LOOKBACK_LANES);
         let stream_wg = plan::STREAM_WORKGROUP.min(self.limits.max_invocations);
-        let reduce = env_u32("SORTNET_RADIX_REDUCE_SCAN")
-            .map_or_else(|| plan::reduce_then_scan(variant), |r| r == 1);
+        let reduce_from = match env_u32("SORTNET_RADIX_REDUCE_SCAN") {
+            Some(1) => Some(0),
+            Some(_) => None,
+            None => plan::reduce_then_scan_from(variant),
+        };
         let partitions = env_u32("SORTNET_RADIX_PARTITIONS").map_or(plan::PARTITIONS, |p| p.max(1));
         let scatter_constants = vec![
-                    (0, shape.workgroup),
-                    (1, shape.keys_per_invocation),
-                    (2, shape.max_subgroups),
-                    (
-                        3,
-                        env_u32("SORTNET_RADIX_SPIN_LIMIT").unwrap_or(if self.ctx.is_software() {
-                            plan::SOFTWARE_SPIN_LIMIT
-                        } else {
-                            plan::SPIN_LIMIT
-                        }),
-                    ),
-                    (
-                        4,
-                        env_u32("SORTNET_RADIX_BALLOT_WORDS")
-                            .unwrap_or_else(|| plan::ballot_words(self.limits.max_subgroup)),
-                    ),
-                    (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
-                    (
-                        10,
-                        env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(plan::LOOKAHEAD),
-                    ),
-                    (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
-                    (13, env_u32("SORTNET_RADIX_LB_STORE").unwrap_or(1)),
-                    (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
-                    (15, env_u32("SORTNET_RADIX_NO_RANK").unwrap_or(0)),
-                    (17, env_u32("SORTNET_RADIX_LB_STATS").unwrap_or(0)),
-                    // A power of two, so a digit's lanes never straddle two subgroups.
-                    (18, 1 << lanes.max(1).ilog2()),
-                    (20, env_u32("SORTNET_RADIX_TILE_COUNTER").unwrap_or(0)),
-                ];
+            (0, shape.workgroup),
+            (1, shape.keys_per_invocation),
+            (2, shape.max_subgroups),
+            (
+                3,
+                env_u32("SORTNET_RADIX_SPIN_LIMIT").unwrap_or(if self.ctx.is_software() {
+                    plan::SOFTWARE_SPIN_LIMIT
+                } else {
+                    plan::SPIN_LIMIT
+                }),
+            ),
+            (
+                4,
+                env_u32("SORTNET_RADIX_BALLOT_WORDS")
+                    .unwrap_or_else(|| plan::ballot_words(self.limits.max_subgroup)),
+            ),
+            (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
+            (
+                10,
+                env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(plan::LOOKAHEAD),
+            ),
+            (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
+            (13, env_u32("SORTNET_RADIX_LB_STORE").unwrap_or(1)),
+            (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
+            (15, env_u32("SORTNET_RADIX_NO_RANK").unwrap_or(0)),
+            (17, env_u32("SORTNET_RADIX_LB_STATS").unwrap_or(0)),
+            // A power of two, so a digit's lanes never straddle two subgroups.
+            (18, 1 << lanes.max(1).ilog2()),
+            (20, env_u32("SORTNET_RADIX_TILE_COUNTER").unwrap_or(0)),
+        ];
         let reduce_constants: Vec<(u32, u32)> =
             scatter_constants.iter().copied().chain([(21, 1)]).collect();
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
@@ -373,19 +379,20 @@ impl RadixSorter {
                     ),
                 ],
             )?,
-            plan: self.ctx.compute_pipeline(
-                code.plan,
-                &[
-                    (0, plan_subgroups),
-                    (1, stream_wg),
-                    (2, u32::from(reduce)),
-                    (3, partitions),
-                ],
-            )?,
-            scatter: self.ctx.compute_pipeline(code.scatter, &scatter_constants)?,
+            plan: self
+                .ctx
+                .compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
+            scatter: self
+                .ctx
+                .compute_pipeline(code.scatter, &scatter_constants)?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
-            reduce: if reduce {
+            reduce: if let Some(from) = reduce_from {
                 Some(ReduceThenScan {
+                    from,
+                    plan: self.ctx.compute_pipeline(
+                        code.plan,
+                        &[(0, plan_subgroups), (1, stream_wg), (2, 1), (3, partitions)],
+                    )?,
                     upsweep: self.ctx.compute_pipeline(
                         code.upsweep,
                         &[
@@ -422,10 +429,11 @@ impl RadixSorter {
         Ok(self.pipelines(Self::variant(width, pairs))?.shape)
     }
 
-    /// Whether whole sorts of this key width (with or without values) run their passes by
-    /// reduce-then-scan rather than by decoupled look-back.
-    pub fn reduces_then_scans(&self, width: KeyWidth, pairs: bool) -> Result<bool> {
-        Ok(self.pipelines(Self::variant(width, pairs))?.reduce.is_some())
+    /// Whether a whole sort of `n` keys of this width (with or without values) runs its
+    /// passes by reduce-then-scan rather than by decoupled look-back.
+    pub fn reduces_then_scans(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
+        let p = self.pipelines(Self::variant(width, pairs))?;
+        Ok(p.reduce.as_ref().is_some_and(|r| n >= r.from))
     }
 
     /// The most keys one sort takes on this device.
@@ -646,18 +654,25 @@ impl RadixSorter {
             return Ok(());
         }
 
-        // 3. Plan (its pass slot holds the passes it may run).
+        // 3. Plan (its pass slot holds the passes it may run). The scheme of the passes goes
+        // by the count, or by the capacity where the GPU holds the count.
+        let keys_hint = match &job.count {
+            Count::Known(n) => u64::from(*n),
+            Count::Buffer(_) => capacity,
+        };
+        let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
+        let plan_pipeline = reduce.map_or(&p.plan, |r| &r.plan);
         let indirect = scratch.indirect.clone();
         let plan_set = set(
-            &p.plan,
+            plan_pipeline,
             vec![
                 WriteDescriptorSet::buffer(4, state.clone()),
                 WriteDescriptorSet::buffer(5, indirect.clone().reinterpret::<[u32]>()),
             ],
         )?;
-        bind(builder, &p.plan, plan_set, params(phases.pass_mask))?;
+        bind(builder, plan_pipeline, plan_set, params(phases.pass_mask))?;
         // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
-        // and the 51 words of the indirect buffer, all of which exist.
+        // and the 123 words of the indirect buffer, all of which exist.
         unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
         if let Some(buckets) = phases.buckets {
             // The host's bucket offsets for the one pass that runs replace the plan's.
@@ -674,11 +689,11 @@ impl RadixSorter {
 
         // 4. The passes, each in both directions; the plan gives tiles (or partitions) to one
         // of them.
-        let scatter = p.reduce.as_ref().map_or(&p.scatter, |r| &r.scatter);
+        let scatter = reduce.map_or(&p.scatter, |r| &r.scatter);
         let ab = set(scatter, direction(&a_keys, &b_keys, &a_values, &b_values))?;
         let ba = set(scatter, direction(&b_keys, &a_keys, &b_values, &a_values))?;
         // Reduce-then-scan: the upsweep reads the pass's source keys, the scan the state only.
-        let reduce_sets = match &p.reduce {
+        let reduce_sets = match reduce {
             Some(r) => {
                 let up = |keys: &Subbuffer<[u32]>| {
                     set(

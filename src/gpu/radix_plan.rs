@@ -77,13 +77,23 @@ pub const LOOKBACK_LANES: u32 = 2;
 /// Most partitions of a reduce-then-scan pass (the `PARTITIONS` specialization constant of
 /// `radix_plan.comp`): the tiles are cut into at most this many runs of consecutive tiles,
 /// each counted by one upsweep workgroup and sorted in order by one scatter workgroup.
+/// Run 23 (u32 keys, 2^26): 256 / 512 / 1024 / 2048 / 4096 partitions took 2.549 / 2.371 /
+/// 2.375 / 2.466 / 2.612 ms.
 pub const PARTITIONS: u32 = 1024;
-/// Whether whole passes of `variant` run by reduce-then-scan (an upsweep that counts each
-/// partition's digits, a scan, a scatter without look-back) rather than by decoupled
-/// look-back (`SORTNET_RADIX_REDUCE_SCAN=0|1` overrides).
-pub fn reduce_then_scan(_variant: Variant) -> bool {
-    false
+/// From how many keys whole sorts of `variant` run their passes by reduce-then-scan (an
+/// upsweep that counts each tile's digits, a scan of the partitions' counts, a scatter that
+/// waits for no other tile) rather than by decoupled look-back; `None`: never.
+/// `SORTNET_RADIX_REDUCE_SCAN=1` makes it every sort, `=0` none. Run 23 of BENCHMARKS.md
+/// (H200, best of 4, ms, look-back against reduce-then-scan): u32 keys 0.718 / 0.761 at
+/// 2^24, 2.638 / 2.375 at 2^26, 10.292 / 8.778 at 2^28; u32 pairs 0.829 / 0.880, 3.038 /
+/// 2.845, 11.900 / 10.640; u64 keys 7.069 / 8.467 at 2^26 (the upsweep reads 8 bytes a key,
+/// and the scatter gained nothing), u64 pairs 8.464 / 9.431.
+pub fn reduce_then_scan_from(variant: Variant) -> Option<u64> {
+    (!variant.wide).then_some(REDUCE_THEN_SCAN_MIN_KEYS)
 }
+/// 32-bit keys and pairs: the crossover lies between 2^24 (look-back 6% faster) and 2^26
+/// (reduce-then-scan 7-11% faster).
+pub const REDUCE_THEN_SCAN_MIN_KEYS: u64 = 1 << 25;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
 /// The same on a software driver. llvmpipe (lavapipe) silently ends a loop after 65535
