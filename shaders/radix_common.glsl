@@ -15,6 +15,7 @@
 // ---- state buffer layout, in u32 words -------------------------------------------------
 #define ST_COUNT 0u          // number of keys to sort (written by the host or copied from the caller's count buffer)
 #define ST_PARTITION 1u      // [2]   reduce-then-scan: tiles per partition, partitions (set by the plan)
+#define ST_PASS0_OFFSETS 3u  // 1: the histogram left pass 0's tile offsets (reduce-then-scan)
 #define ST_TILE_COUNTER 16u  // [8]   next tile id of each pass (Onesweep hands tiles out in launch order)
 #define ST_FLAGS 32u         // [8]   per pass: bit 0 encode on read, bit 1 decode on write, bit 2 look-back slot
 #define ST_LB_STATS 64u      // [8][4] per pass, diagnostics only (LB_STATS): look-back steps, waits, tiles, fallbacks
@@ -36,6 +37,11 @@
 #define VALUE_MASK ((1u << 30) - 1u)
 
 #define RADIX 256u
+
+// Reduce-then-scan: tiles per partition, so that at most `most` partitions cover `tiles`.
+uint partition_tiles(uint tiles, uint most) {
+    return max((tiles + most - 1u) / most, 1u);
+}
 #define MAP_UNSIGNED 0u
 #define MAP_SIGNED 1u
 #define MAP_FLOAT 2u

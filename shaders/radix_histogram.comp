@@ -6,37 +6,38 @@
 // counting sweep of its own. Counts go to shared memory first, then once per workgroup and
 // digit into the state buffer. The key map is applied in registers: digits are those of the
 // order-preserving image.
+//
+// With TILE_OFFSETS (sorts by reduce-then-scan) each workgroup counts one partition, a tile
+// at a time, and also leaves what radix_upsweep.comp would for pass 0: each tile's offset in
+// its partition and the partition's counts of digit 0 (pass 0, when it runs, is the first
+// and reads these very keys). The plan then skips pass 0's upsweep.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "radix_common.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint BATCH = 8;  // keys per invocation loaded before counting
+layout(constant_id = 1) const uint BATCH = 8;         // keys per invocation loaded before counting
+layout(constant_id = 2) const uint TILE_OFFSETS = 0;  // 1: one workgroup per partition, pass 0's tile offsets too
+layout(constant_id = 3) const uint PARTITIONS = 1024; // with TILE_OFFSETS: the plan's PARTITIONS
 
 layout(std430, binding = 0) readonly buffer SrcKeys { KEY src_keys[]; };
 layout(std430, binding = 4) buffer State { uint st[]; };
 
 shared uint s_hist[PASSES * RADIX];
 
-void main() {
-    const uint tid = gl_LocalInvocationIndex;
+// Counts keys [first, end) into s_hist, BATCH of them per invocation in flight: all BATCH
+// loads are issued before the first count (one at a time left the pass latency bound: 256
+// MiB took 0.16 ms, 1.6 TB/s, on an H200).
+void count(uint first, uint end, uint stride) {
     const uint wg = gl_WorkGroupSize.x;
-    for (uint i = tid; i < PASSES * RADIX; i += wg) s_hist[i] = 0u;
-    barrier();
-    const uint n = min(st[ST_COUNT], params.capacity);
-    // Blocks of BATCH keys per invocation: all BATCH loads are issued before the first
-    // count, so each invocation keeps BATCH loads in flight (one at a time left the pass
-    // latency bound: 256 MiB took 0.16 ms, 1.6 TB/s, on an H200).
-    const uint block = wg * BATCH;
-    const uint stride = gl_NumWorkGroups.x * block;
-    for (uint at = gl_WorkGroupID.x * block; at < n; at += stride) {
+    for (uint at = first; at < end; at += stride) {
         KEY keys[BATCH];
         [[unroll]] for (uint j = 0u; j < BATCH; j++) {
-            uint i = at + j * wg + tid;
-            keys[j] = i < n ? src_keys[i] : KEY_ZERO;
+            uint i = at + j * wg + gl_LocalInvocationIndex;
+            keys[j] = i < end ? src_keys[i] : KEY_ZERO;
         }
         [[unroll]] for (uint j = 0u; j < BATCH; j++) {
-            if (at + j * wg + tid < n) {
+            if (at + j * wg + gl_LocalInvocationIndex < end) {
                 KEY key = encode_key(keys[j], params.map);
                 for (uint p = 0u; p < PASSES; p++) {
                     atomicAdd(s_hist[p * RADIX + digit_of(key, p * 8u)], 1u);
@@ -44,7 +45,40 @@ void main() {
             }
         }
     }
+}
+
+void main() {
+    const uint tid = gl_LocalInvocationIndex;
+    const uint wg = gl_WorkGroupSize.x;
+    for (uint i = tid; i < PASSES * RADIX; i += wg) s_hist[i] = 0u;
     barrier();
+    const uint n = min(st[ST_COUNT], params.capacity);
+    if (TILE_OFFSETS == 1u) {
+        const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
+        const uint per = partition_tiles(tiles, PARTITIONS);
+        const uint first_tile = gl_WorkGroupID.x * per;
+        const uint end_tile = min(first_tile + per, tiles);
+        for (uint tile = first_tile; tile < end_tile; tile++) {
+            // Pass 0's counts so far in this partition are this tile's offsets in it.
+            for (uint d = tid; d < RADIX; d += wg) {
+                st[ST_STATUS + params.slot_words + tile * RADIX + d] = s_hist[d];
+            }
+            barrier();
+            const uint first = tile * params.tile_keys;
+            count(first, min(first + params.tile_keys, n), wg * BATCH);
+            barrier();
+        }
+        if (first_tile < end_tile) {
+            for (uint d = tid; d < RADIX; d += wg) {
+                st[ST_STATUS + gl_WorkGroupID.x * RADIX + d] = s_hist[d];
+            }
+        }
+        if (tid == 0u) st[ST_PASS0_OFFSETS] = 1u;
+    } else {
+        const uint block = wg * BATCH;
+        count(gl_WorkGroupID.x * block, n, gl_NumWorkGroups.x * block);
+        barrier();
+    }
     for (uint i = tid; i < PASSES * RADIX; i += wg) {
         uint c = s_hist[i];
         if (c != 0u) atomicAdd(st[ST_HIST + i], c);

@@ -59,7 +59,7 @@ void main() {
         const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
         // Reduce-then-scan: the tiles cut into at most PARTITIONS runs of equal length, one
         // upsweep workgroup each (the scatter has a workgroup per tile either way).
-        const uint per = max((tiles + PARTITIONS - 1u) / PARTITIONS, 1u);
+        const uint per = partition_tiles(tiles, PARTITIONS);
         const uint partitions = (tiles + per - 1u) / per;
         st[ST_PARTITION] = per;
         st[ST_PARTITION + 1u] = partitions;
@@ -91,8 +91,12 @@ void main() {
             const uint scan = IND_SCAN + p * 3u;
             ind[at + 0u] = groups_ab;
             ind[at + 3u] = groups_ba;
-            ind[up + 0u] = sweep && groups_ab != 0u ? partitions : 0u;
-            ind[up + 3u] = sweep && groups_ba != 0u ? partitions : 0u;
+            // Pass 0, when it runs, is the first and reads the keys the histogram counted:
+            // the histogram may have left its tile offsets already.
+            const bool counted = p == 0u && st[ST_PASS0_OFFSETS] == 1u;
+            const uint up_groups = sweep && !counted ? partitions : 0u;
+            ind[up + 0u] = groups_ab != 0u ? up_groups : 0u;
+            ind[up + 3u] = groups_ba != 0u ? up_groups : 0u;
             ind[scan] = sweep && s_trivial[p] == 0u ? RADIX : 0u;
             for (uint y = 1u; y < 3u; y++) {
                 ind[at + y] = 1u;

@@ -120,6 +120,9 @@ struct Pipelines {
 /// for another (no look-back). For sorts of at least `from` keys.
 struct ReduceThenScan {
     from: u64,
+    partitions: u32,
+    /// The histogram that also leaves pass 0's tile offsets.
+    histogram: Arc<ComputePipeline>,
     plan: Arc<ComputePipeline>,
     upsweep: Arc<ComputePipeline>,
     scan: Arc<ComputePipeline>,
@@ -366,19 +369,13 @@ impl RadixSorter {
         let reduce_constants: Vec<(u32, u32)> =
             scatter_constants.iter().copied().chain([(21, 1)]).collect();
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
+        let hist_batch = env_u32("SORTNET_RADIX_HIST_BATCH").unwrap_or(plan::HISTOGRAM_BATCH);
         let scan_subgroups = (stream_wg / self.limits.min_subgroup.max(1)).max(1);
         let built = Arc::new(Pipelines {
             shape,
-            histogram: self.ctx.compute_pipeline(
-                code.histogram,
-                &[
-                    (0, stream_wg),
-                    (
-                        1,
-                        env_u32("SORTNET_RADIX_HIST_BATCH").unwrap_or(plan::HISTOGRAM_BATCH),
-                    ),
-                ],
-            )?,
+            histogram: self
+                .ctx
+                .compute_pipeline(code.histogram, &[(0, stream_wg), (1, hist_batch)])?,
             plan: self
                 .ctx
                 .compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
@@ -389,21 +386,18 @@ impl RadixSorter {
             reduce: if let Some(from) = reduce_from {
                 Some(ReduceThenScan {
                     from,
+                    partitions,
+                    histogram: self.ctx.compute_pipeline(
+                        code.histogram,
+                        &[(0, stream_wg), (1, hist_batch), (2, 1), (3, partitions)],
+                    )?,
                     plan: self.ctx.compute_pipeline(
                         code.plan,
                         &[(0, plan_subgroups), (1, stream_wg), (2, 1), (3, partitions)],
                     )?,
-                    upsweep: self.ctx.compute_pipeline(
-                        code.upsweep,
-                        &[
-                            (0, stream_wg),
-                            (
-                                1,
-                                env_u32("SORTNET_RADIX_HIST_BATCH")
-                                    .unwrap_or(plan::HISTOGRAM_BATCH),
-                            ),
-                        ],
-                    )?,
+                    upsweep: self
+                        .ctx
+                        .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, hist_batch)])?,
                     scan: self
                         .ctx
                         .compute_pipeline(SCAN_SPIRV, &[(0, stream_wg), (1, scan_subgroups)])?,
@@ -627,25 +621,42 @@ impl RadixSorter {
             scatter_writes(src_k, dst_k, src_v, dst_v, &state)
         };
 
-        // 2. Histogram of every digit.
+        // The scheme of the passes goes by the count, or by the capacity where the GPU holds
+        // the count.
+        let keys_hint = match &job.count {
+            Count::Known(n) => u64::from(*n),
+            Count::Buffer(_) => capacity,
+        };
+        let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
+
+        // 2. Histogram of every digit (by reduce-then-scan, also pass 0's tile offsets).
         if phases.histogram {
             mark(builder, "clear");
+            let histogram = reduce.map_or(&p.histogram, |r| &r.histogram);
             let hist_set = set(
-                &p.histogram,
+                histogram,
                 vec![
                     WriteDescriptorSet::buffer(0, a_keys.clone()),
                     WriteDescriptorSet::buffer(4, state.clone()),
                 ],
             )?;
-            bind(builder, &p.histogram, hist_set, params(0))?;
-            let groups = plan::histogram_groups(
-                capacity,
-                self.limits.max_groups_x,
-                env_u32("SORTNET_RADIX_HIST_KPI").unwrap_or(plan::HISTOGRAM_KEYS_PER_INVOCATION),
-            );
+            bind(builder, histogram, hist_set, params(0))?;
+            let groups = match reduce {
+                // One workgroup per partition: the count's partitions are no more than the
+                // capacity's tiles, nor than `partitions`.
+                Some(r) => p.shape.tiles(capacity).clamp(1, u64::from(r.partitions)) as u32,
+                None => plan::histogram_groups(
+                    capacity,
+                    self.limits.max_groups_x,
+                    env_u32("SORTNET_RADIX_HIST_KPI")
+                        .unwrap_or(plan::HISTOGRAM_KEYS_PER_INVOCATION),
+                ),
+            };
             // SAFETY: the histogram shader reads keys[i] for i < min(count, capacity), and
-            // a_keys holds capacity keys; it writes only the histogram words of the state
-            // buffer, which holds state_words >= STATUS words.
+            // a_keys holds capacity keys; it writes the histogram words of the state buffer,
+            // which holds state_words >= STATUS words, and by reduce-then-scan the words of
+            // tiles below ceil(count / tile) and of as many partitions in the two status
+            // slots, which hold ceil(capacity / tile) tiles each.
             unsafe { builder.dispatch([groups, 1, 1]) }
                 .map_err(gpu_err("dispatching the radix histogram"))?;
             mark(builder, "histogram");
@@ -654,13 +665,7 @@ impl RadixSorter {
             return Ok(());
         }
 
-        // 3. Plan (its pass slot holds the passes it may run). The scheme of the passes goes
-        // by the count, or by the capacity where the GPU holds the count.
-        let keys_hint = match &job.count {
-            Count::Known(n) => u64::from(*n),
-            Count::Buffer(_) => capacity,
-        };
-        let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
+        // 3. Plan (its pass slot holds the passes it may run).
         let plan_pipeline = reduce.map_or(&p.plan, |r| &r.plan);
         let indirect = scratch.indirect.clone();
         let plan_set = set(

@@ -24,6 +24,8 @@ pub mod state {
     pub const COUNT: u32 = 0;
     /// Reduce-then-scan: tiles per partition, then partitions (set by the plan).
     pub const PARTITION: u32 = 1;
+    /// Reduce-then-scan: 1 when the histogram left pass 0's tile offsets.
+    pub const PASS0_OFFSETS: u32 = 3;
     /// Tile counters, one per pass.
     pub const TILE_COUNTER: u32 = 16;
     /// Per-pass flags (encode, decode, look-back slot).
@@ -667,6 +669,7 @@ mod tests {
         };
         assert_eq!(define("ST_COUNT"), state::COUNT);
         assert_eq!(define("ST_PARTITION"), state::PARTITION);
+        assert_eq!(define("ST_PASS0_OFFSETS"), state::PASS0_OFFSETS);
         assert_eq!(define("ST_TILE_COUNTER"), state::TILE_COUNTER);
         assert_eq!(define("ST_FLAGS"), state::FLAGS);
         assert_eq!(define("ST_LB_STATS"), state::LB_STATS);
@@ -685,7 +688,8 @@ mod tests {
         assert_eq!(state::BUCKET + MAX_PASSES * RADIX, state::HIST);
         assert_eq!(state::HIST + MAX_PASSES * RADIX, state::STATUS);
         assert_eq!(indirect::PASS + MAX_PASSES * 6, indirect::COPY);
-        const { assert!(state::PARTITION + 2 <= state::TILE_COUNTER) };
+        const { assert!(state::PARTITION + 2 <= state::PASS0_OFFSETS) };
+        const { assert!(state::PASS0_OFFSETS < state::TILE_COUNTER) };
         assert_eq!(indirect::COPY + 3, indirect::UPSWEEP);
         assert_eq!(indirect::UPSWEEP + MAX_PASSES * 6, indirect::SCAN);
         assert_eq!(indirect::SCAN + MAX_PASSES * 3, indirect::WORDS);
