@@ -9,37 +9,44 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_control_flow_attributes : require
 #include "radix_common.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint MAX_SUBGROUPS = 64;
+layout(constant_id = 2) const uint PARTITIONS = 1024;  // the plan's most partitions
 
 layout(std430, binding = 4) buffer State { uint st[]; };
 
 shared uint s_sg_sum[MAX_SUBGROUPS];
 #include "radix_subgroup_sums.glsl"
 
+// Partitions per invocation: a fixed run, so that its loads are unrolled and in flight
+// together, and held in registers between the two halves of the scan.
+const uint PER = (PARTITIONS + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x;
+
 void main() {
     const uint tid = gl_LocalInvocationIndex;
-    const uint wg = gl_WorkGroupSize.x;
     const uint d = gl_WorkGroupID.x;
     const uint partitions = st[ST_PARTITION + 1u];
-    const uint per = (partitions + wg - 1u) / wg;
-    const uint first = tid * per;
-    const uint end = min(first + per, partitions);
+    const uint bucket = st[ST_BUCKET + params.pass_index * RADIX + d];
+    uint counts[PER];
     uint total = 0u;
-    for (uint q = first; q < end; q++) total += st[ST_STATUS + q * RADIX + d];
+    [[unroll]] for (uint j = 0u; j < PER; j++) {
+        const uint q = tid * PER + j;
+        counts[j] = q < partitions ? st[ST_STATUS + q * RADIX + d] : 0u;
+        total += counts[j];
+    }
     const uint before = subgroupExclusiveAdd(total);
     const uint sg_total = subgroupAdd(total);
     if (subgroupElect()) s_sg_sum[gl_SubgroupID] = sg_total;
     barrier();
     scan_subgroup_sums();
     barrier();
-    uint run = st[ST_BUCKET + params.pass_index * RADIX + d] + s_sg_sum[gl_SubgroupID] + before;
-    for (uint q = first; q < end; q++) {
-        const uint at = ST_STATUS + q * RADIX + d;
-        const uint count = st[at];
-        st[at] = run;
-        run += count;
+    uint run = bucket + s_sg_sum[gl_SubgroupID] + before;
+    [[unroll]] for (uint j = 0u; j < PER; j++) {
+        const uint q = tid * PER + j;
+        if (q < partitions) st[ST_STATUS + q * RADIX + d] = run;
+        run += counts[j];
     }
 }

@@ -400,7 +400,10 @@ impl RadixSorter {
                         .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, hist_batch)])?,
                     scan: self
                         .ctx
-                        .compute_pipeline(SCAN_SPIRV, &[(0, stream_wg), (1, scan_subgroups)])?,
+                        .compute_pipeline(
+                            SCAN_SPIRV,
+                            &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
+                        )?,
                     scatter: self.ctx.compute_pipeline(code.scatter, &reduce_constants)?,
                 })
             } else {
