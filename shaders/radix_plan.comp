@@ -11,6 +11,9 @@
 // n < 2) the keys are never touched. Also turns the counts into bucket offsets (exclusive
 // prefix sums).
 //
+// By reduce-then-scan (REDUCE_SCAN) it also cuts the tiles into partitions and sizes each
+// pass's upsweep (none for pass 0 when the histogram counted its tiles) and scan.
+//
 // The plan takes, in the push constants' pass slot, the mask of the passes it may run (bit p:
 // pass p; all ones for a whole sort); the others count as trivial. The host path's grouped
 // sort (src/gpu/radix.rs) runs one pass by the most significant digit that way.

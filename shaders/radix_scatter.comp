@@ -15,6 +15,10 @@
 // whole workgroup counts tile j's keys itself (they are in the source buffer, which nobody
 // writes during the pass). The result is the same either way; only the time differs.
 //
+// Reduce-then-scan (REDUCE_SCAN = 1): the offsets of each tile's digits were computed before
+// the pass (radix_upsweep.comp or radix_histogram.comp, then radix_scan.comp), so the tile
+// reads them instead of looking back, and no workgroup waits for another.
+//
 // Stability: a subgroup owns a contiguous run of the tile and takes its keys in index
 // order (round k, lane l -> index k*S + l); ranks count equal digits in earlier rounds
 // (per-subgroup counters), earlier lanes (ballot match) and earlier subgroups (prefix over

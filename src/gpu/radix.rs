@@ -1,6 +1,6 @@
-//! `vulkan-radix`: LSD radix sort with 8-bit digits on a Vulkan device, in the Onesweep shape
-//! (one upfront histogram of every digit, then one pass per digit whose scan is chained
-//! across tiles by decoupled look-back).
+//! `vulkan-radix`: LSD radix sort with 8-bit digits on a Vulkan device: one upfront
+//! histogram of every digit, then one pass per digit whose offsets across tiles come either
+//! from decoupled look-back (Onesweep) or from reduce-then-scan.
 //!
 //! Per sort, all recorded into one command buffer:
 //!
@@ -12,15 +12,21 @@
 //!    read-back stalls the queue and the count may come from a GPU buffer; every pass is an
 //!    indirect dispatch, two per pass (A->B and B->A) of which the plan sizes the one in the
 //!    right direction;
-//! 4. `radix_scatter` per pass: rank, look-back, scatter; the first pass that runs applies
-//!    the key map on read, the last undoes it on write;
+//! 4. per pass, by one of two schemes (the first pass that runs applies the key map on
+//!    read, the last undoes it on write):
+//!    - decoupled look-back: `radix_scatter` ranks a tile, finds the keys of earlier tiles
+//!      with the same digits by look-back, and scatters;
+//!    - reduce-then-scan (32-bit keys and pairs from `radix_plan::REDUCE_THEN_SCAN_MIN_KEYS`
+//!      on, where it measured faster): `radix_upsweep` counts each tile's digits within its
+//!      partition (for pass 0 the histogram did), `radix_scan` scans the partitions' counts,
+//!      and `radix_scatter` ranks and scatters each tile without waiting for any other;
 //! 5. `radix_copy`: brings the result back to the caller's buffer when an odd number of
 //!    passes ran.
 //!
 //! The look-back spins a bounded number of times and then recounts the missing tile from
 //! the keys (Vulkan promises no forward progress between workgroups); see
-//! `shaders/radix_scatter.comp`. The sort is stable, so pairs keep equal keys' values in
-//! input order.
+//! `shaders/radix_scatter.comp`. Reduce-then-scan has no workgroup wait for another. The
+//! sort is stable, so pairs keep equal keys' values in input order.
 //!
 //! Host slices (`SortBackend`): small ones go up, are sorted and come down in one command
 //! buffer; from two stream pieces on the transfers stream piece by piece with the host's
@@ -280,11 +286,16 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// all (see the shaders and `radix_plan::histogram_groups`), `SORTNET_RADIX_LB_LANES` the
 /// invocations that walk one digit's look-back together (rounded down to a power of two),
 /// `SORTNET_RADIX_TILE_COUNTER=1` hands tiles out in the order workgroups start instead of
-/// by workgroup id, and `SORTNET_RADIX_LB_STATS=1` counts the look-back's steps into the
-/// state buffer (`radix_plan::state::LB_STATS`, printed by `examples/gpu_radix_bench.rs`).
+/// by workgroup id, `SORTNET_RADIX_LB_STATS=1` counts the look-back's steps into the
+/// state buffer (`radix_plan::state::LB_STATS`, printed by `examples/gpu_radix_bench.rs`),
+/// `SORTNET_RADIX_REDUCE_SCAN=1` (`=0`) runs every whole sort's passes by reduce-then-scan
+/// (by look-back) whatever its size and key width, and `SORTNET_RADIX_PARTITIONS` caps the
+/// partitions of a reduce-then-scan pass (`radix_plan::PARTITIONS`).
 /// All give the same result, except the timing-only knobs `SORTNET_RADIX_NO_WAIT=1`, which
-/// skips the look-back, and `SORTNET_RADIX_NO_RANK=1`, which skips the ranking (wrong output:
-/// they show what those phases cost).
+/// skips the look-back's reads, and `SORTNET_RADIX_NO_RANK=1`, which skips the ranking
+/// (wrong output, so the writes go elsewhere than in a real sort: NO_WAIT sends every tile's
+/// keys of a digit to the same places, which made it overstate what the look-back costs for
+/// 64-bit keys; BENCHMARKS.md, run 25).
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok()?.parse().ok()
 }
@@ -398,12 +409,10 @@ impl RadixSorter {
                     upsweep: self
                         .ctx
                         .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, hist_batch)])?,
-                    scan: self
-                        .ctx
-                        .compute_pipeline(
-                            SCAN_SPIRV,
-                            &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
-                        )?,
+                    scan: self.ctx.compute_pipeline(
+                        SCAN_SPIRV,
+                        &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
+                    )?,
                     scatter: self.ctx.compute_pipeline(code.scatter, &reduce_constants)?,
                 })
             } else {

@@ -6,7 +6,8 @@
 //! The sort is LSD radix with 8-bit digits in the Onesweep shape: one upfront pass counts
 //! the digits of every pass, a one-workgroup plan turns the counts into bucket offsets and
 //! decides which passes run, then one pass per digit ranks a tile of keys, finds the keys of
-//! earlier tiles by decoupled look-back and scatters.
+//! earlier tiles by decoupled look-back (or, by reduce-then-scan, from an upsweep's counts
+//! and a scan) and scatters.
 
 /// Bits per digit: 256 buckets, the Onesweep choice (4 passes for 32-bit keys).
 pub const DIGIT_BITS: u32 = 8;
@@ -85,17 +86,19 @@ pub const PARTITIONS: u32 = 1024;
 /// From how many keys whole sorts of `variant` run their passes by reduce-then-scan (an
 /// upsweep that counts each tile's digits, a scan of the partitions' counts, a scatter that
 /// waits for no other tile) rather than by decoupled look-back; `None`: never.
-/// `SORTNET_RADIX_REDUCE_SCAN=1` makes it every sort, `=0` none. Run 23 of BENCHMARKS.md
-/// (H200, best of 4, ms, look-back against reduce-then-scan): u32 keys 0.718 / 0.761 at
-/// 2^24, 2.638 / 2.375 at 2^26, 10.292 / 8.778 at 2^28; u32 pairs 0.829 / 0.880, 3.038 /
-/// 2.845, 11.900 / 10.640; u64 keys 7.069 / 8.467 at 2^26 (the upsweep reads 8 bytes a key,
-/// and the scatter gained nothing), u64 pairs 8.464 / 9.431.
+/// `SORTNET_RADIX_REDUCE_SCAN=1` makes it every sort, `=0` none. 64-bit keys and pairs keep
+/// the look-back: their upsweep reads 8 bytes a key, and their scatter gained nothing
+/// without the look-back (run 23 of BENCHMARKS.md, H200, 2^26: u64 keys 7.07 ms by look-back
+/// against 8.47, u64 pairs 8.46 against 9.43; run 25: u64 keys 8.13 with pass 0 counted by
+/// the histogram).
 pub fn reduce_then_scan_from(variant: Variant) -> Option<u64> {
     (!variant.wide).then_some(REDUCE_THEN_SCAN_MIN_KEYS)
 }
-/// 32-bit keys and pairs: the crossover lies between 2^24 (look-back 6% faster) and 2^26
-/// (reduce-then-scan 7-11% faster).
-pub const REDUCE_THEN_SCAN_MIN_KEYS: u64 = 1 << 25;
+/// 32-bit keys and pairs. Run 27 (H200, best of 5, ms, look-back against reduce-then-scan,
+/// one process per row): u32 keys 0.237 / 0.271 at 2^22, 0.400 / 0.405 at 2^23, 0.718 /
+/// 0.675 at 2^24; u32 pairs 0.274 / 0.323, 0.455 / 0.477, 0.823 / 0.796. Run 26 from 2^25
+/// on: u32 keys 2.237 ms at 2^26 and 8.390 at 2^28 (look-back, run 25: 2.627 and 10.237).
+pub const REDUCE_THEN_SCAN_MIN_KEYS: u64 = 1 << 24;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
 /// The same on a software driver. llvmpipe (lavapipe) silently ends a loop after 65535
