@@ -111,6 +111,7 @@ const SCAN_SPIRV: &[u8] = include_bytes!("../../shaders/spv/radix_scan.spv");
 
 /// The pipelines of one variant, built on first use.
 struct Pipelines {
+    /// The look-back scatter's tile.
     shape: TileShape,
     histogram: Arc<ComputePipeline>,
     plan: Arc<ComputePipeline>,
@@ -121,11 +122,45 @@ struct Pipelines {
     reduce: Option<ReduceThenScan>,
 }
 
+impl Pipelines {
+    /// The tile of sorts too small for reduce-then-scan (or of every sort where it always
+    /// runs).
+    fn small_shape(&self) -> TileShape {
+        match &self.reduce {
+            Some(r) if r.from == 0 => r.shape,
+            _ => self.shape,
+        }
+    }
+
+    /// The tiles of both schemes.
+    fn shapes(&self) -> impl Iterator<Item = TileShape> + '_ {
+        std::iter::once(self.shape).chain(self.reduce.as_ref().map(|r| r.shape))
+    }
+
+    /// The most keys a sort takes, by either scheme.
+    fn max_len(&self, variant: Variant, limits: &DeviceLimits) -> u64 {
+        self.shapes()
+            .map(|s| plan::max_len(variant, s, limits))
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Scratch for `capacity` keys, by either scheme (the state words differ with the tile).
+    fn scratch_sizes(&self, variant: Variant, capacity: u64) -> plan::ScratchSizes {
+        self.shapes()
+            .map(|s| plan::scratch_sizes(variant, s, capacity))
+            .max_by_key(|sizes| sizes.state_bytes)
+            .unwrap_or_else(|| plan::scratch_sizes(variant, self.shape, capacity))
+    }
+}
+
 /// Passes by reduce-then-scan: count each partition's digits and each tile's offset in its
 /// partition, scan the partitions' counts into offsets, scatter each tile without waiting
 /// for another (no look-back). For sorts of at least `from` keys.
 struct ReduceThenScan {
     from: u64,
+    /// Its own tile (64-bit keys measured faster with a smaller one).
+    shape: TileShape,
     partitions: u32,
     /// The histogram that also leaves pass 0's tile offsets.
     histogram: Arc<ComputePipeline>,
@@ -330,13 +365,22 @@ impl RadixSorter {
             return Ok(p.clone());
         }
         let kpi = env_u32(&format!("SORTNET_RADIX_KPI_{}", variant.suffix()));
-        let shape = plan::choose_shape(variant, &self.limits, kpi, env_u32("SORTNET_RADIX_WG"))
-            .ok_or_else(|| {
-                Error::Gpu(format!(
-                    "no radix tile fits this device's {} bytes of shared memory",
-                    self.limits.shared_bytes
-                ))
-            })?;
+        let choose = |scheme| {
+            plan::choose_shape(
+                variant,
+                scheme,
+                &self.limits,
+                kpi,
+                env_u32("SORTNET_RADIX_WG"),
+            )
+        };
+        let shape = choose(plan::Scheme::LookBack).ok_or_else(|| {
+            Error::Gpu(format!(
+                "no radix tile fits this device's {} bytes of shared memory",
+                self.limits.shared_bytes
+            ))
+        })?;
+        let reduce_shape = choose(plan::Scheme::ReduceThenScan).unwrap_or(shape);
         let code = spirv(variant);
         let lanes = env_u32("SORTNET_RADIX_LB_LANES").unwrap_or(plan::LOOKBACK_LANES);
         let stream_wg = plan::STREAM_WORKGROUP.min(self.limits.max_invocations);
@@ -346,39 +390,40 @@ impl RadixSorter {
             None => plan::reduce_then_scan_from(variant),
         };
         let partitions = env_u32("SORTNET_RADIX_PARTITIONS").map_or(plan::PARTITIONS, |p| p.max(1));
-        let scatter_constants = vec![
-            (0, shape.workgroup),
-            (1, shape.keys_per_invocation),
-            (2, shape.max_subgroups),
-            (
-                3,
-                env_u32("SORTNET_RADIX_SPIN_LIMIT").unwrap_or(if self.ctx.is_software() {
-                    plan::SOFTWARE_SPIN_LIMIT
-                } else {
-                    plan::SPIN_LIMIT
-                }),
-            ),
-            (
-                4,
-                env_u32("SORTNET_RADIX_BALLOT_WORDS")
-                    .unwrap_or_else(|| plan::ballot_words(self.limits.max_subgroup)),
-            ),
-            (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
-            (
-                10,
-                env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(plan::LOOKAHEAD),
-            ),
-            (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
-            (13, env_u32("SORTNET_RADIX_LB_STORE").unwrap_or(1)),
-            (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
-            (15, env_u32("SORTNET_RADIX_NO_RANK").unwrap_or(0)),
-            (17, env_u32("SORTNET_RADIX_LB_STATS").unwrap_or(0)),
-            // A power of two, so a digit's lanes never straddle two subgroups.
-            (18, 1 << lanes.max(1).ilog2()),
-            (20, env_u32("SORTNET_RADIX_TILE_COUNTER").unwrap_or(0)),
-        ];
-        let reduce_constants: Vec<(u32, u32)> =
-            scatter_constants.iter().copied().chain([(21, 1)]).collect();
+        let scatter_constants = |shape: TileShape, reduce: u32| {
+            vec![
+                (0, shape.workgroup),
+                (1, shape.keys_per_invocation),
+                (2, shape.max_subgroups),
+                (
+                    3,
+                    env_u32("SORTNET_RADIX_SPIN_LIMIT").unwrap_or(if self.ctx.is_software() {
+                        plan::SOFTWARE_SPIN_LIMIT
+                    } else {
+                        plan::SPIN_LIMIT
+                    }),
+                ),
+                (
+                    4,
+                    env_u32("SORTNET_RADIX_BALLOT_WORDS")
+                        .unwrap_or_else(|| plan::ballot_words(self.limits.max_subgroup)),
+                ),
+                (8, env_u32("SORTNET_RADIX_LOOKBACK_FIRST").unwrap_or(0)),
+                (
+                    10,
+                    env_u32("SORTNET_RADIX_LOOKAHEAD").unwrap_or(plan::LOOKAHEAD),
+                ),
+                (11, env_u32("SORTNET_RADIX_LB_LOAD").unwrap_or(1)),
+                (13, env_u32("SORTNET_RADIX_LB_STORE").unwrap_or(1)),
+                (14, env_u32("SORTNET_RADIX_NO_WAIT").unwrap_or(0)),
+                (15, env_u32("SORTNET_RADIX_NO_RANK").unwrap_or(0)),
+                (17, env_u32("SORTNET_RADIX_LB_STATS").unwrap_or(0)),
+                // A power of two, so a digit's lanes never straddle two subgroups.
+                (18, 1 << lanes.max(1).ilog2()),
+                (20, env_u32("SORTNET_RADIX_TILE_COUNTER").unwrap_or(0)),
+                (21, reduce),
+            ]
+        };
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
         let hist_batch = env_u32("SORTNET_RADIX_HIST_BATCH").unwrap_or(plan::HISTOGRAM_BATCH);
         let scan_subgroups = (stream_wg / self.limits.min_subgroup.max(1)).max(1);
@@ -392,11 +437,12 @@ impl RadixSorter {
                 .compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
             scatter: self
                 .ctx
-                .compute_pipeline(code.scatter, &scatter_constants)?,
+                .compute_pipeline(code.scatter, &scatter_constants(shape, 0))?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
             reduce: if let Some(from) = reduce_from {
                 Some(ReduceThenScan {
                     from,
+                    shape: reduce_shape,
                     partitions,
                     histogram: self.ctx.compute_pipeline(
                         code.histogram,
@@ -413,7 +459,9 @@ impl RadixSorter {
                         SCAN_SPIRV,
                         &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
                     )?,
-                    scatter: self.ctx.compute_pipeline(code.scatter, &reduce_constants)?,
+                    scatter: self
+                        .ctx
+                        .compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1))?,
                 })
             } else {
                 None
@@ -430,9 +478,11 @@ impl RadixSorter {
         }
     }
 
-    /// The tile shape used for this key width (with or without values).
+    /// The tile shape of sorts of this key width (with or without values) too small for
+    /// reduce-then-scan (see [`reduces_then_scans`](Self::reduces_then_scans)), whose tile
+    /// may differ.
     pub fn tile_shape(&self, width: KeyWidth, pairs: bool) -> Result<TileShape> {
-        Ok(self.pipelines(Self::variant(width, pairs))?.shape)
+        Ok(self.pipelines(Self::variant(width, pairs))?.small_shape())
     }
 
     /// Whether a whole sort of `n` keys of this width (with or without values) runs its
@@ -445,23 +495,24 @@ impl RadixSorter {
     /// The most keys one sort takes on this device.
     pub fn max_len(&self, width: KeyWidth, pairs: bool) -> Result<u64> {
         let variant = Self::variant(width, pairs);
-        let shape = self.pipelines(variant)?.shape;
-        Ok(plan::max_len(variant, shape, &self.limits))
+        Ok(self.pipelines(variant)?.max_len(variant, &self.limits))
     }
 
     /// Bytes of scratch device memory a sort of up to `capacity` keys needs.
     pub fn scratch_bytes(&self, width: KeyWidth, pairs: bool, capacity: u64) -> Result<u64> {
         let variant = Self::variant(width, pairs);
-        let shape = self.pipelines(variant)?.shape;
-        Ok(plan::scratch_sizes(variant, shape, capacity).total())
+        Ok(self
+            .pipelines(variant)?
+            .scratch_sizes(variant, capacity)
+            .total())
     }
 
     /// Allocates scratch for sorts of up to `capacity` keys (device-local memory).
     pub fn new_scratch(&self, width: KeyWidth, pairs: bool, capacity: u64) -> Result<RadixScratch> {
         let variant = Self::variant(width, pairs);
-        let shape = self.pipelines(variant)?.shape;
-        self.check_len(variant, shape, capacity)?;
-        let sizes = plan::scratch_sizes(variant, shape, capacity);
+        let p = self.pipelines(variant)?;
+        self.check_len(&p, variant, capacity)?;
+        let sizes = p.scratch_sizes(variant, capacity);
         let alloc = |bytes: u64| -> Result<Subbuffer<[u32]>> {
             Buffer::new_slice::<u32>(
                 self.ctx.memory_allocator().clone(),
@@ -509,8 +560,8 @@ impl RadixSorter {
         .map_err(gpu_err("allocating the radix dispatch buffer"))
     }
 
-    fn check_len(&self, variant: Variant, shape: TileShape, len: u64) -> Result<()> {
-        let max = plan::max_len(variant, shape, &self.limits);
+    fn check_len(&self, p: &Pipelines, variant: Variant, len: u64) -> Result<()> {
+        let max = p.max_len(variant, &self.limits);
         if len > max {
             return Err(Error::TooLarge {
                 backend: NAME,
@@ -580,10 +631,18 @@ impl RadixSorter {
             )));
         }
         let p = self.pipelines(variant)?;
-        self.check_len(variant, p.shape, capacity)?;
+        self.check_len(&p, variant, capacity)?;
+        // The scheme of the passes goes by the count, or by the capacity where the GPU holds
+        // the count; each scheme has its tile.
+        let keys_hint = match &job.count {
+            Count::Known(n) => u64::from(*n),
+            Count::Buffer(_) => capacity,
+        };
+        let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
+        let shape = reduce.map_or(p.shape, |r| r.shape);
         let kw = u64::from(variant.key_words());
-        let slot_words = plan::slot_words(p.shape, capacity);
-        let state_words = plan::state_words(p.shape, capacity);
+        let slot_words = plan::slot_words(shape, capacity);
+        let state_words = plan::state_words(shape, capacity);
         let state = scratch.state.clone().slice(0..state_words);
         let b_keys = scratch.keys.clone().slice(0..(capacity * kw).max(1));
         let b_values = scratch
@@ -601,7 +660,7 @@ impl RadixSorter {
                 pass,
                 map_code,
                 slot_words as u32,
-                p.shape.tile_keys(),
+                shape.tile_keys(),
                 capacity as u32,
             ]
         };
@@ -633,14 +692,6 @@ impl RadixSorter {
             scatter_writes(src_k, dst_k, src_v, dst_v, &state)
         };
 
-        // The scheme of the passes goes by the count, or by the capacity where the GPU holds
-        // the count.
-        let keys_hint = match &job.count {
-            Count::Known(n) => u64::from(*n),
-            Count::Buffer(_) => capacity,
-        };
-        let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
-
         // 2. Histogram of every digit (by reduce-then-scan, also pass 0's tile offsets).
         if phases.histogram {
             mark(builder, "clear");
@@ -656,7 +707,7 @@ impl RadixSorter {
             let groups = match reduce {
                 // One workgroup per partition: the count's partitions are no more than the
                 // capacity's tiles, nor than `partitions`.
-                Some(r) => p.shape.tiles(capacity).clamp(1, u64::from(r.partitions)) as u32,
+                Some(r) => shape.tiles(capacity).clamp(1, u64::from(r.partitions)) as u32,
                 None => plan::histogram_groups(
                     capacity,
                     self.limits.max_groups_x,
@@ -910,13 +961,13 @@ impl RadixSorter {
         if n <= 1 {
             return Ok(());
         }
-        let shape = self.pipelines(variant)?.shape;
-        self.check_len(variant, shape, n)?;
+        let p = self.pipelines(variant)?;
+        self.check_len(&p, variant, n)?;
         let ctx = &self.ctx;
         if values.is_none() && ctx.streams(n * kw * 4) && keys_overlap(n * kw * 4) {
-            return self.sort_keys_grouped(keys, width, map, shape);
+            return self.sort_keys_grouped(keys, width, map, &p);
         }
-        let sizes = plan::scratch_sizes(variant, shape, n);
+        let sizes = p.scratch_sizes(variant, n);
         let a_keys = ctx.buffer(Memory::Device, n * kw * 4)?;
         let a_values = values
             .as_ref()
@@ -1018,7 +1069,7 @@ impl RadixSorter {
         keys: &mut [u32],
         width: KeyWidth,
         map: KeyMap,
-        shape: TileShape,
+        p: &Pipelines,
     ) -> Result<()> {
         let ctx = &self.ctx;
         let variant = Self::variant(width, false);
@@ -1035,11 +1086,11 @@ impl RadixSorter {
             .as_devicesize();
         let align = (align_bytes / (4 * kw)).max(1);
         let capacity = n + groups as u64 * align;
-        self.check_len(variant, shape, capacity)?;
+        self.check_len(p, variant, capacity)?;
         let a = ctx.buffer(Memory::Device, capacity * kw * 4)?;
         let b = ctx.buffer(Memory::Device, capacity * kw * 4)?;
         let (a, b) = (a.slice::<u32>(capacity * kw), b.slice::<u32>(capacity * kw));
-        let state_bytes = plan::scratch_sizes(variant, shape, capacity).state_bytes;
+        let state_bytes = p.scratch_sizes(variant, capacity).state_bytes;
         let state = ctx.buffer(Memory::Device, state_bytes)?;
         let scatter_job = SortJob {
             keys: a.clone(),
@@ -1058,7 +1109,7 @@ impl RadixSorter {
         };
         // Each state starts where a storage buffer binding may.
         let state_of = |len: u64| {
-            plan::scratch_sizes(variant, shape, len)
+            p.scratch_sizes(variant, len)
                 .state_bytes
                 .next_multiple_of(align_bytes.max(4))
         };

@@ -86,14 +86,22 @@ pub const PARTITIONS: u32 = 1024;
 /// From how many keys whole sorts of `variant` run their passes by reduce-then-scan (an
 /// upsweep that counts each tile's digits, a scan of the partitions' counts, a scatter that
 /// waits for no other tile) rather than by decoupled look-back; `None`: never.
-/// `SORTNET_RADIX_REDUCE_SCAN=1` makes it every sort, `=0` none. 64-bit keys and pairs keep
-/// the look-back: their upsweep reads 8 bytes a key, and their scatter gained nothing
-/// without the look-back (run 23 of BENCHMARKS.md, H200, 2^26: u64 keys 7.07 ms by look-back
-/// against 8.47, u64 pairs 8.46 against 9.43; run 25: u64 keys 8.13 with pass 0 counted by
-/// the histogram).
+/// `SORTNET_RADIX_REDUCE_SCAN=1` makes it every sort, `=0` none. 64-bit pairs keep the
+/// look-back: their upsweep reads 8 bytes a key, and their scatter gained too little without
+/// the look-back (BENCHMARKS.md, H200, 2^26: 8.46 ms by look-back against 9.43 at 1024 x 5 in
+/// run 23, 8.749 at 256 x 8 in run 31). 64-bit keys gain from 2^26 with a smaller tile than
+/// the look-back's (run 32; at 1024 x 5 they lost, runs 23 and 25).
 pub fn reduce_then_scan_from(variant: Variant) -> Option<u64> {
-    (!variant.wide).then_some(REDUCE_THEN_SCAN_MIN_KEYS)
+    match (variant.wide, variant.pairs) {
+        (false, _) => Some(REDUCE_THEN_SCAN_MIN_KEYS),
+        (true, false) => Some(REDUCE_THEN_SCAN_MIN_KEYS_64),
+        (true, true) => None,
+    }
 }
+/// 64-bit keys (not pairs), with their own tile (`preferred_workgroup`). Run 32 (H200, best of
+/// 5, ms, look-back at 1024 x 5 against reduce-then-scan at 256 x 8): 1.014 / 1.087 at 2^23,
+/// 1.887 / 1.897 at 2^24, 7.068 / 6.609 at 2^26, 27.789 / 25.524 at 2^28.
+pub const REDUCE_THEN_SCAN_MIN_KEYS_64: u64 = 1 << 25;
 /// 32-bit keys and pairs. Run 27 (H200, best of 5, ms, look-back against reduce-then-scan,
 /// one process per row): u32 keys 0.237 / 0.271 at 2^22, 0.400 / 0.405 at 2^23, 0.718 /
 /// 0.675 at 2^24; u32 pairs 0.274 / 0.323, 0.455 / 0.477, 0.823 / 0.796. Run 26 from 2^25
@@ -222,11 +230,15 @@ impl TileShape {
 /// ranks are packed two to a register, 64-bit keys fit 5 in 64 registers (runs 14-15 of
 /// BENCHMARKS.md, 2^26: keys 1024 x 5 7.451 ms against 7.994 for 1024 x 4, pairs 8.803
 /// against 9.828; 32-bit keys at 9 to 12 still take 68-80 registers and lose).
-pub fn preferred_keys_per_invocation(variant: Variant) -> u32 {
-    if variant.wide {
-        5
-    } else {
-        8
+/// 64-bit keys by reduce-then-scan: 8 with 256 invocations (77 registers, three workgroups
+/// per multiprocessor; run 32, 2^26: 6.609 ms against 8.183 for 1024 x 5, 6.876 for 256 x
+/// 7, 10.293 for 256 x 9, 9.428 for 384 x 8, 8.828 for 128 x 16). By look-back the same
+/// shape took 11.532 (1024 x 5: 7.068), so each scheme has its own.
+pub fn preferred_keys_per_invocation(variant: Variant, scheme: Scheme) -> u32 {
+    match (variant.wide, variant.pairs, scheme) {
+        (true, false, Scheme::ReduceThenScan) => 8,
+        (true, _, _) => 5,
+        (false, _, _) => 8,
     }
 }
 
@@ -235,13 +247,23 @@ pub const MAX_TILE_KEYS: u32 = 1 << 16;
 
 /// The invocations per workgroup the tile starts from (halved where shared memory is short,
 /// as on lavapipe with its 8-lane subgroups): 512 for 32-bit keys (it beat 256 and 1024 on
-/// the H200, run 3), 1024 for 64-bit keys (run 7, see above).
-pub fn preferred_workgroup(variant: Variant) -> u32 {
-    if variant.wide {
-        1024
-    } else {
-        512
+/// the H200, run 3), 1024 for 64-bit keys (run 7, see above), 256 for 64-bit keys by
+/// reduce-then-scan (run 32).
+pub fn preferred_workgroup(variant: Variant, scheme: Scheme) -> u32 {
+    match (variant.wide, variant.pairs, scheme) {
+        (true, false, Scheme::ReduceThenScan) => 256,
+        (true, _, _) => 1024,
+        (false, _, _) => 512,
     }
+}
+
+/// How a pass finds where earlier tiles' keys end: the two kinds of scatter pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// Decoupled look-back across tiles (Onesweep).
+    LookBack,
+    /// An upsweep and a scan before the scatter.
+    ReduceThenScan,
 }
 
 /// The largest tile that fits the device: the preferred shape, halving the workgroup (never
@@ -249,6 +271,7 @@ pub fn preferred_workgroup(variant: Variant) -> u32 {
 /// shared memory fits. `None` if nothing fits.
 pub fn choose_shape(
     variant: Variant,
+    scheme: Scheme,
     limits: &DeviceLimits,
     keys_per_invocation: Option<u32>,
     workgroup: Option<u32>,
@@ -259,12 +282,13 @@ pub fn choose_shape(
     let workgroups: Vec<u32> = match workgroup {
         Some(wg) => vec![wg],
         None => std::iter::successors(
-            Some(preferred_workgroup(variant).min(limits.max_invocations)),
+            Some(preferred_workgroup(variant, scheme).min(limits.max_invocations)),
             |&wg| (wg / 2 >= floor).then_some(wg / 2),
         )
         .collect(),
     };
-    let start = keys_per_invocation.unwrap_or_else(|| preferred_keys_per_invocation(variant));
+    let start =
+        keys_per_invocation.unwrap_or_else(|| preferred_keys_per_invocation(variant, scheme));
     for (i, &wg) in workgroups.iter().enumerate() {
         if wg == 0 || wg % max_sg != 0 || wg > limits.max_invocations {
             continue;
@@ -520,12 +544,14 @@ mod tests {
     fn shapes_fit_every_device() {
         for limits in [LAVAPIPE, NVIDIA, AMD] {
             for v in variants() {
-                let s = choose_shape(v, &limits, None, None).expect("a shape fits");
-                assert!(s.shared_bytes(v) <= limits.shared_bytes, "{s:?} {v:?}");
-                assert!(s.tile_keys() <= MAX_TILE_KEYS, "{s:?} {v:?}");
-                assert_eq!(s.workgroup % limits.max_subgroup, 0);
-                assert_eq!(s.max_subgroups, s.workgroup / limits.min_subgroup);
-                assert!(s.keys_per_invocation >= 1);
+                for scheme in [Scheme::LookBack, Scheme::ReduceThenScan] {
+                    let s = choose_shape(v, scheme, &limits, None, None).expect("a shape fits");
+                    assert!(s.shared_bytes(v) <= limits.shared_bytes, "{s:?} {v:?}");
+                    assert!(s.tile_keys() <= MAX_TILE_KEYS, "{s:?} {v:?}");
+                    assert_eq!(s.workgroup % limits.max_subgroup, 0);
+                    assert_eq!(s.max_subgroups, s.workgroup / limits.min_subgroup);
+                    assert!(s.keys_per_invocation >= 1);
+                }
             }
         }
         // NVIDIA keeps the preferred tile.
@@ -534,12 +560,22 @@ mod tests {
                 wide: false,
                 pairs: false,
             },
+            Scheme::LookBack,
             &NVIDIA,
             None,
             None,
         )
         .unwrap();
         assert_eq!((s.workgroup, s.tile_keys()), (512, 4096));
+        // 64-bit keys take a tile of their own by reduce-then-scan.
+        let wide = Variant {
+            wide: true,
+            pairs: false,
+        };
+        let s = choose_shape(wide, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
+        assert_eq!((s.workgroup, s.keys_per_invocation), (256, 8));
+        let s = choose_shape(wide, Scheme::LookBack, &NVIDIA, None, None).unwrap();
+        assert_eq!((s.workgroup, s.keys_per_invocation), (1024, 5));
         // Lavapipe's 8-lane subgroups need 32 counters per 256 invocations: 32 KiB alone,
         // so the workgroup halves twice.
         let s = choose_shape(
@@ -547,6 +583,7 @@ mod tests {
                 wide: false,
                 pairs: false,
             },
+            Scheme::LookBack,
             &LAVAPIPE,
             None,
             None,
@@ -561,20 +598,20 @@ mod tests {
             wide: true,
             pairs: false,
         };
-        assert!(choose_shape(v, &NVIDIA, Some(64), Some(256)).is_none());
+        assert!(choose_shape(v, Scheme::LookBack, &NVIDIA, Some(64), Some(256)).is_none());
         assert!(
-            choose_shape(v, &NVIDIA, Some(4), Some(80)).is_none(),
+            choose_shape(v, Scheme::LookBack, &NVIDIA, Some(4), Some(80)).is_none(),
             "not a subgroup multiple"
         );
-        let s = choose_shape(v, &NVIDIA, Some(4), Some(256)).unwrap();
+        let s = choose_shape(v, Scheme::LookBack, &NVIDIA, Some(4), Some(256)).unwrap();
         assert_eq!(s.tile_keys(), 1024);
         // Ranks are kept in 16 bits: no tile of more than 65536 keys, whatever the memory.
         let roomy = DeviceLimits {
             shared_bytes: 1 << 30,
             ..NVIDIA
         };
-        assert!(choose_shape(v, &roomy, Some(128), Some(1024)).is_none());
-        assert!(choose_shape(v, &roomy, Some(64), Some(1024)).is_some());
+        assert!(choose_shape(v, Scheme::LookBack, &roomy, Some(128), Some(1024)).is_none());
+        assert!(choose_shape(v, Scheme::LookBack, &roomy, Some(64), Some(1024)).is_some());
     }
 
     #[test]
@@ -625,15 +662,15 @@ mod tests {
             wide: false,
             pairs: false,
         };
-        let shape = choose_shape(v32, &NVIDIA, None, None).unwrap();
+        let shape = choose_shape(v32, Scheme::LookBack, &NVIDIA, None, None).unwrap();
         assert_eq!(max_len(v32, shape, &NVIDIA), (1 << 30) - 1);
         let v64 = Variant {
             wide: true,
             pairs: false,
         };
-        let shape64 = choose_shape(v64, &NVIDIA, None, None).unwrap();
+        let shape64 = choose_shape(v64, Scheme::LookBack, &NVIDIA, None, None).unwrap();
         assert_eq!(max_len(v64, shape64, &NVIDIA), u64::from(u32::MAX) / 8);
-        let lp = choose_shape(v32, &LAVAPIPE, None, None).unwrap();
+        let lp = choose_shape(v32, Scheme::LookBack, &LAVAPIPE, None, None).unwrap();
         assert_eq!(max_len(v32, lp, &LAVAPIPE), (128 << 20) / 4);
         let tight = DeviceLimits {
             max_groups_x: 10,
