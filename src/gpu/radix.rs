@@ -16,8 +16,9 @@
 //!    read, the last undoes it on write):
 //!    - decoupled look-back: `radix_scatter` ranks a tile, finds the keys of earlier tiles
 //!      with the same digits by look-back, and scatters;
-//!    - reduce-then-scan (32-bit keys and pairs from `radix_plan::REDUCE_THEN_SCAN_MIN_KEYS`
-//!      on, where it measured faster): `radix_upsweep` counts each tile's digits within its
+//!    - reduce-then-scan (large sorts of every variant but 64-bit pairs, from
+//!      `radix_plan::reduce_then_scan_from`, where it measured faster; with a tile of its
+//!      own for 64-bit keys): `radix_upsweep` counts each tile's digits within its
 //!      partition (for pass 0 the histogram did), `radix_scan` scans the partitions' counts,
 //!      and `radix_scatter` ranks and scatters each tile without waiting for any other;
 //! 5. `radix_copy`: brings the result back to the caller's buffer when an odd number of
