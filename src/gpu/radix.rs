@@ -803,11 +803,11 @@ impl RadixSorter {
                 bind(builder, scatter, dir_set.clone(), params(pass))?;
                 let at = u64::from(pass) * 2 + dir;
                 // SAFETY: the plan sizes this dispatch to ceil(count / tile) workgroups (or
-                // zero; by reduce-then-scan, one per partition of those tiles), count <=
-                // capacity; each tile reads and writes keys and values below
-                // count in buffers of capacity elements, and look-back words of tiles below
-                // ceil(capacity / tile) in a state buffer sized for exactly that
-                // (radix_plan::state_words). Tile ids are workgroup ids (or, with
+                // zero), count <= capacity; each tile reads and writes keys and values below
+                // count in buffers of capacity elements, and look-back words (by
+                // reduce-then-scan: offset words) of tiles below ceil(capacity / tile) in a
+                // state buffer sized for exactly that (radix_plan::state_words, for this
+                // scheme's tile). Tile ids are workgroup ids (or, with
                 // SORTNET_RADIX_TILE_COUNTER=1, come from a counter cleared in step 1).
                 unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                     .map_err(gpu_err("dispatching a radix pass"))?;
