@@ -79,7 +79,8 @@ pub const LOOKAHEAD: u32 = 4;
 pub const LOOKBACK_LANES: u32 = 2;
 /// Most partitions of a reduce-then-scan pass (the `PARTITIONS` specialization constant of
 /// `radix_plan.comp`): the tiles are cut into at most this many runs of consecutive tiles,
-/// each counted by one upsweep workgroup and sorted in order by one scatter workgroup.
+/// each counted, a tile at a time, by one upsweep workgroup (the scatter keeps a workgroup
+/// per tile: a workgroup per partition was slower, run 22).
 /// Run 23 (u32 keys, 2^26): 256 / 512 / 1024 / 2048 / 4096 partitions took 2.549 / 2.371 /
 /// 2.375 / 2.466 / 2.612 ms.
 pub const PARTITIONS: u32 = 1024;
@@ -100,7 +101,8 @@ pub fn reduce_then_scan_from(variant: Variant) -> Option<u64> {
 }
 /// 64-bit keys (not pairs), with their own tile (`preferred_workgroup`). Run 32 (H200, best of
 /// 5, ms, look-back at 1024 x 5 against reduce-then-scan at 256 x 8): 1.014 / 1.087 at 2^23,
-/// 1.887 / 1.897 at 2^24, 7.068 / 6.609 at 2^26, 27.789 / 25.524 at 2^28.
+/// 1.887 / 1.897 at 2^24, 7.068 / 6.609 at 2^26, 27.789 / 25.524 at 2^28; at 2^25 3.594
+/// (run 26) / 3.473 (run 33).
 pub const REDUCE_THEN_SCAN_MIN_KEYS_64: u64 = 1 << 25;
 /// 32-bit keys and pairs. Run 27 (H200, best of 5, ms, look-back against reduce-then-scan,
 /// one process per row): u32 keys 0.237 / 0.271 at 2^22, 0.400 / 0.405 at 2^23, 0.718 /
