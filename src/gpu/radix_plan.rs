@@ -82,7 +82,8 @@ pub const LOOKBACK_LANES: u32 = 2;
 /// each counted, a tile at a time, by one upsweep workgroup (the scatter keeps a workgroup
 /// per tile: a workgroup per partition was slower, run 22).
 /// Run 23 (u32 keys, 2^26): 256 / 512 / 1024 / 2048 / 4096 partitions took 2.549 / 2.371 /
-/// 2.375 / 2.466 / 2.612 ms.
+/// 2.375 / 2.466 / 2.612 ms; run 39: 1024 is as good or best at 2^24 and 2^28 too, and for
+/// u64 keys.
 pub const PARTITIONS: u32 = 1024;
 /// From how many keys whole sorts of `variant` run their passes by reduce-then-scan (an
 /// upsweep that counts each tile's digits, a scan of the partitions' counts, a scatter that
