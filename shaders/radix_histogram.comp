@@ -25,27 +25,8 @@ layout(std430, binding = 4) buffer State { uint st[]; };
 
 shared uint s_hist[PASSES * RADIX];
 
-// Counts keys [first, end) into s_hist, BATCH of them per invocation in flight: all BATCH
-// loads are issued before the first count (one at a time left the pass latency bound: 256
-// MiB took 0.16 ms, 1.6 TB/s, on an H200).
-void count(uint first, uint end, uint stride) {
-    const uint wg = gl_WorkGroupSize.x;
-    for (uint at = first; at < end; at += stride) {
-        KEY keys[BATCH];
-        [[unroll]] for (uint j = 0u; j < BATCH; j++) {
-            uint i = at + j * wg + gl_LocalInvocationIndex;
-            keys[j] = i < end ? src_keys[i] : KEY_ZERO;
-        }
-        [[unroll]] for (uint j = 0u; j < BATCH; j++) {
-            if (at + j * wg + gl_LocalInvocationIndex < end) {
-                KEY key = encode_key(keys[j], params.map);
-                for (uint p = 0u; p < PASSES; p++) {
-                    atomicAdd(s_hist[p * RADIX + digit_of(key, p * 8u)], 1u);
-                }
-            }
-        }
-    }
-}
+const uint DIGITS = PASSES;
+#include "radix_count.glsl"
 
 void main() {
     const uint tid = gl_LocalInvocationIndex;
@@ -55,28 +36,11 @@ void main() {
     const uint n = min(st[ST_COUNT], params.capacity);
     if (TILE_OFFSETS == 1u) {
         const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
-        const uint per = partition_tiles(tiles, PARTITIONS);
-        const uint first_tile = gl_WorkGroupID.x * per;
-        const uint end_tile = min(first_tile + per, tiles);
-        for (uint tile = first_tile; tile < end_tile; tile++) {
-            // Pass 0's counts so far in this partition are this tile's offsets in it.
-            for (uint d = tid; d < RADIX; d += wg) {
-                st[ST_STATUS + params.slot_words + tile * RADIX + d] = s_hist[d];
-            }
-            barrier();
-            const uint first = tile * params.tile_keys;
-            count(first, min(first + params.tile_keys, n), wg * BATCH);
-            barrier();
-        }
-        if (first_tile < end_tile) {
-            for (uint d = tid; d < RADIX; d += wg) {
-                st[ST_STATUS + gl_WorkGroupID.x * RADIX + d] = s_hist[d];
-            }
-        }
+        count_partition(n, partition_tiles(tiles, PARTITIONS), true, 0u);
         if (tid == 0u) st[ST_PASS0_OFFSETS] = 1u;
     } else {
         const uint block = wg * BATCH;
-        count(gl_WorkGroupID.x * block, n, gl_NumWorkGroups.x * block);
+        count_digits(gl_WorkGroupID.x * block, n, gl_NumWorkGroups.x * block, true, 0u);
         barrier();
     }
     for (uint i = tid; i < PASSES * RADIX; i += wg) {

@@ -1,0 +1,54 @@
+// Included by radix_histogram.comp and radix_upsweep.comp after their declarations of
+// BATCH, src_keys[] and shared s_hist[DIGITS * RADIX]: digit counting in shared memory,
+// and the partition walk of reduce-then-scan.
+
+// Counts the DIGITS digits from `shift` on of keys [first, end) into s_hist (row p: digit
+// p), striding by `stride`, with BATCH loads per invocation in flight: all BATCH loads are
+// issued before the first count (one at a time left the histogram latency bound: 256 MiB
+// took 0.16 ms, 1.6 TB/s, on an H200).
+void count_digits(uint first, uint end, uint stride, bool encode, uint shift) {
+    const uint wg = gl_WorkGroupSize.x;
+    for (uint at = first; at < end; at += stride) {
+        KEY keys[BATCH];
+        [[unroll]] for (uint j = 0u; j < BATCH; j++) {
+            uint i = at + j * wg + gl_LocalInvocationIndex;
+            keys[j] = i < end ? src_keys[i] : KEY_ZERO;
+        }
+        [[unroll]] for (uint j = 0u; j < BATCH; j++) {
+            if (at + j * wg + gl_LocalInvocationIndex < end) {
+                KEY key = encode ? encode_key(keys[j], params.map) : keys[j];
+                for (uint p = 0u; p < DIGITS; p++) {
+                    atomicAdd(s_hist[p * RADIX + digit_of(key, shift + p * 8u)], 1u);
+                }
+            }
+        }
+    }
+}
+
+// Reduce-then-scan: counts this workgroup's partition (`per` consecutive tiles) a tile at a
+// time into s_hist (cleared by the caller, behind a barrier) and leaves, for the digit at
+// `shift` (row 0), each tile's offset inside the partition (the partition's counts before
+// it) in the tile's words of the second status slot and the partition's counts in its words
+// of the first. Called in uniform control flow.
+void count_partition(uint n, uint per, bool encode, uint shift) {
+    const uint tid = gl_LocalInvocationIndex;
+    const uint wg = gl_WorkGroupSize.x;
+    const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
+    const uint first_tile = gl_WorkGroupID.x * per;
+    const uint end_tile = min(first_tile + per, tiles);
+    for (uint tile = first_tile; tile < end_tile; tile++) {
+        for (uint d = tid; d < RADIX; d += wg) {
+            st[ST_STATUS + params.slot_words + tile * RADIX + d] = s_hist[d];
+        }
+        barrier();
+        const uint first = tile * params.tile_keys;
+        count_digits(first, min(first + params.tile_keys, n), wg * BATCH, encode, shift);
+        barrier();
+    }
+    // Every partition's words are written (zeros too): nothing clears the slot between passes.
+    if (first_tile < end_tile) {
+        for (uint d = tid; d < RADIX; d += wg) {
+            st[ST_STATUS + gl_WorkGroupID.x * RADIX + d] = s_hist[d];
+        }
+    }
+}
