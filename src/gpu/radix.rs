@@ -756,8 +756,7 @@ impl RadixSorter {
         }
         mark(builder, "plan");
 
-        // 4. The passes, each in both directions; the plan gives tiles (or partitions) to one
-        // of them.
+        // 4. The passes, each in both directions; the plan gives tiles to one of them.
         let scatter = reduce.map_or(&p.scatter, |r| &r.scatter);
         let ab = set(scatter, direction(&a_keys, &b_keys, &a_values, &b_values))?;
         let ba = set(scatter, direction(&b_keys, &a_keys, &b_values, &a_values))?;
@@ -785,8 +784,8 @@ impl RadixSorter {
                     let at = u64::from(plan::indirect::UPSWEEP / 3 + pass * 2) + dir;
                     // SAFETY: the plan sizes this dispatch to the pass's partitions (or zero);
                     // each workgroup reads keys below count in a buffer of capacity keys and
-                    // writes the 256 status words of its partition, and partitions <= tiles
-                    // fit the state's first slot.
+                    // writes the 256 status words of its partition in the state's first slot
+                    // (partitions <= tiles) and of each of its tiles in the second.
                     unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                         .map_err(gpu_err("dispatching a radix upsweep"))?;
                 }
