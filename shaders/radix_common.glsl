@@ -51,6 +51,7 @@ uint partition_tiles(uint tiles, uint most) {
 #define KEY_WORDS 2u
 #define PASSES 8u
 #define KEY_ZERO uvec2(0u)
+#define KEY_ONES uvec2(~0u)
 
 uint digit_of(uvec2 k, uint shift) {
     return shift < 32u ? (k.x >> shift) & 255u : (k.y >> (shift - 32u)) & 255u;
@@ -80,6 +81,7 @@ uvec2 decode_key(uvec2 k, uint map) {
 #define KEY_WORDS 1u
 #define PASSES 4u
 #define KEY_ZERO 0u
+#define KEY_ONES (~0u)
 
 uint digit_of(uint k, uint shift) {
     return (k >> shift) & 255u;

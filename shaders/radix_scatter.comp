@@ -69,6 +69,10 @@ const uint RANK_WORDS = (KPT + 1u) / 2u;
 const uint TILE = WG * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 const uint TILE_WORDS = TILE * KEY_WORDS;
+// The sorted tile reuses the counters' words. (Giving it words of its own saves the barrier
+// between reading the counters and writing the keys, but the larger footprint kept the
+// second workgroup off each multiprocessor of an H200: 3.07 against 2.07 ms for 2^26 u32
+// keys, run 42 of BENCHMARKS.md.)
 const uint SMEM_WORDS = HIST_WORDS > TILE_WORDS ? HIST_WORDS : TILE_WORDS;
 
 layout(std430, binding = 0) readonly buffer SrcKeys { KEY src_keys[]; };
@@ -91,7 +95,6 @@ shared uint s_lb_sum[RADIX];    // look-back: keys with this digit in earlier ti
 shared uint s_lb_next[RADIX];   // look-back: tiles below this one are still to be read (0 = done)
 shared uint s_fallback[RADIX];  // digit counts of a tile recounted by the fallback
 shared uint s_sg_sum[MAX_SUBGROUPS];
-#include "radix_subgroup_sums.glsl"
 shared uint s_tile;
 shared uint s_pending;
 shared uint s_stalled;
@@ -304,30 +307,38 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         keys[k] = KEY_ZERO;
         if (base + idx < params.capacity) keys[k] = src_keys[base + idx];
     }
-    for (uint i = tid; i < HIST_WORDS; i += WG) s_mem[i] = 0u;
+    // Each subgroup clears its own counters: only its own lanes count into them, so a
+    // subgroup barrier (below) orders the clear before the ranking, not a workgroup one.
+    for (uint i = lane; i < RADIX; i += gl_SubgroupSize) s_mem[sg * RADIX + i] = 0u;
     const uint tile_n = min(TILE, n - base);
     if (encode) {
         [[unroll]] for (uint k = 0u; k < KPT; k++) keys[k] = encode_key(keys[k], params.map);
     }
-    barrier();
+    // Places past the count (in the last tile) hold all-ones keys: digit 255 in every pass
+    // and later in the tile than every real key, so they rank after all of them and the
+    // tile's first tile_n sorted places hold exactly its real keys. The ranking then needs
+    // no test of which lanes hold keys.
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        if (sg_first + k * gl_SubgroupSize + lane >= tile_n) keys[k] = KEY_ONES;
+    }
+    const uvec4 lanes_in = subgroupBallot(true);
+    subgroupBarrier();
     const uint other_slot = slot ^ 1u;
 
     // Rank within the subgroup: peers = lanes of this round with the same digit. With at
     // most 32 lanes (BALLOT_WORDS == 1) the match works on one word; the general path works
     // on all four.
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint idx = sg_first + k * gl_SubgroupSize + lane;
-        bool valid = idx < tile_n;
         uint d = digit_of(keys[k], shift);
         if (NO_RANK == 1u) {
-            RANK_SET(k, idx);
+            RANK_SET(k, sg_first + k * gl_SubgroupSize + lane);
             continue;
         }
         uint below;
         uint count;
         uint leader;
         if (BALLOT_WORDS == 1u) {
-            uint peers = subgroupBallot(valid).x;
+            uint peers = lanes_in.x;
             [[unroll]] for (uint b = 0u; b < 8u; b++) {
                 bool bit = ((d >> b) & 1u) != 0u;
                 uint m = subgroupBallot(bit).x;
@@ -335,9 +346,9 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
             }
             below = bitCount(peers & gl_SubgroupLtMask.x);
             count = bitCount(peers);
-            leader = valid ? uint(findLSB(peers)) : lane;
+            leader = uint(findLSB(peers));
         } else {
-            uvec4 peers = subgroupBallot(valid);
+            uvec4 peers = lanes_in;
             [[unroll]] for (uint b = 0u; b < 8u; b++) {
                 bool bit = ((d >> b) & 1u) != 0u;
                 uvec4 m = subgroupBallot(bit);
@@ -345,10 +356,10 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
             }
             below = subgroupBallotExclusiveBitCount(peers);
             count = subgroupBallotBitCount(peers);
-            leader = valid ? subgroupBallotFindLSB(peers) : lane;
+            leader = subgroupBallotFindLSB(peers);
         }
         uint before = 0u;
-        if (valid && lane == leader) {
+        if (lane == leader) {
             before = atomicAdd(s_mem[sg * RADIX + d], count);
         }
         RANK_SET(k, subgroupShuffle(before, leader) + below);
@@ -393,9 +404,12 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     const uint sg_total = subgroupAdd(run_total);
     if (subgroupElect()) s_sg_sum[gl_SubgroupID] = sg_total;
     barrier();
-    scan_subgroup_sums();
-    barrier();
-    uint digit_at = s_sg_sum[gl_SubgroupID] + run_before;
+    // Each invocation adds the totals of the subgroups before its own (a few broadcast
+    // reads), which saves the barrier a scan of the totals in place would need.
+    uint digit_at = run_before;
+    if (tid * PER < RADIX) {
+        for (uint s = 0u; s < gl_SubgroupID; s++) digit_at += s_sg_sum[s];
+    }
     for (uint j = 0u; j < PER; j++) {
         const uint d = tid * PER + j;
         if (d >= RADIX) break;
@@ -410,23 +424,17 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     }
 
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint idx = sg_first + k * gl_SubgroupSize + lane;
-        if (idx < tile_n) {
-            uint d = digit_of(keys[k], shift);
-            RANK_SET(k, RANK_GET(k) + s_excl[d] + s_mem[sg * RADIX + d]);
-        }
+        uint d = digit_of(keys[k], shift);
+        RANK_SET(k, RANK_GET(k) + s_excl[d] + s_mem[sg * RADIX + d]);
     }
     barrier();
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint idx = sg_first + k * gl_SubgroupSize + lane;
-        if (idx < tile_n) {
 #if KEY64
-            s_mem[RANK_GET(k)] = keys[k].x;
-            s_mem[TILE + RANK_GET(k)] = keys[k].y;
+        s_mem[RANK_GET(k)] = keys[k].x;
+        s_mem[TILE + RANK_GET(k)] = keys[k].y;
 #else
-            s_mem[RANK_GET(k)] = keys[k];
+        s_mem[RANK_GET(k)] = keys[k];
 #endif
-        }
     }
 
     if (REDUCE_SCAN == 0u && LOOKBACK_FIRST == 0u) {
