@@ -91,9 +91,13 @@ shared uint s_mem[SMEM_WORDS];
 shared uint s_count[RADIX];     // keys of this tile per digit
 shared uint s_excl[RADIX];      // first tile-local index of each digit
 shared uint s_out[RADIX];       // output index of tile-local index 0 of each digit
-shared uint s_lb_sum[RADIX];    // look-back: keys with this digit in earlier tiles found so far
-shared uint s_lb_next[RADIX];   // look-back: tiles below this one are still to be read (0 = done)
-shared uint s_fallback[RADIX];  // digit counts of a tile recounted by the fallback
+// The look-back's words take no room in reduce-then-scan pipelines: on an H200 two
+// workgroups share a multiprocessor only while each declares at most about 23.5 KiB (run 44
+// of BENCHMARKS.md), so every word counts.
+const uint LB_WORDS = REDUCE_SCAN == 1u ? 1u : RADIX;
+shared uint s_lb_sum[LB_WORDS];    // look-back: keys with this digit in earlier tiles found so far
+shared uint s_lb_next[LB_WORDS];   // look-back: tiles below this one are still to be read (0 = done)
+shared uint s_fallback[LB_WORDS];  // digit counts of a tile recounted by the fallback
 shared uint s_sg_sum[MAX_SUBGROUPS];
 shared uint s_tile;
 shared uint s_pending;
@@ -390,8 +394,10 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
             // The other slot served the previous pass and serves the next one: clear it now.
             st[status_index(other_slot, tile, d)] = 0u;
         }
-        s_lb_sum[d] = 0u;
-        s_lb_next[d] = NO_WAIT == 1u ? 0u : tile;
+        if (REDUCE_SCAN == 0u) {
+            s_lb_sum[d] = 0u;
+            s_lb_next[d] = NO_WAIT == 1u ? 0u : tile;
+        }
         run_total += sum;
     }
     if (tid == 0u) {

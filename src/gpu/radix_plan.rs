@@ -90,26 +90,26 @@ pub const PARTITIONS: u32 = 1024;
 /// waits for no other tile) rather than by decoupled look-back; `None`: never.
 /// `SORTNET_RADIX_REDUCE_SCAN=1` makes it every sort, `=0` none. 64-bit pairs keep the
 /// look-back: their upsweep reads 8 bytes a key, and their scatter gained too little without
-/// the look-back (BENCHMARKS.md, H200, 2^26: 8.46 ms by look-back against 9.43 at 1024 x 5 in
-/// run 23, 8.749 at 256 x 8 in run 31). 64-bit keys gain from 2^26 with a smaller tile than
-/// the look-back's (run 32; at 1024 x 5 they lost, runs 23 and 25).
+/// the look-back (BENCHMARKS.md, H200, 2^26: 8.130 ms by look-back against 9.685 at 256 x 6
+/// in run 46; 8.46 against 9.43 at 1024 x 5 in run 23).
 pub fn reduce_then_scan_from(variant: Variant) -> Option<u64> {
     match (variant.wide, variant.pairs) {
-        (false, _) => Some(REDUCE_THEN_SCAN_MIN_KEYS),
+        (false, false) => Some(REDUCE_THEN_SCAN_MIN_KEYS),
+        (false, true) => Some(REDUCE_THEN_SCAN_MIN_PAIRS),
         (true, false) => Some(REDUCE_THEN_SCAN_MIN_KEYS_64),
         (true, true) => None,
     }
 }
-/// 64-bit keys (not pairs), with their own tile (`preferred_workgroup`). Run 32 (H200, best of
-/// 5, ms, look-back at 1024 x 5 against reduce-then-scan at 256 x 8): 1.014 / 1.087 at 2^23,
-/// 1.887 / 1.897 at 2^24, 7.068 / 6.609 at 2^26, 27.789 / 25.524 at 2^28; at 2^25 3.594
-/// (run 26) / 3.473 (run 33).
-pub const REDUCE_THEN_SCAN_MIN_KEYS_64: u64 = 1 << 25;
-/// 32-bit keys and pairs. Run 27 (H200, best of 5, ms, look-back against reduce-then-scan,
-/// one process per row): u32 keys 0.237 / 0.271 at 2^22, 0.400 / 0.405 at 2^23, 0.718 /
-/// 0.675 at 2^24; u32 pairs 0.274 / 0.323, 0.455 / 0.477, 0.823 / 0.796. Run 26 from 2^25
-/// on: u32 keys 2.237 ms at 2^26 and 8.390 at 2^28 (look-back, run 25: 2.627 and 10.237).
-pub const REDUCE_THEN_SCAN_MIN_KEYS: u64 = 1 << 24;
+/// 32-bit keys. Run 46 (H200, best of 5, ms, one process per row, look-back at 512 x 8
+/// against reduce-then-scan at 256 x 8): 0.233 / 0.258 at 2^22, 0.392 / 0.380 at 2^23,
+/// 0.707 / 0.601 at 2^24.
+pub const REDUCE_THEN_SCAN_MIN_KEYS: u64 = 1 << 23;
+/// u32 pairs. Run 46 (look-back at 512 x 8 against reduce-then-scan at 512 x 10): 0.274 /
+/// 0.310 at 2^22, 0.453 / 0.461 at 2^23, 0.820 / 0.748 at 2^24.
+pub const REDUCE_THEN_SCAN_MIN_PAIRS: u64 = 1 << 24;
+/// 64-bit keys (not pairs). Run 46 (look-back at 1024 x 5 against reduce-then-scan at
+/// 256 x 6): 1.789 / 1.709 at 2^24; run 32 (at 256 x 8): 1.014 / 1.087 at 2^23.
+pub const REDUCE_THEN_SCAN_MIN_KEYS_64: u64 = 1 << 24;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
 /// The same on a software driver. llvmpipe (lavapipe) silently ends a loop after 65535
@@ -207,11 +207,16 @@ impl TileShape {
     }
 
     /// Shared memory the scatter shader declares for this shape, in bytes (mirrors its
-    /// `shared` declarations).
-    pub fn shared_bytes(self, variant: Variant) -> u32 {
+    /// `shared` declarations: the look-back's three words per digit only where it looks
+    /// back).
+    pub fn shared_bytes(self, variant: Variant, scheme: Scheme) -> u32 {
         let hist = self.max_subgroups * RADIX;
         let tile = self.tile_keys() * variant.key_words();
-        let words = hist.max(tile) + 6 * RADIX + self.max_subgroups + 5;
+        let look_back = match scheme {
+            Scheme::LookBack => 3 * RADIX,
+            Scheme::ReduceThenScan => 3,
+        };
+        let words = hist.max(tile) + 3 * RADIX + look_back + self.max_subgroups + 5;
         words * 4
     }
 
@@ -237,10 +242,20 @@ impl TileShape {
 /// per multiprocessor; run 32, 2^26: 6.609 ms against 8.183 for 1024 x 5, 6.876 for 256 x
 /// 7, 10.293 for 256 x 9, 9.428 for 384 x 8, 8.828 for 128 x 16). By look-back the same
 /// shape took 11.532 (1024 x 5: 7.068), so each scheme has its own.
+///
+/// Shared memory decides as much as registers (run 44): on an H200 two workgroups share a
+/// multiprocessor only while each declares at most about 23.5 KiB (all of them together about
+/// 47 KiB, far below the 228 KiB the hardware has; Vulkan offers no way to ask for more).
+/// Without the look-back's words the reduce-then-scan tiles got smaller, and run 45-46
+/// (2^26, ms) chose again: u32 keys 256 x 8 (four workgroups, 11.1 KiB, 54 registers) 1.946,
+/// 512 x 8 2.066, 512 x 10 1.967, 256 x 12 1.995; u32 pairs 512 x 10 (23.1 KiB, 64
+/// registers) 2.472, 512 x 8 2.634, 256 x 12 3.125; u64 keys 256 x 6 (three workgroups, 15.1
+/// KiB) 5.990, 256 x 8 6.164, 384 x 6 6.049, 256 x 5 6.687, 128 x 12 6.982.
 pub fn preferred_keys_per_invocation(variant: Variant, scheme: Scheme) -> u32 {
     match (variant.wide, variant.pairs, scheme) {
-        (true, false, Scheme::ReduceThenScan) => 8,
+        (true, false, Scheme::ReduceThenScan) => 6,
         (true, _, _) => 5,
+        (false, true, Scheme::ReduceThenScan) => 10,
         (false, _, _) => 8,
     }
 }
@@ -250,11 +265,11 @@ pub const MAX_TILE_KEYS: u32 = 1 << 16;
 
 /// The invocations per workgroup the tile starts from (halved where shared memory is short,
 /// as on lavapipe with its 8-lane subgroups): 512 for 32-bit keys (it beat 256 and 1024 on
-/// the H200, run 3), 1024 for 64-bit keys (run 7, see above), 256 for 64-bit keys by
-/// reduce-then-scan (run 32).
+/// the H200, run 3), 1024 for 64-bit keys (run 7, see above), 256 for 32-bit and 64-bit keys
+/// by reduce-then-scan (runs 45-46).
 pub fn preferred_workgroup(variant: Variant, scheme: Scheme) -> u32 {
     match (variant.wide, variant.pairs, scheme) {
-        (true, false, Scheme::ReduceThenScan) => 256,
+        (_, false, Scheme::ReduceThenScan) => 256,
         (true, _, _) => 1024,
         (false, _, _) => 512,
     }
@@ -310,7 +325,7 @@ pub fn choose_shape(
                 max_subgroups: wg / min_sg,
             };
             if shape.tile_keys() <= MAX_TILE_KEYS
-                && shape.shared_bytes(variant) <= limits.shared_bytes
+                && shape.shared_bytes(variant, scheme) <= limits.shared_bytes
             {
                 return Some(shape);
             }
@@ -505,6 +520,15 @@ mod tests {
         max_storage_range: u32::MAX as u64,
     };
 
+    const KEYS32: Variant = Variant {
+        wide: false,
+        pairs: false,
+    };
+    const PAIRS32: Variant = Variant {
+        wide: false,
+        pairs: true,
+    };
+
     fn variants() -> [Variant; 4] {
         [false, true]
             .map(|p| [false, true].map(|w| Variant { wide: w, pairs: p }))
@@ -549,7 +573,7 @@ mod tests {
             for v in variants() {
                 for scheme in [Scheme::LookBack, Scheme::ReduceThenScan] {
                     let s = choose_shape(v, scheme, &limits, None, None).expect("a shape fits");
-                    assert!(s.shared_bytes(v) <= limits.shared_bytes, "{s:?} {v:?}");
+                    assert!(s.shared_bytes(v, scheme) <= limits.shared_bytes, "{s:?} {v:?}");
                     assert!(s.tile_keys() <= MAX_TILE_KEYS, "{s:?} {v:?}");
                     assert_eq!(s.workgroup % limits.max_subgroup, 0);
                     assert_eq!(s.max_subgroups, s.workgroup / limits.min_subgroup);
@@ -576,7 +600,18 @@ mod tests {
             pairs: false,
         };
         let s = choose_shape(wide, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
-        assert_eq!((s.workgroup, s.keys_per_invocation), (256, 8));
+        assert_eq!((s.workgroup, s.keys_per_invocation), (256, 6));
+        // Reduce-then-scan tiles keep at least two workgroups per multiprocessor within the
+        // shared memory an H200 gives them (about 47 KiB in all, run 44).
+        for (v, shape) in [
+            (KEYS32, (256, 8)),
+            (PAIRS32, (512, 10)),
+            (wide, (256, 6)),
+        ] {
+            let s = choose_shape(v, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
+            assert_eq!((s.workgroup, s.keys_per_invocation), shape);
+            assert!(2 * s.shared_bytes(v, Scheme::ReduceThenScan) <= 47 * 1024, "{s:?}");
+        }
         let s = choose_shape(wide, Scheme::LookBack, &NVIDIA, None, None).unwrap();
         assert_eq!((s.workgroup, s.keys_per_invocation), (1024, 5));
         // Lavapipe's 8-lane subgroups need 32 counters per 256 invocations: 32 KiB alone,
