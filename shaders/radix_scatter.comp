@@ -88,13 +88,13 @@ layout(std430, binding = 4) coherent buffer State { uint st[]; };
 // Per-subgroup digit counters during ranking, then the tile's keys (and values) in their
 // sorted order inside the tile.
 shared uint s_mem[SMEM_WORDS];
-shared uint s_count[RADIX];     // keys of this tile per digit
-shared uint s_excl[RADIX];      // first tile-local index of each digit
 shared uint s_out[RADIX];       // output index of tile-local index 0 of each digit
 // The look-back's words take no room in reduce-then-scan pipelines: on an H200 two
 // workgroups share a multiprocessor only while each declares at most about 23.5 KiB (run 44
 // of BENCHMARKS.md), so every word counts.
 const uint LB_WORDS = REDUCE_SCAN == 1u ? 1u : RADIX;
+shared uint s_count[LB_WORDS];  // look-back: keys of this tile per digit
+shared uint s_excl[LB_WORDS];   // look-back: first tile-local index of each digit
 shared uint s_lb_sum[LB_WORDS];    // look-back: keys with this digit in earlier tiles found so far
 shared uint s_lb_next[LB_WORDS];   // look-back: tiles below this one are still to be read (0 = done)
 shared uint s_fallback[LB_WORDS];  // digit counts of a tile recounted by the fallback
@@ -274,16 +274,10 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
 
 // Reduce-then-scan: the output index of this tile's first key of each digit, the partition's
 // offset (from radix_scan.comp) plus the tile's offset inside its partition (from
-// radix_upsweep.comp), is known before the pass; `first_offset` is digit tid's, loaded early.
+// radix_upsweep.comp), is known before the pass.
 uint tile_offset(uint tile, uint d) {
     return st[ST_STATUS + (tile / st[ST_PARTITION]) * RADIX + d] +
            st[ST_STATUS + params.slot_words + tile * RADIX + d];
-}
-
-void take_tile_offsets(uint tile, uint first_offset) {
-    for (uint d = gl_LocalInvocationIndex; d < RADIX; d += WG) {
-        s_out[d] = (d == gl_LocalInvocationIndex ? first_offset : tile_offset(tile, d)) - s_excl[d];
-    }
 }
 
 // Ranks one tile, finds where its keys go (by look-back or from the offsets the upsweep and
@@ -370,15 +364,19 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     }
     barrier();
 
-    // Per digit, each invocation a run of PER consecutive digits: the tile's count, each
-    // subgroup's counter turned into its exclusive prefix over the subgroups before it, the
-    // count published at once for later tiles; then the exclusive scan of the counts over the
-    // digits into s_excl, for any workgroup and subgroup size.
+    // Per digit, each invocation a run of PER consecutive digits (at most 4, as workgroups
+    // have at least 64 invocations): the tile's count, each subgroup's counter turned into
+    // its exclusive prefix over the subgroups before it, the count published at once for
+    // later tiles; then the exclusive scan of the counts over the digits, added into every
+    // subgroup's counter (so that a key's counter is its digit's first index in the sorted
+    // tile), for any workgroup and subgroup size.
     const uint PER = (RADIX + WG - 1u) / WG;
     uint run_total = 0u;
-    for (uint j = 0u; j < PER; j++) {
+    uint counts[4];
+    [[unroll]] for (uint j = 0u; j < 4u; j++) {
         const uint d = tid * PER + j;
-        if (d >= RADIX) break;
+        counts[j] = 0u;
+        if (j >= PER || d >= RADIX) continue;
         uint sum = 0u;
         // (Loading all the subgroup counters first, unrolled to MAX_SUBGROUPS, measured no
         // faster: run 10 of BENCHMARKS.md.)
@@ -387,8 +385,9 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
             s_mem[s * RADIX + d] = sum;
             sum += t;
         }
-        s_count[d] = sum;
+        counts[j] = sum;
         if (REDUCE_SCAN == 0u) {
+            s_count[d] = sum;
             publish_status(status_index(slot, tile, d),
                            (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
             // The other slot served the previous pass and serves the next one: clear it now.
@@ -416,22 +415,24 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     if (tid * PER < RADIX) {
         for (uint s = 0u; s < gl_SubgroupID; s++) digit_at += s_sg_sum[s];
     }
-    for (uint j = 0u; j < PER; j++) {
+    [[unroll]] for (uint j = 0u; j < 4u; j++) {
         const uint d = tid * PER + j;
-        if (d >= RADIX) break;
-        s_excl[d] = digit_at;
-        digit_at += s_count[d];
+        if (j >= PER || d >= RADIX) continue;
+        for (uint s = 0u; s < gl_NumSubgroups; s++) s_mem[s * RADIX + d] += digit_at;
+        if (REDUCE_SCAN == 1u) {
+            s_out[d] = (d == tid ? first : tile_offset(tile, d)) - digit_at;
+        } else {
+            s_excl[d] = digit_at;
+        }
+        digit_at += counts[j];
     }
     barrier();
-    if (REDUCE_SCAN == 1u) {
-        take_tile_offsets(tile, first);
-    } else if (LOOKBACK_FIRST == 1u) {
+    if (REDUCE_SCAN == 0u && LOOKBACK_FIRST == 1u) {
         look_back(tile, slot, n, encode, shift, first);
     }
 
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint d = digit_of(keys[k], shift);
-        RANK_SET(k, RANK_GET(k) + s_excl[d] + s_mem[sg * RADIX + d]);
+        RANK_SET(k, RANK_GET(k) + s_mem[sg * RADIX + digit_of(keys[k], shift)]);
     }
     barrier();
     [[unroll]] for (uint k = 0u; k < KPT; k++) {

@@ -207,16 +207,16 @@ impl TileShape {
     }
 
     /// Shared memory the scatter shader declares for this shape, in bytes (mirrors its
-    /// `shared` declarations: the look-back's three words per digit only where it looks
+    /// `shared` declarations: the look-back's five words per digit only where it looks
     /// back).
     pub fn shared_bytes(self, variant: Variant, scheme: Scheme) -> u32 {
         let hist = self.max_subgroups * RADIX;
         let tile = self.tile_keys() * variant.key_words();
         let look_back = match scheme {
-            Scheme::LookBack => 3 * RADIX,
-            Scheme::ReduceThenScan => 3,
+            Scheme::LookBack => 5 * RADIX,
+            Scheme::ReduceThenScan => 5,
         };
-        let words = hist.max(tile) + 3 * RADIX + look_back + self.max_subgroups + 5;
+        let words = hist.max(tile) + RADIX + look_back + self.max_subgroups + 5;
         words * 4
     }
 
@@ -246,16 +246,19 @@ impl TileShape {
 /// Shared memory decides as much as registers (run 44): on an H200 two workgroups share a
 /// multiprocessor only while each declares at most about 23.5 KiB (all of them together about
 /// 47 KiB, far below the 228 KiB the hardware has; Vulkan offers no way to ask for more).
-/// Without the look-back's words the reduce-then-scan tiles got smaller, and run 45-46
-/// (2^26, ms) chose again: u32 keys 256 x 8 (four workgroups, 11.1 KiB, 54 registers) 1.946,
-/// 512 x 8 2.066, 512 x 10 1.967, 256 x 12 1.995; u32 pairs 512 x 10 (23.1 KiB, 64
-/// registers) 2.472, 512 x 8 2.634, 256 x 12 3.125; u64 keys 256 x 6 (three workgroups, 15.1
-/// KiB) 5.990, 256 x 8 6.164, 384 x 6 6.049, 256 x 5 6.687, 128 x 12 6.982.
+/// Without the look-back's words (and since run 47 without per-digit counts and prefixes:
+/// the prefixes are added into the subgroup counters) the reduce-then-scan tiles got
+/// smaller, and runs 45-47 chose again (2^26 / 2^28, ms): u32 keys 256 x 10 (four workgroups,
+/// 11.1 KiB, 58 registers) 1.829 / 6.775, 256 x 9 1.880 / 6.987, 256 x 8 1.894 / 7.219,
+/// 512 x 10 1.924 / 7.157; u32 pairs 512 x 11 (23.1 KiB, 64 registers) 2.360 / 8.863, 512 x
+/// 10 2.424 / 9.115; u64 keys 256 x 7 (three workgroups, 15.1 KiB, 58 registers) 5.519 /
+/// 21.424, 256 x 6 5.890 / 23.084, 256 x 8 5.984 / 22.927.
 pub fn preferred_keys_per_invocation(variant: Variant, scheme: Scheme) -> u32 {
     match (variant.wide, variant.pairs, scheme) {
-        (true, false, Scheme::ReduceThenScan) => 6,
+        (true, false, Scheme::ReduceThenScan) => 7,
         (true, _, _) => 5,
-        (false, true, Scheme::ReduceThenScan) => 10,
+        (false, true, Scheme::ReduceThenScan) => 11,
+        (false, false, Scheme::ReduceThenScan) => 10,
         (false, _, _) => 8,
     }
 }
@@ -308,7 +311,8 @@ pub fn choose_shape(
     let start =
         keys_per_invocation.unwrap_or_else(|| preferred_keys_per_invocation(variant, scheme));
     for (i, &wg) in workgroups.iter().enumerate() {
-        if wg == 0 || wg % max_sg != 0 || wg > limits.max_invocations {
+        // At least 64 invocations: the scatter gives each at most four digits.
+        if wg < RADIX / 4 || wg % max_sg != 0 || wg > limits.max_invocations {
             continue;
         }
         let last = i + 1 == workgroups.len();
@@ -600,13 +604,13 @@ mod tests {
             pairs: false,
         };
         let s = choose_shape(wide, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
-        assert_eq!((s.workgroup, s.keys_per_invocation), (256, 6));
+        assert_eq!((s.workgroup, s.keys_per_invocation), (256, 7));
         // Reduce-then-scan tiles keep at least two workgroups per multiprocessor within the
         // shared memory an H200 gives them (about 47 KiB in all, run 44).
         for (v, shape) in [
-            (KEYS32, (256, 8)),
-            (PAIRS32, (512, 10)),
-            (wide, (256, 6)),
+            (KEYS32, (256, 10)),
+            (PAIRS32, (512, 11)),
+            (wide, (256, 7)),
         ] {
             let s = choose_shape(v, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
             assert_eq!((s.workgroup, s.keys_per_invocation), shape);
