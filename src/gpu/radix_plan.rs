@@ -100,16 +100,16 @@ pub fn reduce_then_scan_from(variant: Variant) -> Option<u64> {
         (true, true) => None,
     }
 }
-/// 32-bit keys. Run 46 (H200, best of 5, ms, one process per row, look-back at 512 x 8
-/// against reduce-then-scan at 256 x 8): 0.233 / 0.258 at 2^22, 0.392 / 0.380 at 2^23,
-/// 0.707 / 0.601 at 2^24.
+/// 32-bit keys. Run 48 (H200, best of 5, ms, one process per row, look-back at 512 x 8
+/// against reduce-then-scan at 256 x 10): 0.228 / 0.255 at 2^22, 0.386 / 0.360 at 2^23,
+/// 0.687 / 0.580 at 2^24.
 pub const REDUCE_THEN_SCAN_MIN_KEYS: u64 = 1 << 23;
-/// u32 pairs. Run 46 (look-back at 512 x 8 against reduce-then-scan at 512 x 10): 0.274 /
-/// 0.310 at 2^22, 0.453 / 0.461 at 2^23, 0.820 / 0.748 at 2^24.
+/// u32 pairs. Run 48 (look-back at 512 x 8 against reduce-then-scan at 512 x 11): 0.266 /
+/// 0.301 at 2^22, 0.446 / 0.446 at 2^23, 0.804 / 0.720 at 2^24.
 pub const REDUCE_THEN_SCAN_MIN_PAIRS: u64 = 1 << 24;
-/// 64-bit keys (not pairs). Run 46 (look-back at 1024 x 5 against reduce-then-scan at
-/// 256 x 6): 1.789 / 1.709 at 2^24; run 32 (at 256 x 8): 1.014 / 1.087 at 2^23.
-pub const REDUCE_THEN_SCAN_MIN_KEYS_64: u64 = 1 << 24;
+/// 64-bit keys (not pairs). Run 48 (look-back at 1024 x 5 against reduce-then-scan at
+/// 256 x 7): 0.544 / 0.572 at 2^22, 0.954 / 0.916 at 2^23, 1.770 / 1.609 at 2^24.
+pub const REDUCE_THEN_SCAN_MIN_KEYS_64: u64 = 1 << 23;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
 /// The same on a software driver. llvmpipe (lavapipe) silently ends a loop after 65535
