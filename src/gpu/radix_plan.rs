@@ -577,7 +577,10 @@ mod tests {
             for v in variants() {
                 for scheme in [Scheme::LookBack, Scheme::ReduceThenScan] {
                     let s = choose_shape(v, scheme, &limits, None, None).expect("a shape fits");
-                    assert!(s.shared_bytes(v, scheme) <= limits.shared_bytes, "{s:?} {v:?}");
+                    assert!(
+                        s.shared_bytes(v, scheme) <= limits.shared_bytes,
+                        "{s:?} {v:?}"
+                    );
                     assert!(s.tile_keys() <= MAX_TILE_KEYS, "{s:?} {v:?}");
                     assert_eq!(s.workgroup % limits.max_subgroup, 0);
                     assert_eq!(s.max_subgroups, s.workgroup / limits.min_subgroup);
@@ -607,14 +610,13 @@ mod tests {
         assert_eq!((s.workgroup, s.keys_per_invocation), (256, 7));
         // Reduce-then-scan tiles keep at least two workgroups per multiprocessor within the
         // shared memory an H200 gives them (about 47 KiB in all, run 44).
-        for (v, shape) in [
-            (KEYS32, (256, 10)),
-            (PAIRS32, (512, 11)),
-            (wide, (256, 7)),
-        ] {
+        for (v, shape) in [(KEYS32, (256, 10)), (PAIRS32, (512, 11)), (wide, (256, 7))] {
             let s = choose_shape(v, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
             assert_eq!((s.workgroup, s.keys_per_invocation), shape);
-            assert!(2 * s.shared_bytes(v, Scheme::ReduceThenScan) <= 47 * 1024, "{s:?}");
+            assert!(
+                2 * s.shared_bytes(v, Scheme::ReduceThenScan) <= 47 * 1024,
+                "{s:?}"
+            );
         }
         let s = choose_shape(wide, Scheme::LookBack, &NVIDIA, None, None).unwrap();
         assert_eq!((s.workgroup, s.keys_per_invocation), (1024, 5));
