@@ -319,7 +319,8 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// look-back variant, `SORTNET_RADIX_LB_STORE=0` publishes look-back words with
 /// `atomicExchange` instead of relaxed atomic stores, `SORTNET_RADIX_HIST_BATCH` and
 /// `SORTNET_RADIX_HIST_KPI` the keys each histogram invocation loads at once and counts in
-/// all (see the shaders and `radix_plan::histogram_groups`), `SORTNET_RADIX_LB_LANES` the
+/// all (see the shaders and `radix_plan::histogram_groups`; the batch also for the upsweeps,
+/// `radix_plan::reduce_then_scan_batch`), `SORTNET_RADIX_LB_LANES` the
 /// invocations that walk one digit's look-back together (rounded down to a power of two),
 /// `SORTNET_RADIX_TILE_COUNTER=1` hands tiles out in the order workgroups start instead of
 /// by workgroup id, `SORTNET_RADIX_LB_STATS=1` counts the look-back's steps into the
@@ -427,6 +428,8 @@ impl RadixSorter {
         };
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
         let hist_batch = env_u32("SORTNET_RADIX_HIST_BATCH").unwrap_or(plan::HISTOGRAM_BATCH);
+        let reduce_batch = env_u32("SORTNET_RADIX_HIST_BATCH")
+            .unwrap_or_else(|| plan::reduce_then_scan_batch(variant));
         let scan_subgroups = (stream_wg / self.limits.min_subgroup.max(1)).max(1);
         let built = Arc::new(Pipelines {
             shape,
@@ -447,7 +450,7 @@ impl RadixSorter {
                     partitions,
                     histogram: self.ctx.compute_pipeline(
                         code.histogram,
-                        &[(0, stream_wg), (1, hist_batch), (2, 1), (3, partitions)],
+                        &[(0, stream_wg), (1, reduce_batch), (2, 1), (3, partitions)],
                     )?,
                     plan: self.ctx.compute_pipeline(
                         code.plan,
@@ -455,7 +458,7 @@ impl RadixSorter {
                     )?,
                     upsweep: self
                         .ctx
-                        .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, hist_batch)])?,
+                        .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
                     scan: self.ctx.compute_pipeline(
                         SCAN_SPIRV,
                         &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
@@ -779,7 +782,16 @@ impl RadixSorter {
         };
         for pass in 0..variant.passes() {
             if let Some((r, up_ab, up_ba, scan)) = &reduce_sets {
-                for (dir, dir_set) in [(0u64, up_ab), (1, up_ba)] {
+                // After this recording's histogram, pass 0's tile offsets come from it (its
+                // TILE_OFFSETS mode), so the plan would size pass 0's upsweep to zero: it is
+                // not recorded at all (an empty dispatch and its barrier took 8 us, BENCHMARKS.md
+                // run 48).
+                let upsweeps = if pass == 0 && phases.histogram {
+                    &[][..]
+                } else {
+                    &[(0u64, up_ab), (1, up_ba)][..]
+                };
+                for &(dir, dir_set) in upsweeps {
                     bind(builder, &r.upsweep, dir_set.clone(), params(pass))?;
                     let at = u64::from(plan::indirect::UPSWEEP / 3 + pass * 2) + dir;
                     // SAFETY: the plan sizes this dispatch to the pass's partitions (or zero);

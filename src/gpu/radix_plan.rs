@@ -66,6 +66,19 @@ pub const HISTOGRAM_KEYS_PER_INVOCATION: u32 = 128;
 /// Keys each histogram invocation loads before counting them (the `BATCH` specialization
 /// constant of `radix_histogram.comp`): several loads in flight per invocation.
 pub const HISTOGRAM_BATCH: u32 = 8;
+
+/// The same for the histogram and the upsweeps of reduce-then-scan sorts, which walk their
+/// partition a tile at a time: u32 keys load their 2560-key tile in one step (run 49, H200,
+/// best of 5, whole sorts: batch 10 0.569 / 1.800 / 6.666 ms at 2^24 / 2^26 / 2^28 against
+/// 0.583 / 1.827 / 6.782 with 8, 0.606 / 1.891 / 6.981 with 20); u64 keys and u32 pairs
+/// gained nothing measurable from a whole tile per step (7: 5.521 against 5.545 ms at 2^26;
+/// pairs with 11 or 22 the same or 0.5% slower), so they keep 8.
+pub fn reduce_then_scan_batch(variant: Variant) -> u32 {
+    match (variant.wide, variant.pairs) {
+        (false, false) => 10,
+        _ => HISTOGRAM_BATCH,
+    }
+}
 /// Invocations of the plan's single workgroup (one per bucket).
 pub const PLAN_WORKGROUP: u32 = 256;
 /// Earlier tiles whose look-back words one step of the look-back reads at once (independent

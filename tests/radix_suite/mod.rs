@@ -64,15 +64,19 @@ enum Pattern {
     Descending,
     TopByteOnly,
     FewDistinct,
+    /// 64-bit keys that differ only in their low word under one negative high word: the
+    /// last pass that runs sorts the low word, and decoding floats must flip it.
+    LowWordOnly,
 }
 
-const PATTERNS: [Pattern; 6] = [
+const PATTERNS: [Pattern; 7] = [
     Pattern::Random,
     Pattern::AllEqual,
     Pattern::Ascending,
     Pattern::Descending,
     Pattern::TopByteOnly,
     Pattern::FewDistinct,
+    Pattern::LowWordOnly,
 ];
 
 /// `n` keys of `pattern`; `bits` is the key width (top-byte keys differ only in the byte
@@ -95,6 +99,7 @@ fn keys<K: TestKey>(pattern: Pattern, n: usize, bits: u32, seed: u64) -> Vec<K> 
                 Pattern::FewDistinct => {
                     [7u64, 1 << 20, 3, u64::MAX, 1 << 40][rng.next() as usize % 5]
                 }
+                Pattern::LowWordOnly => 0xc012_3456_0000_0000 | (rng.next() >> 32),
             };
             K::from_bits64(b & mask)
         })
