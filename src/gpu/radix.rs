@@ -1434,8 +1434,11 @@ fn top_digit_counter(width: KeyWidth, map: KeyMap) -> impl Fn(&[u32], &mut Count
 /// 74%; 2^26: 66 / 67 / 67 / 62 / 60%. The first group's sort is not hidden, and each group
 /// costs a sort's fixed steps (and its recording, about 80 us on the host); every later sort
 /// runs about 2x slower beside a download on the copy engine (1.4 -> 2.8 ms per 2^25 keys),
-/// so that the sorts, not the downloads, pace the download phase.
-const KEY_GROUPS: usize = 8;
+/// so that the sorts, not the downloads, pace the download phase. Since the sorts got about
+/// 1.25x faster (session 8), four groups do better (run 52, 2^28, two rounds, warm: 4 / 8 /
+/// 16 groups 73-71% / 70-68% / 68-68%; cold 70-69% / 69-69% / 67-67%): the download paces
+/// the later groups either way, and fewer groups cost fewer fixed steps.
+const KEY_GROUPS: usize = 4;
 
 /// Keys from host slices of at least this many bytes take the grouped path (when they
 /// stream at all). Below it the sync points and fixed costs of the grouped path outweigh
