@@ -51,6 +51,7 @@ layout(constant_id = 17) const uint LB_STATS = 0;      // diagnostics: 1 adds lo
 layout(constant_id = 18) const uint LB_LANES_WANTED = 2; // invocations that walk one digit's look-back together (a power of two)
 layout(constant_id = 20) const uint TILE_COUNTER = 0;  // 1: tiles in the order workgroups start (a counter) instead of by workgroup id
 layout(constant_id = 21) const uint REDUCE_SCAN = 0;   // 1: reduce-then-scan, no look-back (see main)
+layout(constant_id = 22) const uint HALF_KEYS = 0;     // 64-bit keys: 1 reorders one 32-bit half of the keys at a time
 
 const uint WG = gl_WorkGroupSize.x;
 // Lanes per digit in the look-back: as wanted, but no more than the smallest subgroup (the
@@ -68,7 +69,10 @@ const uint RANK_WORDS = (KPT + 1u) / 2u;
 #define RANK_SET(k, v) rank[(k) / 2u] = bitfieldInsert(rank[(k) / 2u], (v), int(16u * ((k) % 2u)), 16)
 const uint TILE = WG * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
-const uint TILE_WORDS = TILE * KEY_WORDS;
+// HALF_KEYS halves the sorted tile of 64-bit keys: the half that holds the pass's digit goes
+// through shared memory first (it tells where each key goes), then the other half. Shared
+// memory, not registers, decides how many workgroups share a multiprocessor (run 44).
+const uint TILE_WORDS = TILE * (HALF_KEYS == 1u ? 1u : KEY_WORDS);
 // The sorted tile reuses the counters' words. (Giving it words of its own saves the barrier
 // between reading the counters and writing the keys, but the larger footprint kept the
 // second workgroup off each multiprocessor of an H200: 3.07 against 2.07 ms for 2^26 u32
@@ -435,10 +439,17 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         RANK_SET(k, RANK_GET(k) + s_mem[sg * RADIX + digit_of(keys[k], shift)]);
     }
     barrier();
+#if KEY64
+    const bool digit_high = shift >= 32u;
+#endif
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
 #if KEY64
-        s_mem[RANK_GET(k)] = keys[k].x;
-        s_mem[TILE + RANK_GET(k)] = keys[k].y;
+        if (HALF_KEYS == 1u) {
+            s_mem[RANK_GET(k)] = digit_high ? keys[k].y : keys[k].x;
+        } else {
+            s_mem[RANK_GET(k)] = keys[k].x;
+            s_mem[TILE + RANK_GET(k)] = keys[k].y;
+        }
 #else
         s_mem[RANK_GET(k)] = keys[k];
 #endif
@@ -449,23 +460,48 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     }
     barrier();
 
-#if PAIRS
     uint out_index[KPT];
-#endif
-    [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint i = k * WG + tid;
-        if (i < tile_n) {
 #if KEY64
-            KEY key = uvec2(s_mem[i], s_mem[TILE + i]);
+    if (HALF_KEYS == 1u) {
+        // The digit's half first: where each key goes. It waits in registers while the
+        // other half takes its turn in shared memory; then the whole key is written (each
+        // half written as its own 32-bit word was far slower: run 50 of BENCHMARKS.md).
+        uint digit_half[KPT];
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint i = k * WG + tid;
+            digit_half[k] = s_mem[i];
+            out_index[k] = s_out[(digit_half[k] >> (shift & 31u)) & 255u] + i;
+        }
+        barrier();
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            s_mem[RANK_GET(k)] = digit_high ? keys[k].x : keys[k].y;
+        }
+        barrier();
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint i = k * WG + tid;
+            if (i < tile_n) {
+                uint other = s_mem[i];
+                KEY key = digit_high ? uvec2(other, digit_half[k]) : uvec2(digit_half[k], other);
+                if (decode) key = decode_key(key, params.map);
+                dst_keys[out_index[k]] = key;
+            }
+        }
+    } else
+#endif
+    {
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint i = k * WG + tid;
+            if (i < tile_n) {
+#if KEY64
+                KEY key = uvec2(s_mem[i], s_mem[TILE + i]);
 #else
-            KEY key = s_mem[i];
+                KEY key = s_mem[i];
 #endif
-            uint out_i = s_out[digit_of(key, shift)] + i;
-            if (decode) key = decode_key(key, params.map);
-            dst_keys[out_i] = key;
-#if PAIRS
-            out_index[k] = out_i;
-#endif
+                uint out_i = s_out[digit_of(key, shift)] + i;
+                if (decode) key = decode_key(key, params.map);
+                dst_keys[out_i] = key;
+                out_index[k] = out_i;
+            }
         }
     }
 #if PAIRS

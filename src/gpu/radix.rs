@@ -424,6 +424,12 @@ impl RadixSorter {
                 (18, 1 << lanes.max(1).ilog2()),
                 (20, env_u32("SORTNET_RADIX_TILE_COUNTER").unwrap_or(0)),
                 (21, reduce),
+                (
+                    22,
+                    u32::from(
+                        reduce == 1 && plan::half_keys(variant, plan::Scheme::ReduceThenScan),
+                    ),
+                ),
             ]
         };
         let plan_subgroups = plan::PLAN_WORKGROUP / self.limits.min_subgroup.max(1);
@@ -669,10 +675,17 @@ impl RadixSorter {
             ]
         };
 
-        // 1. Clear the state, set the count.
+        // 1. Clear the state, set the count. Reduce-then-scan writes every status word
+        // before it reads it (partition counts and tile offsets), so only the words before
+        // the status slots need clearing; the look-back needs its slots zero (at 2^28 u32 keys
+        // the slots are 215 MB, whose clearing took 0.05 ms).
         if phases.clear {
+            let cleared = match reduce {
+                Some(_) => state.clone().slice(0..u64::from(plan::state::STATUS)),
+                None => state.clone(),
+            };
             builder
-                .fill_buffer(state.clone(), 0)
+                .fill_buffer(cleared, 0)
                 .map_err(gpu_err("clearing radix state"))?;
             match &job.count {
                 Count::Known(n) => builder

@@ -224,7 +224,12 @@ impl TileShape {
     /// back).
     pub fn shared_bytes(self, variant: Variant, scheme: Scheme) -> u32 {
         let hist = self.max_subgroups * RADIX;
-        let tile = self.tile_keys() * variant.key_words();
+        let tile = self.tile_keys()
+            * if half_keys(variant, scheme) {
+                1
+            } else {
+                variant.key_words()
+            };
         let look_back = match scheme {
             Scheme::LookBack => 5 * RADIX,
             Scheme::ReduceThenScan => 5,
@@ -265,10 +270,13 @@ impl TileShape {
 /// 11.1 KiB, 58 registers) 1.829 / 6.775, 256 x 9 1.880 / 6.987, 256 x 8 1.894 / 7.219,
 /// 512 x 10 1.924 / 7.157; u32 pairs 512 x 11 (23.1 KiB, 64 registers) 2.360 / 8.863, 512 x
 /// 10 2.424 / 9.115; u64 keys 256 x 7 (three workgroups, 15.1 KiB, 58 registers) 5.519 /
-/// 21.424, 256 x 6 5.890 / 23.084, 256 x 8 5.984 / 22.927.
+/// 21.424, 256 x 6 5.890 / 23.084, 256 x 8 5.984 / 22.927. Since run 53, 64-bit keys take
+/// their tile through shared memory one 32-bit half at a time (`half_keys`), and 512 x 8
+/// (17.1 KiB, 64 registers) took 4.969 / 18.905 ms against 5.594 / 21.773 for 256 x 7 with
+/// whole keys (256 x 10: 5.407 / 20.970; 256 x 7: 6.030 / 23.567).
 pub fn preferred_keys_per_invocation(variant: Variant, scheme: Scheme) -> u32 {
     match (variant.wide, variant.pairs, scheme) {
-        (true, false, Scheme::ReduceThenScan) => 7,
+        (true, false, Scheme::ReduceThenScan) => 8,
         (true, _, _) => 5,
         (false, true, Scheme::ReduceThenScan) => 11,
         (false, false, Scheme::ReduceThenScan) => 10,
@@ -281,14 +289,22 @@ pub const MAX_TILE_KEYS: u32 = 1 << 16;
 
 /// The invocations per workgroup the tile starts from (halved where shared memory is short,
 /// as on lavapipe with its 8-lane subgroups): 512 for 32-bit keys (it beat 256 and 1024 on
-/// the H200, run 3), 1024 for 64-bit keys (run 7, see above), 256 for 32-bit and 64-bit keys
-/// by reduce-then-scan (runs 45-46).
+/// the H200, run 3), 1024 for 64-bit keys (run 7, see above), 256 for 32-bit keys by
+/// reduce-then-scan (runs 45-47), 512 for 64-bit keys by reduce-then-scan (run 53).
 pub fn preferred_workgroup(variant: Variant, scheme: Scheme) -> u32 {
     match (variant.wide, variant.pairs, scheme) {
-        (_, false, Scheme::ReduceThenScan) => 256,
+        (true, false, Scheme::ReduceThenScan) => 512,
+        (false, false, Scheme::ReduceThenScan) => 256,
         (true, _, _) => 1024,
         (false, _, _) => 512,
     }
+}
+
+/// Whether the scatter reorders one 32-bit half of each key at a time through shared memory
+/// (its `HALF_KEYS` specialization constant): 64-bit keys by reduce-then-scan, whose tile then
+/// needs half the shared memory.
+pub fn half_keys(variant: Variant, scheme: Scheme) -> bool {
+    variant.wide && !variant.pairs && scheme == Scheme::ReduceThenScan
 }
 
 /// How a pass finds where earlier tiles' keys end: the two kinds of scatter pipeline.
@@ -620,10 +636,10 @@ mod tests {
             pairs: false,
         };
         let s = choose_shape(wide, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
-        assert_eq!((s.workgroup, s.keys_per_invocation), (256, 7));
+        assert_eq!((s.workgroup, s.keys_per_invocation), (512, 8));
         // Reduce-then-scan tiles keep at least two workgroups per multiprocessor within the
         // shared memory an H200 gives them (about 47 KiB in all, run 44).
-        for (v, shape) in [(KEYS32, (256, 10)), (PAIRS32, (512, 11)), (wide, (256, 7))] {
+        for (v, shape) in [(KEYS32, (256, 10)), (PAIRS32, (512, 11)), (wide, (512, 8))] {
             let s = choose_shape(v, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
             assert_eq!((s.workgroup, s.keys_per_invocation), shape);
             assert!(
