@@ -271,12 +271,14 @@ impl TileShape {
 /// 512 x 10 1.924 / 7.157; u32 pairs 512 x 11 (23.1 KiB, 64 registers) 2.360 / 8.863, 512 x
 /// 10 2.424 / 9.115; u64 keys 256 x 7 (three workgroups, 15.1 KiB, 58 registers) 5.519 /
 /// 21.424, 256 x 6 5.890 / 23.084, 256 x 8 5.984 / 22.927. Since run 53, 64-bit keys take
-/// their tile through shared memory one 32-bit half at a time (`half_keys`), and 512 x 8
-/// (17.1 KiB, 64 registers) took 4.969 / 18.905 ms against 5.594 / 21.773 for 256 x 7 with
-/// whole keys (256 x 10: 5.407 / 20.970; 256 x 7: 6.030 / 23.567).
+/// their tile through shared memory one 32-bit half at a time (`half_keys`), and runs 53-55
+/// chose 256 x 14 (15.1 KiB, 79 registers: three workgroups): 4.572 / 17.394 ms against
+/// 5.594 / 21.773 for 256 x 7 with whole keys; 256 x 12 4.677 / 17.991, 256 x 13 4.593 /
+/// 17.698, 256 x 16 (103 registers) 5.076 / 21.048, 512 x 8 4.966 / 18.917, 512 x 10 4.884 /
+/// 18.557, 384 x 12 5.007 / 18.975, 1024 x 5 6.901 / 26.638.
 pub fn preferred_keys_per_invocation(variant: Variant, scheme: Scheme) -> u32 {
     match (variant.wide, variant.pairs, scheme) {
-        (true, false, Scheme::ReduceThenScan) => 8,
+        (true, false, Scheme::ReduceThenScan) => 14,
         (true, _, _) => 5,
         (false, true, Scheme::ReduceThenScan) => 11,
         (false, false, Scheme::ReduceThenScan) => 10,
@@ -289,12 +291,11 @@ pub const MAX_TILE_KEYS: u32 = 1 << 16;
 
 /// The invocations per workgroup the tile starts from (halved where shared memory is short,
 /// as on lavapipe with its 8-lane subgroups): 512 for 32-bit keys (it beat 256 and 1024 on
-/// the H200, run 3), 1024 for 64-bit keys (run 7, see above), 256 for 32-bit keys by
-/// reduce-then-scan (runs 45-47), 512 for 64-bit keys by reduce-then-scan (run 53).
+/// the H200, run 3), 1024 for 64-bit keys (run 7, see above), 256 for keys by
+/// reduce-then-scan (runs 45-47 and 53-55).
 pub fn preferred_workgroup(variant: Variant, scheme: Scheme) -> u32 {
     match (variant.wide, variant.pairs, scheme) {
-        (true, false, Scheme::ReduceThenScan) => 512,
-        (false, false, Scheme::ReduceThenScan) => 256,
+        (_, false, Scheme::ReduceThenScan) => 256,
         (true, _, _) => 1024,
         (false, _, _) => 512,
     }
@@ -636,10 +637,10 @@ mod tests {
             pairs: false,
         };
         let s = choose_shape(wide, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
-        assert_eq!((s.workgroup, s.keys_per_invocation), (512, 8));
+        assert_eq!((s.workgroup, s.keys_per_invocation), (256, 14));
         // Reduce-then-scan tiles keep at least two workgroups per multiprocessor within the
         // shared memory an H200 gives them (about 47 KiB in all, run 44).
-        for (v, shape) in [(KEYS32, (256, 10)), (PAIRS32, (512, 11)), (wide, (512, 8))] {
+        for (v, shape) in [(KEYS32, (256, 10)), (PAIRS32, (512, 11)), (wide, (256, 14))] {
             let s = choose_shape(v, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
             assert_eq!((s.workgroup, s.keys_per_invocation), shape);
             assert!(
