@@ -396,8 +396,6 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
                            (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
             // The other slot served the previous pass and serves the next one: clear it now.
             st[status_index(other_slot, tile, d)] = 0u;
-        }
-        if (REDUCE_SCAN == 0u) {
             s_lb_sum[d] = 0u;
             s_lb_next[d] = NO_WAIT == 1u ? 0u : tile;
         }
