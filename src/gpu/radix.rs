@@ -17,10 +17,12 @@
 //!    - decoupled look-back: `radix_scatter` ranks a tile, finds the keys of earlier tiles
 //!      with the same digits by look-back, and scatters;
 //!    - reduce-then-scan (large sorts of every variant but 64-bit pairs, from
-//!      `radix_plan::reduce_then_scan_from`, where it measured faster; with a tile of its
-//!      own for 64-bit keys): `radix_upsweep` counts each tile's digits within its
-//!      partition (for pass 0 the histogram did), `radix_scan` scans the partitions' counts,
-//!      and `radix_scatter` ranks and scatters each tile without waiting for any other;
+//!      `radix_plan::reduce_then_scan_from`, where it measured faster; with tiles of its
+//!      own, sized to the shared memory that lets several workgroups share a multiprocessor,
+//!      64-bit keys passing through it one 32-bit half at a time): `radix_upsweep` counts
+//!      each tile's digits within its partition (for pass 0 the histogram did),
+//!      `radix_scan` scans the partitions' counts, and `radix_scatter` ranks and scatters
+//!      each tile without waiting for any other;
 //! 5. `radix_copy`: brings the result back to the caller's buffer when an odd number of
 //!    passes ran.
 //!
