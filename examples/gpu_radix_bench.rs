@@ -433,9 +433,10 @@ fn diagnose() {
     }
 }
 
-/// Look-back statistics of the profiled sort (`SORTNET_RADIX_LB_STATS=1`): per pass, the
-/// steps (reads of LOOKAHEAD earlier tiles' words) and the steps that found a word not yet
-/// published, per digit and tile, and the tiles that took the fallback.
+/// Look-back statistics of the profiled sort (`SORTNET_RADIX_LB_STATS=1`): per step (the
+/// passes that run, in order), the look-back's steps (reads of LOOKAHEAD earlier tiles'
+/// words) and the steps that found a word not yet published, per digit and tile, and the
+/// tiles that took the fallback.
 fn print_lookback_stats(
     ctx: &Arc<GpuContext>,
     scratch: &sortnet::gpu::radix::RadixScratch,
@@ -461,7 +462,7 @@ fn print_lookback_stats(
         .map(|(p, c)| {
             let lookbacks = f64::from(c[2]) * f64::from(RADIX);
             format!(
-                "pass {p}: {:.2} steps, {:.2} waits per digit, {} tiles, {} fallbacks",
+                "step {p}: {:.2} steps, {:.2} waits per digit, {} tiles, {} fallbacks",
                 f64::from(c[0]) / lookbacks,
                 f64::from(c[1]) / lookbacks,
                 c[2],

@@ -16,9 +16,9 @@
 #define ST_COUNT 0u          // number of keys to sort (written by the host or copied from the caller's count buffer)
 #define ST_PARTITION 1u      // [2]   reduce-then-scan: tiles per partition, partitions (set by the plan)
 #define ST_PASS0_OFFSETS 3u  // 1: the histogram left pass 0's tile offsets (reduce-then-scan)
-#define ST_TILE_COUNTER 16u  // [8]   next tile id of each pass (Onesweep hands tiles out in launch order)
-#define ST_FLAGS 32u         // [8]   per pass: bit 0 encode on read, bit 1 decode on write, bit 2 look-back slot
-#define ST_LB_STATS 64u      // [8][4] per pass, diagnostics only (LB_STATS): look-back steps, waits, tiles, fallbacks
+#define ST_TILE_COUNTER 16u  // [8]   next tile id of each step (Onesweep hands tiles out in launch order)
+#define ST_FLAGS 32u         // [8]   per step (see STEP_PASS): bit 0 encode on read, bit 1 decode on write, bit 2 look-back slot
+#define ST_LB_STATS 64u      // [8][4] per step, diagnostics only (LB_STATS): look-back steps, waits, tiles, fallbacks
 #define ST_BUCKET 128u       // [8][256] first output index of each digit of each pass
 #define ST_HIST 2176u        // [8][256] digit counts of each pass (the upfront histogram)
 #define ST_STATUS 4224u      // [2][tiles][256] look-back words: 2-bit flag, 30-bit count
@@ -26,11 +26,21 @@
 
 // ---- indirect buffer (binding 5, written by the plan only: vulkano would see a conflict if a
 // dispatch read its own size from a buffer range that the same dispatch may write) ----------
-#define IND_PASS 0u   // [8][2][3] dispatch sizes of each pass, direction A->B then B->A
-#define IND_COPY 48u  // [3] dispatch size of the final B->A copy (zero when the pass count is even)
-#define IND_UPSWEEP 51u  // [8][2][3] reduce-then-scan: the upsweep of each pass, A->B then B->A
-#define IND_SCAN 99u     // [8][3] reduce-then-scan: the scan of each pass
-#define IND_WORDS 123u
+#define IND_PASS 0u      // [8][3] dispatch size of each step's scatter
+#define IND_COPY 24u     // [3] dispatch size of the final B->A copy (zero when the step count is even)
+#define IND_UPSWEEP 27u  // [8][3] reduce-then-scan: the upsweep of each step
+#define IND_SCAN 51u     // [8][3] reduce-then-scan: the scan of each step
+#define IND_WORDS 75u
+
+// Steps: the passes that run, in order. Step k reads A and writes B when k is even, the
+// other way when odd, so the host records one dispatch per step and stage with the buffers
+// bound in that order, while only the plan knows which passes run: it writes each step's
+// pass (its digit) into the step's flags, and zero workgroups for the steps past the last.
+// (Recording every pass in both directions, the plan sizing one to zero workgroups, cost an
+// empty dispatch and its barrier per pass and stage: 4-8 us each on an H200, BENCHMARKS.md
+// runs 38 and 50; choosing the buffers in the shader by a flag made the scatter 10-60%
+// slower, run 60.)
+#define STEP_PASS(flags) (((flags) >> 8) & 7u)
 
 #define FLAG_AGGREGATE (1u << 30)
 #define FLAG_PREFIX (2u << 30)
@@ -108,11 +118,11 @@ uint decode_key(uint k, uint map) {
 
 // Every radix pipeline shares one layout: bindings 0..3 keys/values in and out, 4 state,
 // 5 indirect dispatch sizes.
-// Push constants: the pass, the key map, the look-back slot stride in words, keys per tile,
+// Push constants: the step, the key map, the look-back slot stride in words, keys per tile,
 // and the capacity of the bound buffers in keys (a count read from the GPU is clamped to it,
 // so no count can make a shader reach past its buffers).
 layout(push_constant) uniform Params {
-    uint pass_index;
+    uint step;  // the plan: the mask of the passes it may run
     uint map;
     uint slot_words;
     uint tile_keys;

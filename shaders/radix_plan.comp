@@ -3,18 +3,17 @@
 //
 // One workgroup of 256 invocations between the histogram and the passes. Decides on the GPU,
 // without a round trip to the host, which passes to run: a pass whose digit is the same for
-// all n keys (one bucket holds n) would only copy, so it gets zero workgroups. The passes
-// that run alternate between A->B and B->A, so each pass has two indirect dispatches and the
-// plan gives the tiles to the one of the right direction; when an odd number of passes runs
-// the result is in B and a final copy brings it back to A. The first pass that runs applies
+// all n keys (one bucket holds n) would only copy, so it is skipped: the passes that run
+// become the steps, which alternate between A->B and B->A (radix_common.glsl); when an odd
+// number of passes runs the result is in B and a final copy brings it back to A. The first pass that runs applies
 // the key map on read and the last undoes it on write; when none runs (all keys equal, or
 // n < 2) the keys are never touched. Also turns the counts into bucket offsets (exclusive
 // prefix sums).
 //
 // By reduce-then-scan (REDUCE_SCAN) it also cuts the tiles into partitions and sizes each
-// pass's upsweep (none for pass 0 when the histogram counted its tiles) and scan.
+// step's upsweep (none for pass 0 when the histogram counted its tiles) and scan.
 //
-// The plan takes, in the push constants' pass slot, the mask of the passes it may run (bit p:
+// The plan takes, in the push constants' step, the mask of the passes it may run (bit p:
 // pass p; all ones for a whole sort); the others count as trivial. The host path's grouped
 // sort (src/gpu/radix.rs) runs one pass by the most significant digit that way.
 #extension GL_GOOGLE_include_directive : require
@@ -41,7 +40,7 @@ void main() {
     barrier();
     for (uint p = 0u; p < PASSES; p++) {
         uint c = st[ST_HIST + p * RADIX + d];
-        if (c == n || ((params.pass_index >> p) & 1u) == 0u) s_trivial[p] = 1u;
+        if (c == n || ((params.step >> p) & 1u) == 0u) s_trivial[p] = 1u;
         uint before = subgroupExclusiveAdd(c);
         uint total = subgroupAdd(c);
         if (subgroupElect()) s_sg_sum[gl_SubgroupID] = total;
@@ -66,46 +65,32 @@ void main() {
         const uint partitions = (tiles + per - 1u) / per;
         st[ST_PARTITION] = per;
         st[ST_PARTITION + 1u] = partitions;
+        // Step k sorts by the k-th pass that runs (radix_common.glsl: STEP_PASS).
         uint running = 0u;
-        uint last = 0u;
         for (uint p = 0u; p < PASSES; p++) {
             if (s_trivial[p] == 0u) {
+                st[ST_FLAGS + running] = (p << 8) | ((running & 1u) << 2) | (running == 0u ? 1u : 0u);
                 running++;
-                last = p;
             }
         }
-        uint seen = 0u;
-        for (uint p = 0u; p < PASSES; p++) {
-            uint groups_ab = 0u;
-            uint groups_ba = 0u;
-            uint flags = 0u;
-            if (s_trivial[p] == 0u) {
-                uint parity = seen & 1u;
-                if (seen == 0u) flags |= 1u;
-                if (p == last) flags |= 2u;
-                flags |= parity << 2;
-                if (parity == 0u) groups_ab = tiles; else groups_ba = tiles;
-                seen++;
-            }
-            st[ST_FLAGS + p] = flags;
-            const bool sweep = REDUCE_SCAN == 1u;
-            const uint at = IND_PASS + p * 6u;
-            const uint up = IND_UPSWEEP + p * 6u;
-            const uint scan = IND_SCAN + p * 3u;
-            ind[at + 0u] = groups_ab;
-            ind[at + 3u] = groups_ba;
-            // Pass 0, when it runs, is the first and reads the keys the histogram counted:
+        for (uint k = 0u; k < PASSES; k++) {
+            const bool runs = k < running;
+            if (runs && k + 1u == running) st[ST_FLAGS + k] |= 2u;
+            if (!runs) st[ST_FLAGS + k] = 0u;
+            const uint groups = runs ? tiles : 0u;
+            const bool sweep = REDUCE_SCAN == 1u && runs;
+            // The first step reads the keys the histogram counted: when it sorts by pass 0,
             // the histogram may have left its tile offsets already.
-            const bool counted = p == 0u && st[ST_PASS0_OFFSETS] == 1u;
-            const uint up_groups = sweep && !counted ? partitions : 0u;
-            ind[up + 0u] = groups_ab != 0u ? up_groups : 0u;
-            ind[up + 3u] = groups_ba != 0u ? up_groups : 0u;
-            ind[scan] = sweep && s_trivial[p] == 0u ? RADIX : 0u;
+            const bool counted = k == 0u && STEP_PASS(st[ST_FLAGS]) == 0u && st[ST_PASS0_OFFSETS] == 1u;
+            const uint at = IND_PASS + k * 3u;
+            const uint up = IND_UPSWEEP + k * 3u;
+            const uint scan = IND_SCAN + k * 3u;
+            ind[at] = groups;
+            ind[up] = sweep && !counted ? partitions : 0u;
+            ind[scan] = sweep ? RADIX : 0u;
             for (uint y = 1u; y < 3u; y++) {
                 ind[at + y] = 1u;
-                ind[at + 3u + y] = 1u;
                 ind[up + y] = 1u;
-                ind[up + 3u + y] = 1u;
                 ind[scan + y] = 1u;
             }
         }

@@ -29,7 +29,7 @@ void main() {
     const uint tid = gl_LocalInvocationIndex;
     const uint d = gl_WorkGroupID.x;
     const uint partitions = st[ST_PARTITION + 1u];
-    const uint bucket = st[ST_BUCKET + params.pass_index * RADIX + d];
+    const uint bucket = st[ST_BUCKET + STEP_PASS(st[ST_FLAGS + params.step]) * RADIX + d];
     uint counts[PER];
     uint total = 0u;
     [[unroll]] for (uint j = 0u; j < PER; j++) {

@@ -235,7 +235,7 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         if (s_pending == 0u) break;
         // Recount the highest tile some digit is stuck on.
         const uint stuck = s_stalled - 1u;
-        if (LB_STATS == 1u && tid == 0u) atomicAdd(st[ST_LB_STATS + params.pass_index * 4u + 3u], 1u);
+        if (LB_STATS == 1u && tid == 0u) atomicAdd(st[ST_LB_STATS + params.step * 4u + 3u], 1u);
         for (uint d = tid; d < RADIX; d += WG) s_fallback[d] = 0u;
         barrier();
         // Every invocation has read s_pending and s_stalled by now.
@@ -265,11 +265,11 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         if (tile != 0u) {
             publish_status(status_index(slot, tile, d), FLAG_PREFIX | (earlier + s_count[d]));
         }
-        uint bucket = d == tid ? bucket_first : st[ST_BUCKET + params.pass_index * RADIX + d];
+        uint bucket = d == tid ? bucket_first : st[ST_BUCKET + (shift / 8u) * RADIX + d];
         s_out[d] = bucket + earlier - s_excl[d];
     }
     if (LB_STATS == 1u && tid == 0u) {
-        const uint at = ST_LB_STATS + params.pass_index * 4u;
+        const uint at = ST_LB_STATS + params.step * 4u;
         atomicAdd(st[at], s_lb_steps);
         atomicAdd(st[at + 1u], s_lb_waits);
         atomicAdd(st[at + 2u], 1u);
@@ -292,7 +292,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     const bool encode = (flags & 1u) != 0u;
     const bool decode = (flags & 2u) != 0u;
     const uint slot = (flags >> 2) & 1u;
-    const uint shift = params.pass_index * 8u;
+    const uint shift = STEP_PASS(flags) * 8u;
     const uint base = tile * TILE;
 
     const uint sg = gl_SubgroupID;
@@ -518,7 +518,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
 
 void main() {
     const uint tid = gl_LocalInvocationIndex;
-    const uint flags = st[ST_FLAGS + params.pass_index];
+    const uint flags = st[ST_FLAGS + params.step];
     const uint n = min(st[ST_COUNT], params.capacity);
     if (REDUCE_SCAN == 1u) {
         // Reduce-then-scan: where this tile's keys go is known already; the offset of digit
@@ -529,14 +529,14 @@ void main() {
     }
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
     // the ranking (it is needed only at the end).
-    const uint bucket_first = tid < RADIX ? st[ST_BUCKET + params.pass_index * RADIX + tid] : 0u;
+    const uint bucket_first = tid < RADIX ? st[ST_BUCKET + STEP_PASS(flags) * RADIX + tid] : 0u;
     // The tile: the workgroup id (one dispatch per pass covers every tile). A look-back may
     // then wait for a workgroup that has not started; the bounded spin and the recount
     // cover that. TILE_COUNTER hands tiles out in the order workgroups start instead, so
     // every tile waited for is running, at the cost of the counter's round trip (3-5% on an
     // H200: run 19 of BENCHMARKS.md).
     if (tid == 0u) {
-        s_tile = TILE_COUNTER == 1u ? atomicAdd(st[ST_TILE_COUNTER + params.pass_index], 1u)
+        s_tile = TILE_COUNTER == 1u ? atomicAdd(st[ST_TILE_COUNTER + params.step], 1u)
                                     : gl_WorkGroupID.x;
     }
     barrier();

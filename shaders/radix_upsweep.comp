@@ -30,6 +30,6 @@ void main() {
     for (uint d = tid; d < RADIX; d += gl_WorkGroupSize.x) s_hist[d] = 0u;
     barrier();
     const uint n = min(st[ST_COUNT], params.capacity);
-    const bool encode = (st[ST_FLAGS + params.pass_index] & 1u) != 0u;
-    count_partition(n, st[ST_PARTITION], encode, params.pass_index * 8u);
+    const uint flags = st[ST_FLAGS + params.step];
+    count_partition(n, st[ST_PARTITION], (flags & 1u) != 0u, STEP_PASS(flags) * 8u);
 }

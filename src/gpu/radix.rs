@@ -9,11 +9,11 @@
 //! 2. `radix_histogram`: counts the digits of every pass at once;
 //! 3. `radix_plan` (one workgroup): bucket offsets, and which passes run: a pass whose digit
 //!    is the same for every key gets zero workgroups. The decision is made on the GPU, so no
-//!    read-back stalls the queue and the count may come from a GPU buffer; every pass is an
-//!    indirect dispatch, two per pass (A->B and B->A) of which the plan sizes the one in the
-//!    right direction;
-//! 4. per pass, by one of two schemes (the first pass that runs applies the key map on
-//!    read, the last undoes it on write):
+//!    read-back stalls the queue and the count may come from a GPU buffer. The passes that
+//!    run become steps, alternately A->B and B->A, each an indirect dispatch sized by the
+//!    plan, which also tells each step its digit;
+//! 4. per step, by one of two schemes (the first step applies the key map on read, the
+//!    last undoes it on write):
 //!    - decoupled look-back: `radix_scatter` ranks a tile, finds the keys of earlier tiles
 //!      with the same digits by look-back, and scatters;
 //!    - reduce-then-scan (large sorts of every variant but 64-bit pairs, from
@@ -759,7 +759,7 @@ impl RadixSorter {
         )?;
         bind(builder, plan_pipeline, plan_set, params(phases.pass_mask))?;
         // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
-        // and the 123 words of the indirect buffer, all of which exist.
+        // and the 75 words of the indirect buffer, all of which exist.
         unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
         if let Some(buckets) = phases.buckets {
             // The host's bucket offsets for the one pass that runs replace the plan's.
@@ -774,11 +774,12 @@ impl RadixSorter {
         }
         mark(builder, "plan");
 
-        // 4. The passes, each in both directions; the plan gives tiles to one of them.
+        // 4. The steps (the passes that run, in order: radix_common.glsl), alternately A->B
+        // and B->A. Steps past the passes in the mask would have no workgroups: not recorded.
         let scatter = reduce.map_or(&p.scatter, |r| &r.scatter);
         let ab = set(scatter, direction(&a_keys, &b_keys, &a_values, &b_values))?;
         let ba = set(scatter, direction(&b_keys, &a_keys, &b_values, &a_values))?;
-        // Reduce-then-scan: the upsweep reads the pass's source keys, the scan the state only.
+        // Reduce-then-scan: the upsweep reads the step's source keys, the scan the state only.
         let reduce_sets = match reduce {
             Some(r) => {
                 let up = |keys: &Subbuffer<[u32]>| {
@@ -791,54 +792,44 @@ impl RadixSorter {
                     )
                 };
                 let scan = set(&r.scan, vec![WriteDescriptorSet::buffer(4, state.clone())])?;
-                Some((r, up(&a_keys)?, up(&b_keys)?, scan))
+                Some((r, [up(&a_keys)?, up(&b_keys)?], scan))
             }
             None => None,
         };
-        for pass in 0..variant.passes() {
-            if let Some((r, up_ab, up_ba, scan)) = &reduce_sets {
-                // After this recording's histogram, pass 0's tile offsets come from it (its
-                // TILE_OFFSETS mode), so the plan would size pass 0's upsweep to zero: it is
-                // not recorded at all (an empty dispatch and its barrier took 8 us, BENCHMARKS.md
-                // run 48).
-                let upsweeps = if pass == 0 && phases.histogram {
-                    &[][..]
-                } else {
-                    &[(0u64, up_ab), (1, up_ba)][..]
-                };
-                for &(dir, dir_set) in upsweeps {
-                    bind(builder, &r.upsweep, dir_set.clone(), params(pass))?;
-                    let at = u64::from(plan::indirect::UPSWEEP / 3 + pass * 2) + dir;
-                    // SAFETY: the plan sizes this dispatch to the pass's partitions (or zero);
-                    // each workgroup reads keys below count in a buffer of capacity keys and
-                    // writes the 256 status words of its partition in the state's first slot
-                    // (partitions <= tiles) and of each of its tiles in the second.
-                    unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
-                        .map_err(gpu_err("dispatching a radix upsweep"))?;
-                }
-                mark(builder, &format!("upsweep {pass}"));
-                bind(builder, &r.scan, scan.clone(), params(pass))?;
-                let at = u64::from(plan::indirect::SCAN / 3 + pass);
+        let steps = phases.pass_mask.count_ones().min(variant.passes());
+        for step in 0..steps {
+            let parity = (step % 2) as usize;
+            if let Some((r, up, scan)) = &reduce_sets {
+                bind(builder, &r.upsweep, up[parity].clone(), params(step))?;
+                let at = u64::from(plan::indirect::UPSWEEP / 3 + step);
+                // SAFETY: the plan sizes this dispatch to the partitions (or zero: for step
+                // 0 when the histogram counted its tiles); each workgroup reads keys below
+                // count in a buffer of capacity keys and writes the 256 status words of its
+                // partition in the state's first slot (partitions <= tiles) and of each of its
+                // tiles in the second.
+                unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
+                    .map_err(gpu_err("dispatching a radix upsweep"))?;
+                mark(builder, &format!("upsweep {step}"));
+                bind(builder, &r.scan, scan.clone(), params(step))?;
+                let at = u64::from(plan::indirect::SCAN / 3 + step);
                 // SAFETY: 256 workgroups (or zero), one per digit, each reading and writing
                 // that digit's status word of every partition, all inside the first slot.
                 unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                     .map_err(gpu_err("dispatching a radix scan"))?;
-                mark(builder, &format!("scan {pass}"));
+                mark(builder, &format!("scan {step}"));
             }
-            for (dir, dir_set) in [(0u64, &ab), (1, &ba)] {
-                bind(builder, scatter, dir_set.clone(), params(pass))?;
-                let at = u64::from(pass) * 2 + dir;
-                // SAFETY: the plan sizes this dispatch to ceil(count / tile) workgroups (or
-                // zero), count <= capacity; each tile reads and writes keys and values below
-                // count in buffers of capacity elements, and look-back words (by
-                // reduce-then-scan: offset words) of tiles below ceil(capacity / tile) in a
-                // state buffer sized for exactly that (radix_plan::state_words, for this
-                // scheme's tile). Tile ids are workgroup ids (or, with
-                // SORTNET_RADIX_TILE_COUNTER=1, come from a counter cleared in step 1).
-                unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
-                    .map_err(gpu_err("dispatching a radix pass"))?;
-            }
-            mark(builder, &format!("pass {pass}"));
+            bind(builder, scatter, [&ab, &ba][parity].clone(), params(step))?;
+            let at = u64::from(plan::indirect::PASS / 3 + step);
+            // SAFETY: the plan sizes this dispatch to ceil(count / tile) workgroups (or zero),
+            // count <= capacity; each tile reads and writes keys and values below count in
+            // buffers of capacity elements, and look-back words (by reduce-then-scan: offset
+            // words) of tiles below ceil(capacity / tile) in a state buffer sized for exactly
+            // that (radix_plan::state_words, for this scheme's tile). Tile ids are workgroup
+            // ids (or, with SORTNET_RADIX_TILE_COUNTER=1, come from a counter cleared in
+            // step 1).
+            unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
+                .map_err(gpu_err("dispatching a radix pass"))?;
+            mark(builder, &format!("pass {step}"));
         }
 
         // 5. Back to A when an odd number of passes ran.
@@ -924,11 +915,12 @@ impl RadixSorter {
                 Box::new(len as u32),
             )
             .map_err(gpu_err("setting the key count"))?;
-        // Encode on read, decode on write, look-back slot 0 (radix_plan.comp's flags).
+        // Step 0 (src to dst) by `pass`: encode on read, decode on write, look-back slot 0
+        // (radix_plan.comp's flags).
         builder
             .update_buffer(
-                state.clone().index(u64::from(plan::state::FLAGS + pass)),
-                Box::new(3u32),
+                state.clone().index(u64::from(plan::state::FLAGS)),
+                Box::new(3u32 | pass << 8),
             )
             .map_err(gpu_err("setting the pass flags"))?;
         let at = u64::from(plan::state::BUCKET + plan::RADIX * pass);
@@ -939,7 +931,7 @@ impl RadixSorter {
             )
             .map_err(gpu_err("setting bucket offsets"))?;
         let push = [
-            pass,
+            0,
             map_code(map),
             plan::slot_words(p.shape, len) as u32,
             p.shape.tile_keys(),

@@ -27,11 +27,11 @@ pub mod state {
     pub const PARTITION: u32 = 1;
     /// Reduce-then-scan: 1 when the histogram left pass 0's tile offsets.
     pub const PASS0_OFFSETS: u32 = 3;
-    /// Tile counters, one per pass.
+    /// Tile counters, one per step (the passes that run, in order).
     pub const TILE_COUNTER: u32 = 16;
-    /// Per-pass flags (encode, decode, look-back slot).
+    /// Per-step flags (encode, decode, look-back slot; the step's pass from bit 8 on).
     pub const FLAGS: u32 = 32;
-    /// Diagnostics (`SORTNET_RADIX_LB_STATS=1`): per pass, look-back steps, steps that
+    /// Diagnostics (`SORTNET_RADIX_LB_STATS=1`): per step, look-back steps, steps that
     /// waited, tiles and fallbacks.
     pub const LB_STATS: u32 = 64;
     /// Bucket offsets, 256 per pass.
@@ -44,16 +44,17 @@ pub mod state {
 
 /// Indirect buffer word offsets (the `IND_*` defines of `radix_common.glsl`).
 pub mod indirect {
-    /// Two dispatches (A->B, B->A) of three words per pass.
+    /// The scatter of each step (the passes that run, in order; `radix_common.glsl`), three
+    /// words each.
     pub const PASS: u32 = 0;
     /// The final copy's dispatch.
-    pub const COPY: u32 = 48;
-    /// Reduce-then-scan: the upsweep of each pass, two directions as `PASS`.
-    pub const UPSWEEP: u32 = 51;
-    /// Reduce-then-scan: the scan of each pass (one dispatch).
-    pub const SCAN: u32 = 99;
+    pub const COPY: u32 = 24;
+    /// Reduce-then-scan: the upsweep of each step.
+    pub const UPSWEEP: u32 = 27;
+    /// Reduce-then-scan: the scan of each step.
+    pub const SCAN: u32 = 51;
     /// Words in the indirect buffer.
-    pub const WORDS: u32 = 123;
+    pub const WORDS: u32 = 75;
 }
 
 /// Invocations of the histogram and copy workgroups.
@@ -717,7 +718,7 @@ mod tests {
         assert_eq!(s.state_bytes, (4224 + 2 * 2 * 256) * 4);
         assert_eq!(
             s.total(),
-            s.keys_bytes + s.values_bytes + s.state_bytes + 123 * 4
+            s.keys_bytes + s.values_bytes + s.state_bytes + 75 * 4
         );
         let empty = scratch_sizes(
             Variant {
@@ -801,11 +802,11 @@ mod tests {
         const { assert!(state::LB_STATS + MAX_PASSES * 4 <= state::BUCKET) };
         assert_eq!(state::BUCKET + MAX_PASSES * RADIX, state::HIST);
         assert_eq!(state::HIST + MAX_PASSES * RADIX, state::STATUS);
-        assert_eq!(indirect::PASS + MAX_PASSES * 6, indirect::COPY);
+        assert_eq!(indirect::PASS + MAX_PASSES * 3, indirect::COPY);
         const { assert!(state::PARTITION + 2 <= state::PASS0_OFFSETS) };
         const { assert!(state::PASS0_OFFSETS < state::TILE_COUNTER) };
         assert_eq!(indirect::COPY + 3, indirect::UPSWEEP);
-        assert_eq!(indirect::UPSWEEP + MAX_PASSES * 6, indirect::SCAN);
+        assert_eq!(indirect::UPSWEEP + MAX_PASSES * 3, indirect::SCAN);
         assert_eq!(indirect::SCAN + MAX_PASSES * 3, indirect::WORDS);
     }
 
