@@ -16,11 +16,15 @@
 #define ST_COUNT 0u          // number of keys to sort (written by the host or copied from the caller's count buffer)
 #define ST_PARTITION 1u      // [2]   reduce-then-scan: tiles per partition, partitions (set by the plan)
 #define ST_PASS0_OFFSETS 3u  // 1: the histogram left pass 0's tile offsets (reduce-then-scan)
+#define ST_KEYS_OR 4u        // [2]   OR of every (mapped) key, low word first: with ST_KEYS_NAND,
+#define ST_KEYS_NAND 6u      // [2]   OR of every key's complement: the digits that vary
+#define ST_BUCKETS_GIVEN 8u  // 1: the host wrote a pass's bucket offsets (the scan takes them)
 #define ST_TILE_COUNTER 16u  // [8]   next tile id of each step (Onesweep hands tiles out in launch order)
 #define ST_FLAGS 32u         // [8]   per step (see STEP_PASS): bit 0 encode on read, bit 1 decode on write, bit 2 look-back slot
 #define ST_LB_STATS 64u      // [8][4] per step, diagnostics only (LB_STATS): look-back steps, waits, tiles, fallbacks
 #define ST_BUCKET 128u       // [8][256] first output index of each digit of each pass
-#define ST_HIST 2176u        // [8][256] digit counts of each pass (the upfront histogram)
+#define ST_HIST 2176u        // [8][256] digit counts of each pass (the upfront histogram; by
+                             // reduce-then-scan pass 0's and then each upsweep's own)
 #define ST_STATUS 4224u      // [2][tiles][256] look-back words: 2-bit flag, 30-bit count
                              // (reduce-then-scan: [partitions][256] counts, then offsets, in slot 0)
 

@@ -2,6 +2,12 @@
 // BATCH, src_keys[] and shared s_hist[DIGITS * RADIX]: digit counting in shared memory,
 // and the partition walk of reduce-then-scan.
 
+// The bits of the keys counted so far by this invocation: OR of the keys and of their
+// complements (radix_histogram.comp publishes them; where nothing reads them they cost
+// nothing).
+KEY g_keys_or = KEY_ZERO;
+KEY g_keys_nand = KEY_ZERO;
+
 // Counts the DIGITS digits from `shift` on of keys [first, end) into s_hist (row p: digit
 // p), striding by `stride`, with BATCH loads per invocation in flight: all BATCH loads are
 // issued before the first count (one at a time left the histogram latency bound: 256 MiB
@@ -17,6 +23,8 @@ void count_digits(uint first, uint end, uint stride, bool encode, uint shift) {
         [[unroll]] for (uint j = 0u; j < BATCH; j++) {
             if (at + j * wg + gl_LocalInvocationIndex < end) {
                 KEY key = encode ? encode_key(keys[j], params.map) : keys[j];
+                g_keys_or |= key;
+                g_keys_nand |= ~key;
                 for (uint p = 0u; p < DIGITS; p++) {
                     atomicAdd(s_hist[p * RADIX + digit_of(key, shift + p * 8u)], 1u);
                 }
@@ -29,7 +37,8 @@ void count_digits(uint first, uint end, uint stride, bool encode, uint shift) {
 // time into s_hist (cleared by the caller, behind a barrier) and leaves, for the digit at
 // `shift` (row 0), each tile's offset inside the partition (the partition's counts before
 // it) in the tile's words of the second status slot and the partition's counts in its words
-// of the first. Called in uniform control flow.
+// of the first, and adds them to the pass's digit counts (ST_HIST), from which the scan
+// takes the bucket offsets. Called in uniform control flow.
 void count_partition(uint n, uint per, bool encode, uint shift) {
     const uint tid = gl_LocalInvocationIndex;
     const uint wg = gl_WorkGroupSize.x;
@@ -48,7 +57,9 @@ void count_partition(uint n, uint per, bool encode, uint shift) {
     // Every partition's words are written (zeros too): nothing clears the slot between passes.
     if (first_tile < end_tile) {
         for (uint d = tid; d < RADIX; d += wg) {
-            st[ST_STATUS + gl_WorkGroupID.x * RADIX + d] = s_hist[d];
+            const uint c = s_hist[d];
+            st[ST_STATUS + gl_WorkGroupID.x * RADIX + d] = c;
+            if (c != 0u) atomicAdd(st[ST_HIST + (shift / 8u) * RADIX + d], c);
         }
     }
 }

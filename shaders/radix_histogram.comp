@@ -5,13 +5,19 @@
 // global histogram), so each later pass reads its digit's bucket offsets instead of making a
 // counting sweep of its own. Counts go to shared memory first, then once per workgroup and
 // digit into the state buffer. The key map is applied in registers: digits are those of the
-// order-preserving image.
+// order-preserving image. Also ORs the keys and their complements together, which tells the
+// plan the digits that are the same in every key.
 //
-// With TILE_OFFSETS (sorts by reduce-then-scan) each workgroup counts one partition, a tile
-// at a time, and also leaves what radix_upsweep.comp would for pass 0: each tile's offset in
-// its partition and the partition's counts of digit 0 (pass 0, when it runs, is the first
-// and reads these very keys). The plan then skips pass 0's upsweep.
+// With TILE_OFFSETS (sorts by reduce-then-scan) it counts only pass 0's digit, as
+// radix_upsweep.comp would for pass 0 (pass 0, when it runs, is the first and reads these
+// very keys): each workgroup counts one partition, a tile at a time, leaving each tile's
+// offset in its partition and the partition's counts. The plan then skips pass 0's upsweep;
+// every other pass's digit counts come from its own upsweep. (Counting all four digits of
+// u32 keys here took twice an upsweep's time on an H200, the shared-memory atomics of the
+// other three digits: BENCHMARKS.md, run 62.)
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
 #include "radix_common.glsl"
 
@@ -23,15 +29,20 @@ layout(constant_id = 3) const uint PARTITIONS = 1024; // with TILE_OFFSETS: the 
 layout(std430, binding = 0) readonly buffer SrcKeys { KEY src_keys[]; };
 layout(std430, binding = 4) buffer State { uint st[]; };
 
-shared uint s_hist[PASSES * RADIX];
-
-const uint DIGITS = PASSES;
+const uint DIGITS = TILE_OFFSETS == 1u ? 1u : PASSES;
+shared uint s_hist[DIGITS * RADIX];
 #include "radix_count.glsl"
+
+#if KEY64
+#define KEY_AT(k, w) (w == 0u ? k.x : k.y)
+#else
+#define KEY_AT(k, w) k
+#endif
 
 void main() {
     const uint tid = gl_LocalInvocationIndex;
     const uint wg = gl_WorkGroupSize.x;
-    for (uint i = tid; i < PASSES * RADIX; i += wg) s_hist[i] = 0u;
+    for (uint i = tid; i < DIGITS * RADIX; i += wg) s_hist[i] = 0u;
     barrier();
     const uint n = min(st[ST_COUNT], params.capacity);
     if (TILE_OFFSETS == 1u) {
@@ -42,9 +53,18 @@ void main() {
         const uint block = wg * BATCH;
         count_digits(gl_WorkGroupID.x * block, n, gl_NumWorkGroups.x * block, true, 0u);
         barrier();
+        for (uint i = tid; i < PASSES * RADIX; i += wg) {
+            uint c = s_hist[i];
+            if (c != 0u) atomicAdd(st[ST_HIST + i], c);
+        }
     }
-    for (uint i = tid; i < PASSES * RADIX; i += wg) {
-        uint c = s_hist[i];
-        if (c != 0u) atomicAdd(st[ST_HIST + i], c);
+    // One atomic per subgroup and word for the bits.
+    for (uint w = 0u; w < KEY_WORDS; w++) {
+        const uint any_one = subgroupOr(KEY_AT(g_keys_or, w));
+        const uint any_zero = subgroupOr(KEY_AT(g_keys_nand, w));
+        if (subgroupElect()) {
+            if (any_one != 0u) atomicOr(st[ST_KEYS_OR + w], any_one);
+            if (any_zero != 0u) atomicOr(st[ST_KEYS_NAND + w], any_zero);
+        }
     }
 }

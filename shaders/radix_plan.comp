@@ -3,12 +3,12 @@
 //
 // One workgroup of 256 invocations between the histogram and the passes. Decides on the GPU,
 // without a round trip to the host, which passes to run: a pass whose digit is the same for
-// all n keys (one bucket holds n) would only copy, so it is skipped: the passes that run
-// become the steps, which alternate between A->B and B->A (radix_common.glsl); when an odd
-// number of passes runs the result is in B and a final copy brings it back to A. The first pass that runs applies
-// the key map on read and the last undoes it on write; when none runs (all keys equal, or
-// n < 2) the keys are never touched. Also turns the counts into bucket offsets (exclusive
-// prefix sums).
+// all n keys would only copy, so it is skipped. The passes that run become the steps, which
+// alternate between A->B and B->A (radix_common.glsl); when an odd number of passes runs the
+// result is in B and a final copy brings it back to A. The first pass that runs applies the
+// key map on read and the last undoes it on write; when none runs (all keys equal, or n < 2)
+// the keys are never touched. For the look-back it also turns the counts into bucket offsets
+// (exclusive prefix sums).
 //
 // By reduce-then-scan (REDUCE_SCAN) it also cuts the tiles into partitions and sizes each
 // step's upsweep (none for pass 0 when the histogram counted its tiles) and scan.
@@ -36,11 +36,19 @@ shared uint s_sg_sum[MAX_SUBGROUPS];
 void main() {
     const uint d = gl_LocalInvocationIndex;
     const uint n = min(st[ST_COUNT], params.capacity);
-    if (d < PASSES) s_trivial[d] = 0u;
+    // A pass is trivial where its digit is the same in every key: the histogram's OR of the
+    // keys and OR of their complements are both ones in none of its bits.
+    if (d < PASSES) {
+        const uint shift = d * 8u;
+        const uint w = shift / 32u;
+        const uint varies = (st[ST_KEYS_OR + w] & st[ST_KEYS_NAND + w]) >> (shift % 32u);
+        const bool trivial = n < 2u || (varies & 255u) == 0u || ((params.step >> d) & 1u) == 0u;
+        s_trivial[d] = trivial ? 1u : 0u;
+    }
     barrier();
-    for (uint p = 0u; p < PASSES; p++) {
+    // Bucket offsets for the look-back (reduce-then-scan's scans find their own).
+    for (uint p = 0u; REDUCE_SCAN == 0u && p < PASSES; p++) {
         uint c = st[ST_HIST + p * RADIX + d];
-        if (c == n || ((params.step >> p) & 1u) == 0u) s_trivial[p] = 1u;
         uint before = subgroupExclusiveAdd(c);
         uint total = subgroupAdd(c);
         if (subgroupElect()) s_sg_sum[gl_SubgroupID] = total;

@@ -711,10 +711,13 @@ impl RadixSorter {
             scatter_writes(src_k, dst_k, src_v, dst_v, &state)
         };
 
-        // 2. Histogram of every digit (by reduce-then-scan, also pass 0's tile offsets).
+        // 2. Histogram of every digit, and the bits that vary among the keys. Reduce-then-scan
+        // counts only pass 0's digit, with its tile offsets (each upsweep counts its own
+        // pass), unless the host reads every digit's counts back (no pass recorded).
+        let tile_offsets = reduce.filter(|_| phases.pass_mask != 0);
         if phases.histogram {
             mark(builder, "clear");
-            let histogram = reduce.map_or(&p.histogram, |r| &r.histogram);
+            let histogram = tile_offsets.map_or(&p.histogram, |r| &r.histogram);
             let hist_set = set(
                 histogram,
                 vec![
@@ -723,7 +726,7 @@ impl RadixSorter {
                 ],
             )?;
             bind(builder, histogram, hist_set, params(0))?;
-            let groups = match reduce {
+            let groups = match tile_offsets {
                 // One workgroup per partition: the count's partitions are no more than the
                 // capacity's tiles, nor than `partitions`.
                 Some(r) => shape.tiles(capacity).clamp(1, u64::from(r.partitions)) as u32,
@@ -762,13 +765,20 @@ impl RadixSorter {
         // and the 75 words of the indirect buffer, all of which exist.
         unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
         if let Some(buckets) = phases.buckets {
-            // The host's bucket offsets for the one pass that runs replace the plan's.
+            // The host's bucket offsets for the one pass that runs replace the plan's (and
+            // the reduce-then-scan scan's own).
             let at =
                 u64::from(plan::state::BUCKET + plan::RADIX * phases.pass_mask.trailing_zeros());
             builder
                 .update_buffer(
                     state.clone().slice(at..at + u64::from(plan::RADIX)),
                     buckets.to_vec().into_boxed_slice(),
+                )
+                .map_err(gpu_err("setting bucket offsets"))?;
+            builder
+                .update_buffer(
+                    state.clone().index(u64::from(plan::state::BUCKETS_GIVEN)),
+                    Box::new(1u32),
                 )
                 .map_err(gpu_err("setting bucket offsets"))?;
         }

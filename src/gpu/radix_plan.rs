@@ -27,6 +27,12 @@ pub mod state {
     pub const PARTITION: u32 = 1;
     /// Reduce-then-scan: 1 when the histogram left pass 0's tile offsets.
     pub const PASS0_OFFSETS: u32 = 3;
+    /// OR of every key (after the key map), two words for 64-bit keys.
+    pub const KEYS_OR: u32 = 4;
+    /// OR of every key's complement: with `KEYS_OR`, the bits that vary.
+    pub const KEYS_NAND: u32 = 6;
+    /// 1 when the host wrote a pass's bucket offsets.
+    pub const BUCKETS_GIVEN: u32 = 8;
     /// Tile counters, one per step (the passes that run, in order).
     pub const TILE_COUNTER: u32 = 16;
     /// Per-step flags (encode, decode, look-back slot; the step's pass from bit 8 on).
@@ -785,6 +791,9 @@ mod tests {
         assert_eq!(define("ST_COUNT"), state::COUNT);
         assert_eq!(define("ST_PARTITION"), state::PARTITION);
         assert_eq!(define("ST_PASS0_OFFSETS"), state::PASS0_OFFSETS);
+        assert_eq!(define("ST_KEYS_OR"), state::KEYS_OR);
+        assert_eq!(define("ST_KEYS_NAND"), state::KEYS_NAND);
+        assert_eq!(define("ST_BUCKETS_GIVEN"), state::BUCKETS_GIVEN);
         assert_eq!(define("ST_TILE_COUNTER"), state::TILE_COUNTER);
         assert_eq!(define("ST_FLAGS"), state::FLAGS);
         assert_eq!(define("ST_LB_STATS"), state::LB_STATS);
@@ -804,7 +813,10 @@ mod tests {
         assert_eq!(state::HIST + MAX_PASSES * RADIX, state::STATUS);
         assert_eq!(indirect::PASS + MAX_PASSES * 3, indirect::COPY);
         const { assert!(state::PARTITION + 2 <= state::PASS0_OFFSETS) };
-        const { assert!(state::PASS0_OFFSETS < state::TILE_COUNTER) };
+        const { assert!(state::PASS0_OFFSETS < state::KEYS_OR) };
+        const { assert!(state::KEYS_OR + 2 <= state::KEYS_NAND) };
+        const { assert!(state::KEYS_NAND + 2 <= state::BUCKETS_GIVEN) };
+        const { assert!(state::BUCKETS_GIVEN < state::TILE_COUNTER) };
         assert_eq!(indirect::COPY + 3, indirect::UPSWEEP);
         assert_eq!(indirect::UPSWEEP + MAX_PASSES * 3, indirect::SCAN);
         assert_eq!(indirect::SCAN + MAX_PASSES * 3, indirect::WORDS);
