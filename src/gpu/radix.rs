@@ -112,6 +112,9 @@ fn spirv(variant: Variant) -> Spirv {
 /// The radix scan shader is the same for every variant.
 const SCAN_SPIRV: &[u8] = include_bytes!("../../shaders/spv/radix_scan.spv");
 
+/// Reduce-then-scan's clear of the state is the same for every variant.
+const CLEAR_SPIRV: &[u8] = include_bytes!("../../shaders/spv/radix_clear.spv");
+
 /// The pipelines of one variant, built on first use.
 struct Pipelines {
     /// The look-back scatter's tile.
@@ -165,6 +168,9 @@ struct ReduceThenScan {
     /// Its own tile (64-bit keys measured faster with a smaller one).
     shape: TileShape,
     partitions: u32,
+    /// Clears the state's header and sets a count the host knows (`None`: by transfer
+    /// commands, `SORTNET_RADIX_CLEAR_SHADER=0`).
+    clear: Option<Arc<ComputePipeline>>,
     /// The histogram that also leaves pass 0's tile offsets.
     histogram: Arc<ComputePipeline>,
     plan: Arc<ComputePipeline>,
@@ -328,7 +334,8 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// by workgroup id, `SORTNET_RADIX_LB_STATS=1` counts the look-back's steps into the
 /// state buffer (`radix_plan::state::LB_STATS`, printed by `examples/gpu_radix_bench.rs`),
 /// `SORTNET_RADIX_REDUCE_SCAN=1` (`=0`) runs every whole sort's passes by reduce-then-scan
-/// (by look-back) whatever its size and key width, and `SORTNET_RADIX_PARTITIONS` caps the
+/// (by look-back) whatever its size and key width, `SORTNET_RADIX_CLEAR_SHADER=0` clears its
+/// state by transfer commands instead of a dispatch, and `SORTNET_RADIX_PARTITIONS` caps the
 /// partitions of a reduce-then-scan pass (`radix_plan::PARTITIONS`).
 /// All give the same result, except the timing-only knobs `SORTNET_RADIX_NO_WAIT=1`, which
 /// skips the look-back's reads, and `SORTNET_RADIX_NO_RANK=1`, which skips the ranking
@@ -456,6 +463,9 @@ impl RadixSorter {
                     from,
                     shape: reduce_shape,
                     partitions,
+                    clear: (env_u32("SORTNET_RADIX_CLEAR_SHADER") != Some(0))
+                        .then(|| self.ctx.compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)]))
+                        .transpose()?,
                     histogram: self.ctx.compute_pipeline(
                         code.histogram,
                         &[(0, stream_wg), (1, reduce_batch), (2, 1), (3, partitions)],
@@ -679,27 +689,48 @@ impl RadixSorter {
 
         // 1. Clear the state, set the count. Reduce-then-scan writes every status word
         // before it reads it (partition counts and tile offsets), so only the words before
-        // the status slots need clearing; the look-back needs its slots zero (at 2^28 u32 keys
-        // the slots are 215 MB, whose clearing took 0.05 ms).
+        // the status slots need clearing, by a dispatch where the host knows the count (the
+        // transfer commands took longer: BENCHMARKS.md, run 67); the look-back needs its
+        // slots zero (at 2^28 u32 keys the slots are 215 MB, whose clearing took 0.05 ms).
         if phases.clear {
-            let cleared = match reduce {
-                Some(_) => state.clone().slice(0..u64::from(plan::state::STATUS)),
-                None => state.clone(),
-            };
-            builder
-                .fill_buffer(cleared, 0)
-                .map_err(gpu_err("clearing radix state"))?;
-            match &job.count {
-                Count::Known(n) => builder
-                    .update_buffer(state.clone().index(plan::state::COUNT.into()), Box::new(*n))
-                    .map_err(gpu_err("setting the key count"))?,
-                Count::Buffer(buf) => builder
-                    .copy_buffer(CopyBufferInfo::buffers(
-                        buf.clone(),
-                        state.clone().index(plan::state::COUNT.into()),
-                    ))
-                    .map_err(gpu_err("copying the key count"))?,
-            };
+            match (reduce.and_then(|r| r.clear.as_ref()), &job.count) {
+                (Some(clear), Count::Known(n)) => {
+                    let clear_set = self.descriptor_set(
+                        clear,
+                        vec![WriteDescriptorSet::buffer(4, state.clone())],
+                    )?;
+                    let mut push = params(0);
+                    push[0] = *n;
+                    Self::bind(builder, clear, clear_set, push)?;
+                    // SAFETY: one workgroup writes the state's first STATUS words, all of
+                    // which exist (state_words > STATUS).
+                    unsafe { builder.dispatch([1, 1, 1]) }
+                        .map_err(gpu_err("clearing radix state"))?;
+                }
+                _ => {
+                    let cleared = match reduce {
+                        Some(_) => state.clone().slice(0..u64::from(plan::state::STATUS)),
+                        None => state.clone(),
+                    };
+                    builder
+                        .fill_buffer(cleared, 0)
+                        .map_err(gpu_err("clearing radix state"))?;
+                    match &job.count {
+                        Count::Known(n) => builder
+                            .update_buffer(
+                                state.clone().index(plan::state::COUNT.into()),
+                                Box::new(*n),
+                            )
+                            .map_err(gpu_err("setting the key count"))?,
+                        Count::Buffer(buf) => builder
+                            .copy_buffer(CopyBufferInfo::buffers(
+                                buf.clone(),
+                                state.clone().index(plan::state::COUNT.into()),
+                            ))
+                            .map_err(gpu_err("copying the key count"))?,
+                    };
+                }
+            }
         }
 
         let set = |pipeline: &Arc<ComputePipeline>, writes| self.descriptor_set(pipeline, writes);

@@ -1,0 +1,17 @@
+#version 450
+// Reduce-then-scan, the first step of a sort whose count the host knows: zeroes the state's
+// words before the status slots and sets the count (in the push constants' step). A compute
+// dispatch rather than a fill and an update of the buffer: the transfer commands before the
+// histogram cost more than this (BENCHMARKS.md, run 67).
+#extension GL_GOOGLE_include_directive : require
+#include "radix_common.glsl"
+
+layout(local_size_x_id = 0) in;
+
+layout(std430, binding = 4) writeonly buffer State { uint st[]; };
+
+void main() {
+    for (uint i = gl_LocalInvocationIndex; i < ST_STATUS; i += gl_WorkGroupSize.x) {
+        st[i] = i == ST_COUNT ? params.step : 0u;
+    }
+}
