@@ -5,13 +5,14 @@
 //! Per sort, all recorded into one command buffer:
 //!
 //! 1. clear the state buffer and set the key count (from the host, or copied from a GPU
-//!    buffer of the caller's);
-//! 2. `radix_histogram`: counts the digits of every pass at once;
-//! 3. `radix_plan` (one workgroup): bucket offsets, and which passes run: a pass whose digit
-//!    is the same for every key gets zero workgroups. The decision is made on the GPU, so no
-//!    read-back stalls the queue and the count may come from a GPU buffer. The passes that
-//!    run become steps, alternately A->B and B->A, each an indirect dispatch sized by the
-//!    plan, which also tells each step its digit;
+//!    buffer of the caller's; by reduce-then-scan with the host's count, `radix_clear`);
+//! 2. `radix_histogram`: counts the digits of every pass at once (by reduce-then-scan only
+//!    pass 0's, each upsweep counting its own), and ORs the keys and their complements;
+//! 3. `radix_plan` (one workgroup): which passes run (a pass whose digit is the same for
+//!    every key is skipped) and, for the look-back, bucket offsets. The decision is made on
+//!    the GPU, so no read-back stalls the queue and the count may come from a GPU buffer. The
+//!    passes that run become steps, alternately A->B and B->A, each an indirect dispatch
+//!    sized by the plan, which also tells each step its digit;
 //! 4. per step, by one of two schemes (the first step applies the key map on read, the
 //!    last undoes it on write):
 //!    - decoupled look-back: `radix_scatter` ranks a tile, finds the keys of earlier tiles
@@ -21,8 +22,8 @@
 //!      own, sized to the shared memory that lets several workgroups share a multiprocessor,
 //!      64-bit keys passing through it one 32-bit half at a time): `radix_upsweep` counts
 //!      each tile's digits within its partition (for pass 0 the histogram did),
-//!      `radix_scan` scans the partitions' counts, and `radix_scatter` ranks and scatters
-//!      each tile without waiting for any other;
+//!      `radix_scan` scans the partitions' counts (with the bucket offsets), and
+//!      `radix_scatter` ranks and scatters each tile without waiting for any other;
 //! 5. `radix_copy`: brings the result back to the caller's buffer when an odd number of
 //!    passes ran.
 //!
