@@ -34,11 +34,12 @@
 //!
 //! Host slices (`SortBackend`): small ones go up, are sorted and come down in one command
 //! buffer; from two stream pieces on the transfers stream piece by piece with the host's
-//! copies on all cores ([`HostStream`](super::context::HostStream)); keys alone from
-//! `GROUPED_MIN_BYTES` on take the grouped path, whose sort overlaps the transfers: a pass
-//! by the top digit over each batch of the upload as it lands and a gather cut the keys
-//! into `KEY_GROUPS` groups, then each group is sorted while the one before it travels back
-//! (`RadixSorter::sort_keys_grouped`).
+//! copies on all cores ([`HostStream`](super::context::HostStream)). Keys alone may take
+//! the grouped path instead (`SORTNET_GPU_KEYS_OVERLAP=1`; by default only from
+//! `GROUPED_MIN_BYTES`, more than one sort takes, as the whole sort now measures as fast or
+//! faster), whose sort overlaps the transfers: a pass by the top digit over each batch of the upload as it lands
+//! and a gather cut the keys into `KEY_GROUPS` groups, then each group is sorted while the
+//! one before it travels back (`RadixSorter::sort_keys_grouped`).
 //!
 //! Data already on the GPU: [`RadixSorter::record`] records the sort into the caller's
 //! command buffer for caller-owned buffers, with scratch from [`RadixSorter::new_scratch`]
@@ -1490,12 +1491,16 @@ fn top_digit_counter(width: KeyWidth, map: KeyMap) -> impl Fn(&[u32], &mut Count
 const KEY_GROUPS: usize = 4;
 
 /// Keys from host slices of at least this many bytes take the grouped path (when they
-/// stream at all). Below it the sync points and fixed costs of the grouped path outweigh
-/// the part of the sort it hides: H200, u32 keys, warm, bound / wall clock, grouped (8
-/// groups) against the whole sort (BENCHMARKS.md (GPU keys overlapping the download), calls 2-3): 2^24 (64 MiB) 40
-/// against 52%, 2^26 (256 MiB) 67 against 66%, 2^28 (1 GiB) 77 against 71%; u64 keys at
-/// 2^26 (512 MiB) 61 against 62% (16 groups).
-const GROUPED_MIN_BYTES: u64 = 512 << 20;
+/// stream at all): none that one sort takes today (its largest buffer holds 4 GiB), so the
+/// grouped path is opt-in (`SORTNET_GPU_KEYS_OVERLAP=1`). It won when it came (H200, u32
+/// keys, warm, bound / wall clock, grouped against the whole sort, BENCHMARKS.md (GPU keys
+/// overlapping the download), calls 2-3: 2^28 (1 GiB) 77 against 71%), but since the sorts
+/// got faster the whole sort does as well or better at every size measured, 256 MiB to
+/// 2 GiB: 2^28 62 against 67% (run 68), 63-65 against 65-74% in three rounds (run 69); 2^29
+/// (2 GiB) 68-71 against 71-72% (run 69); u64 keys at 2^26 62 against 66% (run 68), 68
+/// against 68% (run 56). (The group sorts run slower beside the downloads than alone,
+/// which takes back what the overlap hides.)
+const GROUPED_MIN_BYTES: u64 = 4 << 30;
 
 /// Whether keys from a host slice of `bytes` bytes take the grouped path:
 /// `SORTNET_GPU_KEYS_OVERLAP=1` always, `=0` never (the whole sort between upload and
