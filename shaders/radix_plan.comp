@@ -73,28 +73,31 @@ void main() {
         const uint partitions = (tiles + per - 1u) / per;
         st[ST_PARTITION] = per;
         st[ST_PARTITION + 1u] = partitions;
-        // Step k sorts by the k-th pass that runs (radix_common.glsl: STEP_PASS).
+        // Step k sorts by the k-th pass that runs (radix_common.glsl: STEP_PASS); the first
+        // step applies the key map on read, the last undoes it on write.
         uint running = 0u;
+        for (uint p = 0u; p < PASSES; p++) running += 1u - s_trivial[p];
+        uint next = 0u;
         for (uint p = 0u; p < PASSES; p++) {
             if (s_trivial[p] == 0u) {
-                st[ST_FLAGS + running] = (p << 8) | ((running & 1u) << 2) | (running == 0u ? 1u : 0u);
-                running++;
+                const uint ends = (next == 0u ? 1u : 0u) | (next + 1u == running ? 2u : 0u);
+                st[ST_FLAGS + next] = (p << 8) | ((next & 1u) << 2) | ends;
+                next++;
             }
         }
+        for (; next < PASSES; next++) st[ST_FLAGS + next] = 0u;
+        // The first step reads the keys the histogram counted: when it sorts by pass 0 (pass
+        // 0 runs), the histogram may have left its tile offsets already.
+        const bool counted = s_trivial[0] == 0u && st[ST_PASS0_OFFSETS] == 1u;
         for (uint k = 0u; k < PASSES; k++) {
             const bool runs = k < running;
-            if (runs && k + 1u == running) st[ST_FLAGS + k] |= 2u;
-            if (!runs) st[ST_FLAGS + k] = 0u;
             const uint groups = runs ? tiles : 0u;
             const bool sweep = REDUCE_SCAN == 1u && runs;
-            // The first step reads the keys the histogram counted: when it sorts by pass 0,
-            // the histogram may have left its tile offsets already.
-            const bool counted = k == 0u && STEP_PASS(st[ST_FLAGS]) == 0u && st[ST_PASS0_OFFSETS] == 1u;
             const uint at = IND_PASS + k * 3u;
             const uint up = IND_UPSWEEP + k * 3u;
             const uint scan = IND_SCAN + k * 3u;
             ind[at] = groups;
-            ind[up] = sweep && !counted ? partitions : 0u;
+            ind[up] = sweep && !(k == 0u && counted) ? partitions : 0u;
             ind[scan] = sweep ? RADIX : 0u;
             for (uint y = 1u; y < 3u; y++) {
                 ind[at + y] = 1u;

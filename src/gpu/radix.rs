@@ -37,9 +37,9 @@
 //! copies on all cores ([`HostStream`](super::context::HostStream)). Keys alone may take
 //! the grouped path instead (`SORTNET_GPU_KEYS_OVERLAP=1`; by default only from
 //! `GROUPED_MIN_BYTES`, more than one sort takes, as the whole sort now measures as fast or
-//! faster), whose sort overlaps the transfers: a pass by the top digit over each batch of the upload as it lands
-//! and a gather cut the keys into `KEY_GROUPS` groups, then each group is sorted while the
-//! one before it travels back (`RadixSorter::sort_keys_grouped`).
+//! faster), whose sort overlaps the transfers: a pass by the top digit over each batch of
+//! the upload as it lands and a gather cut the keys into `KEY_GROUPS` groups, then each
+//! group is sorted while the one before it travels back (`RadixSorter::sort_keys_grouped`).
 //!
 //! Data already on the GPU: [`RadixSorter::record`] records the sort into the caller's
 //! command buffer for caller-owned buffers, with scratch from [`RadixSorter::new_scratch`]
