@@ -26,7 +26,9 @@
 #define ST_HIST 2176u        // [8][256] digit counts of each pass (the upfront histogram; by
                              // reduce-then-scan pass 0's and then each upsweep's own)
 #define ST_STATUS 4224u      // [2][tiles][256] look-back words: 2-bit flag, 30-bit count
-                             // (reduce-then-scan: [partitions][256] counts, then offsets, in slot 0)
+                             // (reduce-then-scan: [partitions][256] counts in slot 0, tile
+                             // offsets inside their partition in slot 1), then, after the two
+                             // slots, reduce-then-scan's partition offsets: [partitions][2][256]
 
 // ---- indirect buffer (binding 5, written by the plan only: vulkano would see a conflict if a
 // dispatch read its own size from a buffer range that the same dispatch may write) ----------
@@ -51,6 +53,11 @@
 #define VALUE_MASK ((1u << 30) - 1u)
 
 #define RADIX 256u
+// Reduce-then-scan: the workgroups that scan the partitions' counts, 8 digits each.
+#define SCAN_GROUPS 32u
+// Reduce-then-scan: set in every partition offset the scan wrote (partition_offset_index);
+// offsets are below 2^30 (radix_plan::LOOKBACK_COUNT_LIMIT).
+#define OFFSET_READY (1u << 31)
 
 // Reduce-then-scan: tiles per partition, so that at most `most` partitions cover `tiles`.
 uint partition_tiles(uint tiles, uint most) {
@@ -132,3 +139,12 @@ layout(push_constant) uniform Params {
     uint tile_keys;
     uint capacity;
 } params;
+
+// Reduce-then-scan: the word of a partition's offset of digit d in the step's pass
+// (radix_partition_scan.glsl). Steps alternate between two rows per partition: the upsweep
+// (or the histogram) of a step zeroes its row, which the step before last read, before the
+// scan fills it in, each word with OFFSET_READY set, so that a tile waiting for its offsets
+// needs no other signal (nor the fence a separate one would need).
+uint partition_offset_index(uint step, uint part, uint d) {
+    return ST_STATUS + 2u * params.slot_words + (part * 2u + (step & 1u)) * RADIX + d;
+}

@@ -38,8 +38,9 @@ void count_digits(uint first, uint end, uint stride, bool encode, uint shift) {
 // `shift` (row 0), each tile's offset inside the partition (the partition's counts before
 // it) in the tile's words of the second status slot and the partition's counts in its words
 // of the first, and adds them to the pass's digit counts (ST_HIST), from which the scan
-// takes the bucket offsets. Called in uniform control flow.
-void count_partition(uint n, uint per, bool encode, uint shift) {
+// takes the bucket offsets. It also zeroes the partition's offsets row of `step`, which the
+// scan fills in next (partition_offset_index). Called in uniform control flow.
+void count_partition(uint n, uint per, bool encode, uint shift, uint step) {
     const uint tid = gl_LocalInvocationIndex;
     const uint wg = gl_WorkGroupSize.x;
     const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
@@ -59,6 +60,7 @@ void count_partition(uint n, uint per, bool encode, uint shift) {
         for (uint d = tid; d < RADIX; d += wg) {
             const uint c = s_hist[d];
             st[ST_STATUS + gl_WorkGroupID.x * RADIX + d] = c;
+            st[partition_offset_index(step, gl_WorkGroupID.x, d)] = 0u;
             if (c != 0u) atomicAdd(st[ST_HIST + (shift / 8u) * RADIX + d], c);
         }
     }

@@ -47,7 +47,7 @@ void main() {
     const uint n = min(st[ST_COUNT], params.capacity);
     if (TILE_OFFSETS == 1u) {
         const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
-        count_partition(n, partition_tiles(tiles, PARTITIONS), true, 0u);
+        count_partition(n, partition_tiles(tiles, PARTITIONS), true, 0u, 0u);
         if (tid == 0u) st[ST_PASS0_OFFSETS] = 1u;
     } else {
         const uint block = wg * BATCH;

@@ -11,7 +11,8 @@
 // (exclusive prefix sums).
 //
 // By reduce-then-scan (REDUCE_SCAN) it also cuts the tiles into partitions and sizes each
-// step's upsweep (none for pass 0 when the histogram counted its tiles) and scan.
+// step's upsweep (none for pass 0 when the histogram counted its tiles) and scan (or adds the
+// scan's workgroups to the scatter's, SCAN_IN_PASS).
 //
 // The plan takes, in the push constants' step, the mask of the passes it may run (bit p:
 // pass p; all ones for a whole sort); the others count as trivial. The host path's grouped
@@ -26,6 +27,7 @@ layout(constant_id = 0) const uint MAX_SUBGROUPS = 64;
 layout(constant_id = 1) const uint COPY_WG = 256;  // invocations of the copy shader
 layout(constant_id = 2) const uint REDUCE_SCAN = 0; // 1: passes by reduce-then-scan (upsweep, scan, scatter)
 layout(constant_id = 3) const uint PARTITIONS = 1024; // reduce-then-scan: at most this many partitions per pass
+layout(constant_id = 4) const uint SCAN_IN_PASS = 1;  // reduce-then-scan: 1: the scatter's first workgroups scan (radix_scatter.comp)
 
 layout(std430, binding = 4) buffer State { uint st[]; };
 layout(std430, binding = 5) writeonly buffer Indirect { uint ind[]; };
@@ -91,14 +93,15 @@ void main() {
         const bool counted = s_trivial[0] == 0u && st[ST_PASS0_OFFSETS] == 1u;
         for (uint k = 0u; k < PASSES; k++) {
             const bool runs = k < running;
-            const uint groups = runs ? tiles : 0u;
             const bool sweep = REDUCE_SCAN == 1u && runs;
+            const bool scan_in_pass = sweep && SCAN_IN_PASS == 1u;
+            const uint groups = runs ? tiles + (scan_in_pass ? SCAN_GROUPS : 0u) : 0u;
             const uint at = IND_PASS + k * 3u;
             const uint up = IND_UPSWEEP + k * 3u;
             const uint scan = IND_SCAN + k * 3u;
             ind[at] = groups;
             ind[up] = sweep && !(k == 0u && counted) ? partitions : 0u;
-            ind[scan] = sweep ? RADIX : 0u;
+            ind[scan] = sweep && !scan_in_pass ? SCAN_GROUPS : 0u;
             for (uint y = 1u; y < 3u; y++) {
                 ind[at + y] = 1u;
                 ind[up + y] = 1u;

@@ -52,6 +52,8 @@ layout(constant_id = 18) const uint LB_LANES_WANTED = 2; // invocations that wal
 layout(constant_id = 20) const uint TILE_COUNTER = 0;  // 1: tiles in the order workgroups start (a counter) instead of by workgroup id
 layout(constant_id = 21) const uint REDUCE_SCAN = 0;   // 1: reduce-then-scan, no look-back (see main)
 layout(constant_id = 22) const uint HALF_KEYS = 0;     // 64-bit keys: 1 reorders one 32-bit half of the keys at a time
+layout(constant_id = 23) const uint SCAN_IN_PASS = 1;  // reduce-then-scan: 1: the first SCAN_GROUPS workgroups scan (see main)
+layout(constant_id = 24) const uint PARTITIONS = 1024; // reduce-then-scan: the plan's most partitions
 
 const uint WG = gl_WorkGroupSize.x;
 // Lanes per digit in the look-back: as wanted, but no more than the smallest subgroup (the
@@ -77,7 +79,10 @@ const uint TILE_WORDS = TILE * (HALF_KEYS == 1u ? 1u : KEY_WORDS);
 // between reading the counters and writing the keys, but the larger footprint kept the
 // second workgroup off each multiprocessor of an H200: 3.07 against 2.07 ms for 2^26 u32
 // keys, run 42 of BENCHMARKS.md.)
-const uint SMEM_WORDS = HIST_WORDS > TILE_WORDS ? HIST_WORDS : TILE_WORDS;
+// (The scan's workgroups use them too: radix_partition_scan.glsl.)
+const uint SORT_WORDS = HIST_WORDS > TILE_WORDS ? HIST_WORDS : TILE_WORDS;
+const uint SCAN_WORDS = WG + MAX_SUBGROUPS;
+const uint SMEM_WORDS = SORT_WORDS > SCAN_WORDS ? SORT_WORDS : SCAN_WORDS;
 
 layout(std430, binding = 0) readonly buffer SrcKeys { KEY src_keys[]; };
 layout(std430, binding = 1) writeonly buffer DstKeys { KEY dst_keys[]; };
@@ -108,6 +113,9 @@ shared uint s_pending;
 shared uint s_stalled;
 shared uint s_lb_steps;         // LB_STATS: look-back steps (reads of LOOKAHEAD words) of this tile
 shared uint s_lb_waits;         // LB_STATS: steps that found the next word not yet published
+
+#define SCAN_SHARED s_mem
+#include "radix_partition_scan.glsl"
 
 uint status_index(uint slot, uint tile, uint digit) {
     return ST_STATUS + slot * params.slot_words + tile * RADIX + digit;
@@ -276,17 +284,43 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
     }
 }
 
-// Reduce-then-scan: the output index of this tile's first key of each digit, the partition's
-// offset (from radix_scan.comp) plus the tile's offset inside its partition (from
-// radix_upsweep.comp), is known before the pass.
-uint tile_offset(uint tile, uint d) {
-    return st[ST_STATUS + (tile / st[ST_PARTITION]) * RADIX + d] +
-           st[ST_STATUS + params.slot_words + tile * RADIX + d];
+// Reduce-then-scan: the partition's offset of digit d as the scan left it (OFFSET_READY set),
+// or zero while the scan has not reached it.
+uint partition_offset_word(uint tile, uint d) {
+    return atomicLoad(st[partition_offset_index(params.step, tile / st[ST_PARTITION], d)],
+                      gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
+
+// Reduce-then-scan: the tile's offset of digit d inside its partition (from
+// radix_upsweep.comp or radix_histogram.comp, known before the pass).
+uint offset_in_partition(uint tile, uint d) {
+    return st[ST_STATUS + params.slot_words + tile * RADIX + d];
+}
+
+// Reduce-then-scan: the output index of this tile's first key of digit d, its partition's
+// offset (radix_partition_scan.glsl) plus its offset inside the partition, waiting for the
+// scan with a bounded spin (Vulkan promises no forward progress between workgroups), then
+// computing the partition's offset from the counts instead (always with SPIN_LIMIT 0, which
+// tests that way).
+uint tile_offset(uint tile, uint d, uint pass) {
+    for (uint spins = 0u;; spins++) {
+        const uint word = SPIN_LIMIT == 0u ? 0u : partition_offset_word(tile, d);
+        if ((word & OFFSET_READY) != 0u) return (word & ~OFFSET_READY) + offset_in_partition(tile, d);
+        if (spins >= SPIN_LIMIT) {
+            return direct_partition_offset(pass, tile / st[ST_PARTITION], d) +
+                   offset_in_partition(tile, d);
+        }
+    }
+    return 0u;
+}
+
+// `first` for a tile whose offset of digit tid is not fetched yet.
+const uint OFFSET_LATER = ~0u;
 
 // Ranks one tile, finds where its keys go (by look-back or from the offsets the upsweep and
 // scan left), and writes them there. `first` is the bucket offset (look-back) or the tile's
-// offset (reduce-then-scan) of digit tid. Called in uniform control flow.
+// offset (reduce-then-scan; OFFSET_LATER when the scan was not done yet) of digit tid.
+// Called in uniform control flow.
 void sort_tile(const uint tile, const uint n, const uint flags, const uint first) {
     const uint tid = gl_LocalInvocationIndex;
     const bool encode = (flags & 1u) != 0u;
@@ -422,7 +456,8 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         if (j >= PER || d >= RADIX) continue;
         for (uint s = 0u; s < gl_NumSubgroups; s++) s_mem[s * RADIX + d] += digit_at;
         if (REDUCE_SCAN == 1u) {
-            s_out[d] = (d == tid ? first : tile_offset(tile, d)) - digit_at;
+            const bool fetched = d == tid && first != OFFSET_LATER;
+            s_out[d] = (fetched ? first : tile_offset(tile, d, STEP_PASS(flags))) - digit_at;
         } else {
             s_excl[d] = digit_at;
         }
@@ -521,10 +556,24 @@ void main() {
     const uint flags = st[ST_FLAGS + params.step];
     const uint n = min(st[ST_COUNT], params.capacity);
     if (REDUCE_SCAN == 1u) {
-        // Reduce-then-scan: where this tile's keys go is known already; the offset of digit
-        // tid is fetched now so its latency hides behind the ranking.
-        const uint tile = gl_WorkGroupID.x;
-        sort_tile(tile, n, flags, tid < RADIX ? tile_offset(tile, tid) : 0u);
+        // Reduce-then-scan. With SCAN_IN_PASS the first SCAN_GROUPS workgroups scan the
+        // partitions' counts (saving a dispatch and its drain: BENCHMARKS.md, run 71) and the
+        // tiles follow them; a tile waits for the scan only where it needs the offsets, after
+        // the ranking, and only the first tiles to start find it unfinished.
+        if (SCAN_IN_PASS == 1u && gl_WorkGroupID.x < SCAN_GROUPS) {
+            scan_partitions(gl_WorkGroupID.x, params.step);
+            return;
+        }
+        const uint tile = gl_WorkGroupID.x - (SCAN_IN_PASS == 1u ? SCAN_GROUPS : 0u);
+        // The offset of digit tid, fetched now (where the scan has written it), so that its
+        // latency hides behind the ranking.
+        uint first = OFFSET_LATER;
+        if (tid < RADIX && SPIN_LIMIT > 0u) {
+            const uint word = partition_offset_word(tile, tid);
+            const uint inside = offset_in_partition(tile, tid);
+            if ((word & OFFSET_READY) != 0u) first = (word & ~OFFSET_READY) + inside;
+        }
+        sort_tile(tile, n, flags, first);
         return;
     }
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind

@@ -31,5 +31,5 @@ void main() {
     barrier();
     const uint n = min(st[ST_COUNT], params.capacity);
     const uint flags = st[ST_FLAGS + params.step];
-    count_partition(n, st[ST_PARTITION], (flags & 1u) != 0u, STEP_PASS(flags) * 8u);
+    count_partition(n, st[ST_PARTITION], (flags & 1u) != 0u, STEP_PASS(flags) * 8u, params.step);
 }

@@ -177,7 +177,8 @@ struct ReduceThenScan {
     histogram: Arc<ComputePipeline>,
     plan: Arc<ComputePipeline>,
     upsweep: Arc<ComputePipeline>,
-    scan: Arc<ComputePipeline>,
+    /// The scan as a dispatch of its own (`None`: by the scatter's first workgroups).
+    scan: Option<Arc<ComputePipeline>>,
     scatter: Arc<ComputePipeline>,
 }
 
@@ -402,7 +403,10 @@ impl RadixSorter {
             Some(_) => None,
             None => plan::reduce_then_scan_from(variant),
         };
-        let partitions = env_u32("SORTNET_RADIX_PARTITIONS").map_or(plan::PARTITIONS, |p| p.max(1));
+        // At most PARTITIONS: the state holds that many partitions' offsets.
+        let partitions = env_u32("SORTNET_RADIX_PARTITIONS")
+            .map_or(plan::PARTITIONS, |p| p.clamp(1, plan::PARTITIONS));
+        let scan_in_pass = u32::from(env_u32("SORTNET_RADIX_SCAN_IN_PASS") != Some(0));
         let scatter_constants = |shape: TileShape, reduce: u32| {
             vec![
                 (0, shape.workgroup),
@@ -435,6 +439,8 @@ impl RadixSorter {
                 (18, 1 << lanes.max(1).ilog2()),
                 (20, env_u32("SORTNET_RADIX_TILE_COUNTER").unwrap_or(0)),
                 (21, reduce),
+                (23, scan_in_pass),
+                (24, partitions),
                 (
                     22,
                     u32::from(
@@ -474,15 +480,25 @@ impl RadixSorter {
                     )?,
                     plan: self.ctx.compute_pipeline(
                         code.plan,
-                        &[(0, plan_subgroups), (1, stream_wg), (2, 1), (3, partitions)],
+                        &[
+                            (0, plan_subgroups),
+                            (1, stream_wg),
+                            (2, 1),
+                            (3, partitions),
+                            (4, scan_in_pass),
+                        ],
                     )?,
                     upsweep: self
                         .ctx
                         .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
-                    scan: self.ctx.compute_pipeline(
-                        SCAN_SPIRV,
-                        &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
-                    )?,
+                    scan: (scan_in_pass == 0)
+                        .then(|| {
+                            self.ctx.compute_pipeline(
+                                SCAN_SPIRV,
+                                &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
+                            )
+                        })
+                        .transpose()?,
                     scatter: self
                         .ctx
                         .compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1))?,
@@ -774,7 +790,8 @@ impl RadixSorter {
             // a_keys holds capacity keys; it writes the histogram words of the state buffer,
             // which holds state_words >= STATUS words, and by reduce-then-scan the words of
             // tiles below ceil(count / tile) and of as many partitions in the two status
-            // slots, which hold ceil(capacity / tile) tiles each.
+            // slots, which hold ceil(capacity / tile) tiles each, and of as many partitions'
+            // first row of offsets (min(tiles, PARTITIONS) rows after the slots).
             unsafe { builder.dispatch([groups, 1, 1]) }
                 .map_err(gpu_err("dispatching the radix histogram"))?;
             mark(builder, "histogram");
@@ -834,7 +851,13 @@ impl RadixSorter {
                         ],
                     )
                 };
-                let scan = set(&r.scan, vec![WriteDescriptorSet::buffer(4, state.clone())])?;
+                let scan = match &r.scan {
+                    Some(scan) => Some((
+                        scan,
+                        set(scan, vec![WriteDescriptorSet::buffer(4, state.clone())])?,
+                    )),
+                    None => None,
+                };
                 Some((r, [up(&a_keys)?, up(&b_keys)?], scan))
             }
             None => None,
@@ -849,27 +872,33 @@ impl RadixSorter {
                 // 0 when the histogram counted its tiles); each workgroup reads keys below
                 // count in a buffer of capacity keys and writes the 256 status words of its
                 // partition in the state's first slot (partitions <= tiles) and of each of its
-                // tiles in the second.
+                // tiles in the second, and zeroes its partition's row of offsets after them.
                 unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                     .map_err(gpu_err("dispatching a radix upsweep"))?;
                 mark(builder, &format!("upsweep {step}"));
-                bind(builder, &r.scan, scan.clone(), params(step))?;
-                let at = u64::from(plan::indirect::SCAN / 3 + step);
-                // SAFETY: 256 workgroups (or zero), one per digit, each reading and writing
-                // that digit's status word of every partition, all inside the first slot.
-                unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
-                    .map_err(gpu_err("dispatching a radix scan"))?;
-                mark(builder, &format!("scan {step}"));
+                if let Some((scan, scan_set)) = scan {
+                    bind(builder, scan, scan_set.clone(), params(step))?;
+                    let at = u64::from(plan::indirect::SCAN / 3 + step);
+                    // SAFETY: SCAN_GROUPS workgroups (or zero), each reading its digits'
+                    // status words of every partition (inside the first slot) and writing
+                    // their offsets in the region after the two slots, which holds two rows
+                    // of min(tiles, PARTITIONS) >= partitions partitions.
+                    unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
+                        .map_err(gpu_err("dispatching a radix scan"))?;
+                    mark(builder, &format!("scan {step}"));
+                }
             }
             bind(builder, scatter, [&ab, &ba][parity].clone(), params(step))?;
             let at = u64::from(plan::indirect::PASS / 3 + step);
             // SAFETY: the plan sizes this dispatch to ceil(count / tile) workgroups (or zero),
-            // count <= capacity; each tile reads and writes keys and values below count in
-            // buffers of capacity elements, and look-back words (by reduce-then-scan: offset
-            // words) of tiles below ceil(capacity / tile) in a state buffer sized for exactly
-            // that (radix_plan::state_words, for this scheme's tile). Tile ids are workgroup
-            // ids (or, with SORTNET_RADIX_TILE_COUNTER=1, come from a counter cleared in
-            // step 1).
+            // count <= capacity, by reduce-then-scan with the scan in the pass SCAN_GROUPS
+            // more, which scan as the scan dispatch would (see there) and sort no tile; each
+            // tile reads and writes keys and values below count in buffers of capacity
+            // elements, and look-back words (by reduce-then-scan: offset words) of tiles below
+            // ceil(capacity / tile) in a state buffer sized for exactly that
+            // (radix_plan::state_words, for this scheme's tile). Tile ids are workgroup ids
+            // (less SCAN_GROUPS, or, with SORTNET_RADIX_TILE_COUNTER=1, from a counter cleared
+            // in step 1).
             unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                 .map_err(gpu_err("dispatching a radix pass"))?;
             mark(builder, &format!("pass {step}"));

@@ -44,7 +44,8 @@ pub mod state {
     pub const BUCKET: u32 = 128;
     /// Digit counts, 256 per pass.
     pub const HIST: u32 = 2176;
-    /// Look-back words: two slots of `tiles * 256`.
+    /// Look-back words: two slots of `tiles * 256`; then, by reduce-then-scan, the
+    /// partitions' offsets (`partition_offset_words`).
     pub const STATUS: u32 = 4224;
 }
 
@@ -105,6 +106,9 @@ pub const LOOKBACK_LANES: u32 = 2;
 /// 2.375 / 2.466 / 2.612 ms; run 39: 1024 is as good or best at 2^24 and 2^28 too, and for
 /// u64 keys.
 pub const PARTITIONS: u32 = 1024;
+/// Workgroups of a reduce-then-scan pass's scan (each takes `RADIX / SCAN_GROUPS` digits): a
+/// few, as they run first in the pass's scatter dispatch, where tiles wait for them.
+pub const SCAN_GROUPS: u32 = 32;
 /// From how many keys whole sorts of `variant` run their passes by reduce-then-scan (an
 /// upsweep that counts each tile's digits, a scan of the partitions' counts, a scatter that
 /// waits for no other tile) rather than by decoupled look-back; `None`: never.
@@ -400,9 +404,18 @@ pub fn slot_words(shape: TileShape, capacity: u64) -> u64 {
     shape.tiles(capacity).max(1) * u64::from(RADIX)
 }
 
+/// Words of the partitions' offsets of reduce-then-scan, after the two slots: two rows (the
+/// steps alternate) of at most [`PARTITIONS`] partitions, and no more than tiles
+/// (`partition_offset_index` in `radix_common.glsl`).
+pub fn partition_offset_words(shape: TileShape, capacity: u64) -> u64 {
+    2 * shape.tiles(capacity).clamp(1, u64::from(PARTITIONS)) * u64::from(RADIX)
+}
+
 /// Words of the state buffer for `capacity` keys.
 pub fn state_words(shape: TileShape, capacity: u64) -> u64 {
-    u64::from(state::STATUS) + 2 * slot_words(shape, capacity)
+    u64::from(state::STATUS)
+        + 2 * slot_words(shape, capacity)
+        + partition_offset_words(shape, capacity)
 }
 
 /// Scratch for sorting up to `capacity` keys of `variant` with tiles of `shape`. Buffers
@@ -423,9 +436,12 @@ pub fn max_len(variant: Variant, shape: TileShape, limits: &DeviceLimits) -> u64
     let by_count = LOOKBACK_COUNT_LIMIT - 1;
     let by_keys = limits.max_storage_range / (4 * u64::from(variant.key_words()));
     let by_groups = u64::from(limits.max_groups_x) * u64::from(shape.tile_keys());
-    // State words = STATUS + 2 * tiles * 256 must fit the binding range too.
+    // State words = STATUS + 2 * tiles * 256 + the partitions' offsets must fit the binding
+    // range too.
     let state_range_words = limits.max_storage_range / 4;
-    let by_state = state_range_words.saturating_sub(u64::from(state::STATUS)) / (2 * 256)
+    let by_state = state_range_words
+        .saturating_sub(u64::from(state::STATUS + 2 * PARTITIONS * RADIX))
+        / (2 * 256)
         * u64::from(shape.tile_keys());
     by_count.min(by_keys).min(by_groups).min(by_state)
 }
@@ -721,7 +737,15 @@ mod tests {
         let s = scratch_sizes(v, shape, 3841);
         assert_eq!(s.keys_bytes, 3841 * 4);
         assert_eq!(s.values_bytes, 3841 * 4);
-        assert_eq!(s.state_bytes, (4224 + 2 * 2 * 256) * 4);
+        // The header, two slots of two tiles, two rows of offsets of (at most) two
+        // partitions.
+        assert_eq!(s.state_bytes, (4224 + 2 * 2 * 256 + 2 * 2 * 256) * 4);
+        // Many tiles: the partitions' offsets stop at PARTITIONS.
+        let many = scratch_sizes(v, shape, 3840 * 5000);
+        assert_eq!(
+            many.state_bytes,
+            (4224 + 2 * 5000 * 256 + 2 * 1024 * 256) * 4
+        );
         assert_eq!(
             s.total(),
             s.keys_bytes + s.values_bytes + s.state_bytes + 75 * 4
@@ -795,6 +819,7 @@ mod tests {
         assert_eq!(define("ST_KEYS_NAND"), state::KEYS_NAND);
         assert_eq!(define("ST_BUCKETS_GIVEN"), state::BUCKETS_GIVEN);
         assert_eq!(define("ST_TILE_COUNTER"), state::TILE_COUNTER);
+        assert_eq!(define("SCAN_GROUPS"), SCAN_GROUPS);
         assert_eq!(define("ST_FLAGS"), state::FLAGS);
         assert_eq!(define("ST_LB_STATS"), state::LB_STATS);
         assert_eq!(define("ST_BUCKET"), state::BUCKET);
@@ -807,6 +832,7 @@ mod tests {
         assert_eq!(define("IND_WORDS"), indirect::WORDS);
         // The regions do not overlap.
         const { assert!(state::TILE_COUNTER + MAX_PASSES <= state::FLAGS) };
+        const { assert!(RADIX % SCAN_GROUPS == 0) };
         const { assert!(state::FLAGS + MAX_PASSES <= state::LB_STATS) };
         const { assert!(state::LB_STATS + MAX_PASSES * 4 <= state::BUCKET) };
         assert_eq!(state::BUCKET + MAX_PASSES * RADIX, state::HIST);
