@@ -53,8 +53,8 @@
 #define VALUE_MASK ((1u << 30) - 1u)
 
 #define RADIX 256u
-// Reduce-then-scan: the workgroups that scan the partitions' counts, 8 digits each.
-#define SCAN_GROUPS 32u
+// Reduce-then-scan: the workgroups that scan the partitions' counts, two digits each.
+#define SCAN_GROUPS 128u
 // Reduce-then-scan: set in every partition offset the scan wrote (partition_offset_index);
 // offsets are below 2^30 (radix_plan::LOOKBACK_COUNT_LIMIT).
 #define OFFSET_READY (1u << 31)

@@ -12,13 +12,13 @@
 //
 // Included after radix_common.glsl and the declarations of st[] (the state) and of PARTITIONS
 // (the plan's most partitions), with SCAN_SHARED naming a shared uint array of at least
-// gl_WorkGroupSize.x + gl_NumSubgroups words.
+// 2 * gl_NumSubgroups + SCAN_DIGITS words.
 
 const uint SCAN_DIGITS = RADIX / SCAN_GROUPS;
 // Invocations per digit (workgroups have at least SCAN_DIGITS invocations; the default size
-// of 1, before specialization, must not divide by zero), and the partitions each of them
-// scans: a fixed run, so its loads are unrolled and in flight together and the counts wait
-// in registers for the second half.
+// of 1, before specialization, must not divide by zero), and the most partitions each of
+// them scans: a fixed run, so its loads are unrolled and in flight together, and the counts
+// wait in registers for the second half.
 const uint SCAN_LANES = gl_WorkGroupSize.x > SCAN_DIGITS ? gl_WorkGroupSize.x / SCAN_DIGITS : 1u;
 const uint SCAN_PER = (PARTITIONS + SCAN_LANES - 1u) / SCAN_LANES;
 
@@ -39,44 +39,59 @@ uint direct_partition_offset(uint pass, uint p, uint d) {
     return at;
 }
 
-// The scan of digits [group * SCAN_DIGITS, +SCAN_DIGITS) for the step's pass. Invocation i
-// takes digit i % SCAN_DIGITS (a subgroup's loads then share sectors) and the
-// i / SCAN_DIGITS-th run of partitions. Called in uniform control flow.
+// The scan of digits [group * SCAN_DIGITS, +SCAN_DIGITS) for the step's pass. Invocations
+// take the group's digits in order, SCAN_LANES each, and each of those a run of
+// consecutive partitions, so that one exclusive scan across the workgroup, in invocation
+// order, passes every digit's partitions in order: at invocation i it is the count of the
+// group's smaller digits plus the digit's keys in earlier partitions; the keys of the digits
+// below the group's come from ST_HIST. Called in uniform control flow.
 void scan_partitions(uint group, uint step) {
     const uint tid = gl_LocalInvocationIndex;
-    const uint wg = gl_WorkGroupSize.x;
     const uint pass = STEP_PASS(st[ST_FLAGS + step]);
     const uint partitions = st[ST_PARTITION + 1u];
     const uint first_digit = group * SCAN_DIGITS;
-    const uint d = first_digit + tid % SCAN_DIGITS;
-    const uint lane = tid / SCAN_DIGITS;
-    const bool given = st[ST_BUCKETS_GIVEN] == 1u;
-    // The keys of the digits below this group's, summed across the workgroup, and those of
-    // this group's digits below d, by each invocation.
+    const uint digit_in_group = min(tid / SCAN_LANES, SCAN_DIGITS - 1u);
+    const uint d = first_digit + digit_in_group;
+    const uint lane = tid / SCAN_LANES < SCAN_DIGITS ? tid % SCAN_LANES : SCAN_LANES;
+    const uint per = (partitions + SCAN_LANES - 1u) / SCAN_LANES;
+    // The keys of the digits below the group's, summed across the workgroup.
     uint below_group = 0u;
-    for (uint e = tid; e < first_digit; e += wg) below_group += st[ST_HIST + pass * RADIX + e];
-    uint below_in_group = 0u;
-    for (uint e = first_digit; e < d; e++) below_in_group += st[ST_HIST + pass * RADIX + e];
+    for (uint e = tid; e < first_digit; e += gl_WorkGroupSize.x) {
+        below_group += st[ST_HIST + pass * RADIX + e];
+    }
+    const bool given = st[ST_BUCKETS_GIVEN] == 1u;
     const uint given_bucket = st[ST_BUCKET + pass * RADIX + d];
     uint counts[SCAN_PER];
     uint total = 0u;
     [[unroll]] for (uint j = 0u; j < SCAN_PER; j++) {
-        const uint q = lane * SCAN_PER + j;
-        counts[j] = q < partitions && lane < SCAN_LANES ? st[ST_STATUS + q * RADIX + d] : 0u;
+        const uint q = lane * per + j;
+        counts[j] = j < per && q < partitions ? st[ST_STATUS + q * RADIX + d] : 0u;
         total += counts[j];
     }
-    SCAN_SHARED[tid] = total;
+    const uint before = subgroupExclusiveAdd(total);
+    const uint sg_total = subgroupAdd(total);
     const uint sg_below = subgroupAdd(below_group);
-    if (subgroupElect()) SCAN_SHARED[wg + gl_SubgroupID] = sg_below;
-    barrier();
-    uint run = given ? given_bucket : below_in_group;
-    if (!given) {
-        for (uint s = 0u; s < gl_NumSubgroups; s++) run += SCAN_SHARED[wg + s];
+    if (subgroupElect()) {
+        SCAN_SHARED[gl_SubgroupID] = sg_total;
+        SCAN_SHARED[gl_NumSubgroups + gl_SubgroupID] = sg_below;
     }
-    for (uint l = 0u; l < lane; l++) run += SCAN_SHARED[l * SCAN_DIGITS + tid % SCAN_DIGITS];
+    barrier();
+    uint run = before;
+    for (uint s = 0u; s < gl_SubgroupID; s++) run += SCAN_SHARED[s];
+    if (given) {
+        // The host's bucket offset in place of the keys of the group's smaller digits, which
+        // the scan holds at the digit's first invocation. (ST_HIST may not hold the pass's
+        // counts: where the host gives the offsets, it read every pass's counts from a
+        // histogram to which the upsweep then added its own.)
+        if (lane == 0u) SCAN_SHARED[2u * gl_NumSubgroups + digit_in_group] = run;
+        barrier();
+        run += given_bucket - SCAN_SHARED[2u * gl_NumSubgroups + digit_in_group];
+    } else {
+        for (uint s = 0u; s < gl_NumSubgroups; s++) run += SCAN_SHARED[gl_NumSubgroups + s];
+    }
     [[unroll]] for (uint j = 0u; j < SCAN_PER; j++) {
-        const uint q = lane * SCAN_PER + j;
-        if (q < partitions && lane < SCAN_LANES) {
+        const uint q = lane * per + j;
+        if (j < per && q < partitions) {
             // Read by waiting tiles with relaxed atomic loads: the flag is in the word itself.
             atomicStore(st[partition_offset_index(step, q, d)], OFFSET_READY | run,
                         gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);

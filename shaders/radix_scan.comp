@@ -17,7 +17,7 @@ layout(constant_id = 2) const uint PARTITIONS = 1024;  // the plan's most partit
 
 layout(std430, binding = 4) coherent buffer State { uint st[]; };
 
-shared uint s_scan[gl_WorkGroupSize.x + MAX_SUBGROUPS];
+shared uint s_scan[2u * MAX_SUBGROUPS + RADIX / SCAN_GROUPS];
 #define SCAN_SHARED s_scan
 #include "radix_partition_scan.glsl"
 

@@ -81,7 +81,7 @@ const uint TILE_WORDS = TILE * (HALF_KEYS == 1u ? 1u : KEY_WORDS);
 // keys, run 42 of BENCHMARKS.md.)
 // (The scan's workgroups use them too: radix_partition_scan.glsl.)
 const uint SORT_WORDS = HIST_WORDS > TILE_WORDS ? HIST_WORDS : TILE_WORDS;
-const uint SCAN_WORDS = WG + MAX_SUBGROUPS;
+const uint SCAN_WORDS = 2u * MAX_SUBGROUPS + RADIX / SCAN_GROUPS;
 const uint SMEM_WORDS = SORT_WORDS > SCAN_WORDS ? SORT_WORDS : SCAN_WORDS;
 
 layout(std430, binding = 0) readonly buffer SrcKeys { KEY src_keys[]; };
