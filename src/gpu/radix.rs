@@ -175,11 +175,21 @@ struct ReduceThenScan {
     clear: Option<Arc<ComputePipeline>>,
     /// The histogram that also leaves pass 0's tile offsets.
     histogram: Arc<ComputePipeline>,
-    plan: Arc<ComputePipeline>,
     upsweep: Arc<ComputePipeline>,
-    /// The scan as a dispatch of its own (`None`: by the scatter's first workgroups).
-    scan: Option<Arc<ComputePipeline>>,
+    /// Sorts of fewer keys than this scan the partitions' counts in the scatter's first
+    /// workgroups (`in_pass`), the others by a dispatch of their own (`separate`).
+    in_pass_below: u64,
+    in_pass: Option<ScanScheme>,
+    separate: Option<ScanScheme>,
+}
+
+/// The pipelines that depend on where reduce-then-scan's scan runs (the `SCAN_IN_PASS`
+/// specialization constant of the plan and the scatter).
+struct ScanScheme {
+    plan: Arc<ComputePipeline>,
     scatter: Arc<ComputePipeline>,
+    /// The scan's own dispatch (`None`: in the pass).
+    scan: Option<Arc<ComputePipeline>>,
 }
 
 /// The element count of a recorded sort.
@@ -406,8 +416,12 @@ impl RadixSorter {
         // At most PARTITIONS: the state holds that many partitions' offsets.
         let partitions = env_u32("SORTNET_RADIX_PARTITIONS")
             .map_or(plan::PARTITIONS, |p| p.clamp(1, plan::PARTITIONS));
-        let scan_in_pass = u32::from(env_u32("SORTNET_RADIX_SCAN_IN_PASS") != Some(0));
-        let scatter_constants = |shape: TileShape, reduce: u32| {
+        let in_pass_below = match env_u32("SORTNET_RADIX_SCAN_IN_PASS") {
+            Some(0) => 0,
+            Some(_) => u64::MAX,
+            None => plan::SCAN_IN_PASS_BELOW,
+        };
+        let scatter_constants = |shape: TileShape, reduce: u32, scan_in_pass: u32| {
             vec![
                 (0, shape.workgroup),
                 (1, shape.keys_per_invocation),
@@ -454,6 +468,32 @@ impl RadixSorter {
         let reduce_batch = env_u32("SORTNET_RADIX_HIST_BATCH")
             .unwrap_or_else(|| plan::reduce_then_scan_batch(variant));
         let scan_subgroups = (stream_wg / self.limits.min_subgroup.max(1)).max(1);
+        let scan_scheme = |in_pass: bool| -> Result<ScanScheme> {
+            let flag = u32::from(in_pass);
+            Ok(ScanScheme {
+                plan: self.ctx.compute_pipeline(
+                    code.plan,
+                    &[
+                        (0, plan_subgroups),
+                        (1, stream_wg),
+                        (2, 1),
+                        (3, partitions),
+                        (4, flag),
+                    ],
+                )?,
+                scatter: self
+                    .ctx
+                    .compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1, flag))?,
+                scan: (!in_pass)
+                    .then(|| {
+                        self.ctx.compute_pipeline(
+                            SCAN_SPIRV,
+                            &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
+                        )
+                    })
+                    .transpose()?,
+            })
+        };
         let built = Arc::new(Pipelines {
             shape,
             histogram: self
@@ -464,7 +504,7 @@ impl RadixSorter {
                 .compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
             scatter: self
                 .ctx
-                .compute_pipeline(code.scatter, &scatter_constants(shape, 0))?,
+                .compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
             copy: self.ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
             reduce: if let Some(from) = reduce_from {
                 Some(ReduceThenScan {
@@ -478,30 +518,14 @@ impl RadixSorter {
                         code.histogram,
                         &[(0, stream_wg), (1, reduce_batch), (2, 1), (3, partitions)],
                     )?,
-                    plan: self.ctx.compute_pipeline(
-                        code.plan,
-                        &[
-                            (0, plan_subgroups),
-                            (1, stream_wg),
-                            (2, 1),
-                            (3, partitions),
-                            (4, scan_in_pass),
-                        ],
-                    )?,
                     upsweep: self
                         .ctx
                         .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
-                    scan: (scan_in_pass == 0)
-                        .then(|| {
-                            self.ctx.compute_pipeline(
-                                SCAN_SPIRV,
-                                &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
-                            )
-                        })
+                    in_pass_below,
+                    in_pass: (in_pass_below > 0).then(|| scan_scheme(true)).transpose()?,
+                    separate: (in_pass_below < u64::MAX)
+                        .then(|| scan_scheme(false))
                         .transpose()?,
-                    scatter: self
-                        .ctx
-                        .compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1))?,
                 })
             } else {
                 None
@@ -679,6 +703,14 @@ impl RadixSorter {
             Count::Buffer(_) => capacity,
         };
         let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
+        // Where reduce-then-scan's scan runs (one of the two is always built).
+        let scan_scheme = reduce.and_then(|r| {
+            if keys_hint < r.in_pass_below {
+                r.in_pass.as_ref()
+            } else {
+                r.separate.as_ref()
+            }
+        });
         let shape = reduce.map_or(p.shape, |r| r.shape);
         let kw = u64::from(variant.key_words());
         let slot_words = plan::slot_words(shape, capacity);
@@ -801,7 +833,7 @@ impl RadixSorter {
         }
 
         // 3. Plan (its pass slot holds the passes it may run).
-        let plan_pipeline = reduce.map_or(&p.plan, |r| &r.plan);
+        let plan_pipeline = scan_scheme.map_or(&p.plan, |s| &s.plan);
         let indirect = scratch.indirect.clone();
         let plan_set = set(
             plan_pipeline,
@@ -836,7 +868,7 @@ impl RadixSorter {
 
         // 4. The steps (the passes that run, in order: radix_common.glsl), alternately A->B
         // and B->A. Steps past the passes in the mask would have no workgroups: not recorded.
-        let scatter = reduce.map_or(&p.scatter, |r| &r.scatter);
+        let scatter = scan_scheme.map_or(&p.scatter, |s| &s.scatter);
         let ab = set(scatter, direction(&a_keys, &b_keys, &a_values, &b_values))?;
         let ba = set(scatter, direction(&b_keys, &a_keys, &b_values, &a_values))?;
         // Reduce-then-scan: the upsweep reads the step's source keys, the scan the state only.
@@ -851,7 +883,7 @@ impl RadixSorter {
                         ],
                     )
                 };
-                let scan = match &r.scan {
+                let scan = match scan_scheme.and_then(|s| s.scan.as_ref()) {
                     Some(scan) => Some((
                         scan,
                         set(scan, vec![WriteDescriptorSet::buffer(4, state.clone())])?,
