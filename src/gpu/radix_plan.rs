@@ -842,7 +842,7 @@ mod tests {
         assert_eq!(define("IND_WORDS"), indirect::WORDS);
         // The regions do not overlap.
         const { assert!(state::TILE_COUNTER + MAX_PASSES <= state::FLAGS) };
-        const { assert!(RADIX % SCAN_GROUPS == 0) };
+        const { assert!(RADIX.is_multiple_of(SCAN_GROUPS)) };
         const { assert!(state::FLAGS + MAX_PASSES <= state::LB_STATS) };
         const { assert!(state::LB_STATS + MAX_PASSES * 4 <= state::BUCKET) };
         assert_eq!(state::BUCKET + MAX_PASSES * RADIX, state::HIST);
