@@ -29,7 +29,7 @@ fn main() {
         // The upsweep: [workgroup] and [keys per invocation] are its size and batch.
         "up32" => include_bytes!("../shaders/spv/radix_upsweep_k32.spv"),
         "up64" => include_bytes!("../shaders/spv/radix_upsweep_k64.spv"),
-        // The histogram: give `2=1 3=1024` for reduce-then-scan's (TILE_OFFSETS, PARTITIONS).
+        // The histogram: give `2=1 3=512` for reduce-then-scan's (TILE_OFFSETS, PARTITIONS).
         "h32" => include_bytes!("../shaders/spv/radix_histogram_k32.spv"),
         "h64" => include_bytes!("../shaders/spv/radix_histogram_k64.spv"),
         _ => include_bytes!("../shaders/spv/radix_scatter_p64.spv"),

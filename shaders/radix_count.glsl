@@ -33,27 +33,70 @@ void count_digits(uint first, uint end, uint stride, bool encode, uint shift) {
     }
 }
 
+// Reduce-then-scan: the keys of one chunk (BATCH keys per invocation, strided by the
+// workgroup) of tile `tile`, chunk `chunk`; keys past the tile or the count read as zero
+// and are not counted (count_chunk).
+void load_chunk(out KEY keys[BATCH], uint n, uint tile, uint chunk) {
+    const uint tile_first = tile * params.tile_keys;
+    const uint end = min(tile_first + params.tile_keys, n);
+    const uint first = tile_first + chunk * gl_WorkGroupSize.x * BATCH;
+    [[unroll]] for (uint j = 0u; j < BATCH; j++) {
+        const uint i = first + j * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+        keys[j] = i < end ? src_keys[i] : KEY_ZERO;
+    }
+}
+
+void count_chunk(KEY keys[BATCH], uint n, uint tile, uint chunk, bool encode, uint shift) {
+    const uint tile_first = tile * params.tile_keys;
+    const uint end = min(tile_first + params.tile_keys, n);
+    const uint first = tile_first + chunk * gl_WorkGroupSize.x * BATCH;
+    [[unroll]] for (uint j = 0u; j < BATCH; j++) {
+        if (first + j * gl_WorkGroupSize.x + gl_LocalInvocationIndex < end) {
+            KEY key = encode ? encode_key(keys[j], params.map) : keys[j];
+            g_keys_or |= key;
+            g_keys_nand |= ~key;
+            atomicAdd(s_hist[digit_of(key, shift)], 1u);
+        }
+    }
+}
+
 // Reduce-then-scan: counts this workgroup's partition (`per` consecutive tiles) a tile at a
 // time into s_hist (cleared by the caller, behind a barrier) and leaves, for the digit at
 // `shift` (row 0), each tile's offset inside the partition (the partition's counts before
 // it) in the tile's words of the second status slot and the partition's counts in its words
 // of the first, and adds them to the pass's digit counts (ST_HIST), from which the scan
 // takes the bucket offsets. It also zeroes the partition's offsets row of `step`, which the
-// scan fills in next (partition_offset_index). Called in uniform control flow.
+// scan fills in next (partition_offset_index). The keys of each chunk are loaded while the
+// chunk before is counted (one chunk at a time left each tile's loads waiting on the
+// barriers between tiles: BENCHMARKS.md, run 76). Called in uniform control flow.
 void count_partition(uint n, uint per, bool encode, uint shift, uint step) {
     const uint tid = gl_LocalInvocationIndex;
     const uint wg = gl_WorkGroupSize.x;
     const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
     const uint first_tile = gl_WorkGroupID.x * per;
     const uint end_tile = min(first_tile + per, tiles);
-    for (uint tile = first_tile; tile < end_tile; tile++) {
-        for (uint d = tid; d < RADIX; d += wg) {
-            st[ST_STATUS + params.slot_words + tile * RADIX + d] = s_hist[d];
+    const uint chunks = (params.tile_keys + wg * BATCH - 1u) / (wg * BATCH);
+    KEY next[BATCH];
+    if (first_tile < end_tile) load_chunk(next, n, first_tile, 0u);
+    uint tile = first_tile;
+    uint chunk = 0u;
+    while (tile < end_tile) {
+        KEY keys[BATCH];
+        [[unroll]] for (uint j = 0u; j < BATCH; j++) keys[j] = next[j];
+        const bool last_chunk = chunk + 1u == chunks;
+        const uint next_tile = last_chunk ? tile + 1u : tile;
+        const uint next_chunk = last_chunk ? 0u : chunk + 1u;
+        if (next_tile < end_tile) load_chunk(next, n, next_tile, next_chunk);
+        if (chunk == 0u) {
+            for (uint d = tid; d < RADIX; d += wg) {
+                st[ST_STATUS + params.slot_words + tile * RADIX + d] = s_hist[d];
+            }
+            barrier();
         }
-        barrier();
-        const uint first = tile * params.tile_keys;
-        count_digits(first, min(first + params.tile_keys, n), wg * BATCH, encode, shift);
-        barrier();
+        count_chunk(keys, n, tile, chunk, encode, shift);
+        if (last_chunk) barrier();
+        tile = next_tile;
+        chunk = next_chunk;
     }
     // Every partition's words are written (zeros too): nothing clears the slot between passes.
     if (first_tile < end_tile) {

@@ -21,15 +21,19 @@
 //!      `radix_plan::reduce_then_scan_from`, where it measured faster; with tiles of its
 //!      own, sized to the shared memory that lets several workgroups share a multiprocessor,
 //!      64-bit keys passing through it one 32-bit half at a time): `radix_upsweep` counts
-//!      each tile's digits within its partition (for pass 0 the histogram did),
-//!      `radix_scan` scans the partitions' counts (with the bucket offsets), and
-//!      `radix_scatter` ranks and scatters each tile without waiting for any other;
+//!      each tile's digits within its partition (for pass 0 the histogram did), a scan
+//!      turns the partitions' counts into offsets (with the bucket offsets), and
+//!      `radix_scatter` ranks and scatters each tile without waiting for any other tile.
+//!      The scan runs in the scatter's first workgroups below
+//!      `radix_plan::SCAN_IN_PASS_BELOW` keys (its tiles wait for their offsets, with a
+//!      bounded spin and a fallback that sums the counts itself), as `radix_scan` before
+//!      the scatter above;
 //! 5. `radix_copy`: brings the result back to the caller's buffer when an odd number of
 //!    passes ran.
 //!
 //! The look-back spins a bounded number of times and then recounts the missing tile from
 //! the keys (Vulkan promises no forward progress between workgroups); see
-//! `shaders/radix_scatter.comp`. Reduce-then-scan has no workgroup wait for another. The
+//! `shaders/radix_scatter.comp`. Reduce-then-scan has no tile wait for another. The
 //! sort is stable, so pairs keep equal keys' values in input order.
 //!
 //! Host slices (`SortBackend`): small ones go up, are sorted and come down in one command
@@ -348,8 +352,11 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// state buffer (`radix_plan::state::LB_STATS`, printed by `examples/gpu_radix_bench.rs`),
 /// `SORTNET_RADIX_REDUCE_SCAN=1` (`=0`) runs every whole sort's passes by reduce-then-scan
 /// (by look-back) whatever its size and key width, `SORTNET_RADIX_CLEAR_SHADER=0` clears its
-/// state by transfer commands instead of a dispatch, and `SORTNET_RADIX_PARTITIONS` caps the
-/// partitions of a reduce-then-scan pass (`radix_plan::PARTITIONS`).
+/// state by transfer commands instead of a dispatch, `SORTNET_RADIX_PARTITIONS` caps the
+/// partitions of a reduce-then-scan pass (`radix_plan::PARTITIONS`, at most
+/// `radix_plan::MAX_PARTITIONS`), and `SORTNET_RADIX_SCAN_IN_PASS=1` (`=0`) runs every
+/// reduce-then-scan pass's scan in the first workgroups of its scatter (as a dispatch of its
+/// own) whatever the sort's size (`radix_plan::SCAN_IN_PASS_BELOW`).
 /// All give the same result, except the timing-only knobs `SORTNET_RADIX_NO_WAIT=1`, which
 /// skips the look-back's reads, and `SORTNET_RADIX_NO_RANK=1`, which skips the ranking
 /// (wrong output, so the writes go elsewhere than in a real sort: NO_WAIT sends every tile's
@@ -413,9 +420,9 @@ impl RadixSorter {
             Some(_) => None,
             None => plan::reduce_then_scan_from(variant),
         };
-        // At most PARTITIONS: the state holds that many partitions' offsets.
+        // At most MAX_PARTITIONS: the state holds that many partitions' offsets.
         let partitions = env_u32("SORTNET_RADIX_PARTITIONS")
-            .map_or(plan::PARTITIONS, |p| p.clamp(1, plan::PARTITIONS));
+            .map_or(plan::PARTITIONS, |p| p.clamp(1, plan::MAX_PARTITIONS));
         let in_pass_below = match env_u32("SORTNET_RADIX_SCAN_IN_PASS") {
             Some(0) => 0,
             Some(_) => u64::MAX,
@@ -823,7 +830,7 @@ impl RadixSorter {
             // which holds state_words >= STATUS words, and by reduce-then-scan the words of
             // tiles below ceil(count / tile) and of as many partitions in the two status
             // slots, which hold ceil(capacity / tile) tiles each, and of as many partitions'
-            // first row of offsets (min(tiles, PARTITIONS) rows after the slots).
+            // first row of offsets (min(tiles, MAX_PARTITIONS) rows after the slots).
             unsafe { builder.dispatch([groups, 1, 1]) }
                 .map_err(gpu_err("dispatching the radix histogram"))?;
             mark(builder, "histogram");
@@ -914,7 +921,7 @@ impl RadixSorter {
                     // SAFETY: SCAN_GROUPS workgroups (or zero), each reading its digits'
                     // status words of every partition (inside the first slot) and writing
                     // their offsets in the region after the two slots, which holds two rows
-                    // of min(tiles, PARTITIONS) >= partitions partitions.
+                    // of min(tiles, MAX_PARTITIONS) >= partitions partitions.
                     unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                         .map_err(gpu_err("dispatching a radix scan"))?;
                     mark(builder, &format!("scan {step}"));

@@ -103,9 +103,16 @@ pub const LOOKBACK_LANES: u32 = 2;
 /// each counted, a tile at a time, by one upsweep workgroup (the scatter keeps a workgroup
 /// per tile: a workgroup per partition was slower, run 22).
 /// Run 23 (u32 keys, 2^26): 256 / 512 / 1024 / 2048 / 4096 partitions took 2.549 / 2.371 /
-/// 2.375 / 2.466 / 2.612 ms; run 39: 1024 is as good or best at 2^24 and 2^28 too, and for
-/// u64 keys.
-pub const PARTITIONS: u32 = 1024;
+/// 2.375 / 2.466 / 2.612 ms, and run 39 found 1024 as good or best at 2^24 and 2^28; since
+/// each upsweep workgroup loads the next chunk of keys while it counts one (runs 76-77, H200,
+/// best of 5, 512 / 1024 partitions): u32 keys 0.520 / 0.534 ms at 2^24, 1.750 / 1.767 at
+/// 2^26, 6.590 / 6.605 at 2^28; u64 keys 1.276 / 1.392 at 2^24 (its upsweep's 38 registers
+/// leave room for fewer than 1024 workgroups at once); u32 pairs 0.674 / 0.680 at 2^24 but
+/// 8.962 / 8.922 at 2^28.
+pub const PARTITIONS: u32 = 512;
+/// The most partitions `SORTNET_RADIX_PARTITIONS` may ask for (the state holds their
+/// offsets).
+pub const MAX_PARTITIONS: u32 = 1024;
 /// Reduce-then-scan sorts of fewer keys than this run each pass's scan in the first
 /// workgroups of its scatter, larger ones as a dispatch of its own
 /// (`SORTNET_RADIX_SCAN_IN_PASS=1` or `=0` makes it every sort or none). In the pass it
@@ -415,10 +422,10 @@ pub fn slot_words(shape: TileShape, capacity: u64) -> u64 {
 }
 
 /// Words of the partitions' offsets of reduce-then-scan, after the two slots: two rows (the
-/// steps alternate) of at most [`PARTITIONS`] partitions, and no more than tiles
+/// steps alternate) of at most [`MAX_PARTITIONS`] partitions, and no more than tiles
 /// (`partition_offset_index` in `radix_common.glsl`).
 pub fn partition_offset_words(shape: TileShape, capacity: u64) -> u64 {
-    2 * shape.tiles(capacity).clamp(1, u64::from(PARTITIONS)) * u64::from(RADIX)
+    2 * shape.tiles(capacity).clamp(1, u64::from(MAX_PARTITIONS)) * u64::from(RADIX)
 }
 
 /// Words of the state buffer for `capacity` keys.
@@ -450,7 +457,7 @@ pub fn max_len(variant: Variant, shape: TileShape, limits: &DeviceLimits) -> u64
     // range too.
     let state_range_words = limits.max_storage_range / 4;
     let by_state = state_range_words
-        .saturating_sub(u64::from(state::STATUS + 2 * PARTITIONS * RADIX))
+        .saturating_sub(u64::from(state::STATUS + 2 * MAX_PARTITIONS * RADIX))
         / (2 * 256)
         * u64::from(shape.tile_keys());
     by_count.min(by_keys).min(by_groups).min(by_state)
@@ -750,7 +757,7 @@ mod tests {
         // The header, two slots of two tiles, two rows of offsets of (at most) two
         // partitions.
         assert_eq!(s.state_bytes, (4224 + 2 * 2 * 256 + 2 * 2 * 256) * 4);
-        // Many tiles: the partitions' offsets stop at PARTITIONS.
+        // Many tiles: the partitions' offsets stop at MAX_PARTITIONS.
         let many = scratch_sizes(v, shape, 3840 * 5000);
         assert_eq!(
             many.state_bytes,
