@@ -116,11 +116,11 @@ pub const MAX_PARTITIONS: u32 = 1024;
 /// Reduce-then-scan sorts of fewer keys than this run each pass's scan in the first
 /// workgroups of its scatter, larger ones as a dispatch of its own
 /// (`SORTNET_RADIX_SCAN_IN_PASS=1` or `=0` makes it every sort or none). In the pass it
-/// saves the dispatch, but the scatter compiled with it ran slower per tile: runs 74-75 of
-/// BENCHMARKS.md (H200, u32 keys, best of 5, in the pass / by a dispatch): 0.529-0.534 /
-/// 0.543-0.550 ms at 2^24, 1.760-1.768 / 1.757-1.759 at 2^26, 6.645-6.652 / 6.555-6.558 at
-/// 2^28.
-pub const SCAN_IN_PASS_BELOW: u64 = 1 << 25;
+/// saves the dispatch, but the scatter compiled with it ran slower per tile. Run 79 of
+/// BENCHMARKS.md (H200, best of 5, two rounds, by a dispatch / in the pass): u32 keys 0.941 /
+/// 0.931 ms at 2^25, 1.747 / 1.754 at 2^26, 6.582 / 6.686 at 2^28; u64 keys 2.366 / 2.351 at
+/// 2^25, 4.457 / 4.474 at 2^26; u32 pairs 1.235 / 1.210 at 2^25, 2.334 / 2.315 at 2^26.
+pub const SCAN_IN_PASS_BELOW: u64 = 1 << 26;
 /// Workgroups of a reduce-then-scan pass's scan (each takes `RADIX / SCAN_GROUPS` digits).
 /// They run first in the pass's scatter dispatch, where tiles wait for them: enough that each
 /// invocation loads its counts at once (run 73: 32 workgroups, 8 digits and 32 partitions per
