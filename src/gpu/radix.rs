@@ -656,9 +656,9 @@ impl RadixSorter {
     }
 
     /// [`record`](Self::record) that calls `mark(builder, phase)` after each phase
-    /// (`"clear"`, `"histogram"`, `"plan"`, by reduce-then-scan `"upsweep 0"` and `"scan 0"`
-    /// before each `"pass 0"`.., `"copy"`), e.g. to write timestamps
-    /// for a per-phase profile.
+    /// (`"clear"`, `"histogram"`, `"plan"`, by reduce-then-scan `"upsweep 0"` and, where
+    /// the scan has a dispatch of its own, `"scan 0"` before each `"pass 0"`.., `"copy"`),
+    /// e.g. to write timestamps for a per-phase profile.
     #[doc(hidden)]
     pub fn record_marked(
         &self,
