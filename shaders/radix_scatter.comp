@@ -15,9 +15,11 @@
 // whole workgroup counts tile j's keys itself (they are in the source buffer, which nobody
 // writes during the pass). The result is the same either way; only the time differs.
 //
-// Reduce-then-scan (REDUCE_SCAN = 1): the offsets of each tile's digits were computed before
-// the pass (radix_upsweep.comp or radix_histogram.comp, then radix_scan.comp), so the tile
-// reads them instead of looking back, and no workgroup waits for another.
+// Reduce-then-scan (REDUCE_SCAN = 1): each tile's offsets inside its partition were counted
+// before the pass (radix_upsweep.comp or radix_histogram.comp), and its partition's offsets
+// come from the scan of the partitions' counts (radix_partition_scan.glsl: by this
+// dispatch's first workgroups with SCAN_IN_PASS, else by radix_scan.comp before it), so the
+// tile reads them instead of looking back, and no tile waits for another.
 //
 // Stability: a subgroup owns a contiguous run of the tile and takes its keys in index
 // order (round k, lane l -> index k*S + l); ranks count equal digits in earlier rounds
@@ -557,9 +559,9 @@ void main() {
     const uint n = min(st[ST_COUNT], params.capacity);
     if (REDUCE_SCAN == 1u) {
         // Reduce-then-scan. With SCAN_IN_PASS the first SCAN_GROUPS workgroups scan the
-        // partitions' counts (saving a dispatch and its drain: BENCHMARKS.md, run 71) and the
-        // tiles follow them; a tile waits for the scan only where it needs the offsets, after
-        // the ranking, and only the first tiles to start find it unfinished.
+        // partitions' counts (saving a dispatch and its drain: BENCHMARKS.md, runs 74-75) and
+        // the tiles follow them; a tile waits for the scan only where it needs the offsets,
+        // after the ranking, and only the first tiles to start find it unfinished.
         if (SCAN_IN_PASS == 1u && gl_WorkGroupID.x < SCAN_GROUPS) {
             scan_partitions(gl_WorkGroupID.x, params.step);
             return;

@@ -6,8 +6,9 @@
 // tile's offset inside the partition and the partition's counts in the state
 // (count_partition in radix_count.glsl, shared with the histogram, which does this for
 // pass 0).
-// radix_scan.comp then turns the partitions' counts into offsets, and radix_scatter.comp
-// (REDUCE_SCAN = 1) adds the two: no tile waits for another, for one more read of the keys.
+// The scan (radix_partition_scan.glsl) then turns the partitions' counts into offsets, and
+// radix_scatter.comp (REDUCE_SCAN = 1) adds the two: no tile waits for another, for one more
+// read of the keys.
 // (Tiles taken in order by one workgroup per partition, instead of one workgroup per tile,
 // made the scatter slower: BENCHMARKS.md, run 22.)
 #extension GL_GOOGLE_include_directive : require
