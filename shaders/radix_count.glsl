@@ -8,56 +8,49 @@
 KEY g_keys_or = KEY_ZERO;
 KEY g_keys_nand = KEY_ZERO;
 
-// Counts the DIGITS digits from `shift` on of keys [first, end) into s_hist (row p: digit
-// p), striding by `stride`, with BATCH loads per invocation in flight: all BATCH loads are
-// issued before the first count (one at a time left the histogram latency bound: 256 MiB
-// took 0.16 ms, 1.6 TB/s, on an H200).
-void count_digits(uint first, uint end, uint stride, bool encode, uint shift) {
-    const uint wg = gl_WorkGroupSize.x;
-    for (uint at = first; at < end; at += stride) {
-        KEY keys[BATCH];
-        [[unroll]] for (uint j = 0u; j < BATCH; j++) {
-            uint i = at + j * wg + gl_LocalInvocationIndex;
-            keys[j] = i < end ? src_keys[i] : KEY_ZERO;
-        }
-        [[unroll]] for (uint j = 0u; j < BATCH; j++) {
-            if (at + j * wg + gl_LocalInvocationIndex < end) {
-                KEY key = encode ? encode_key(keys[j], params.map) : keys[j];
-                g_keys_or |= key;
-                g_keys_nand |= ~key;
-                for (uint p = 0u; p < DIGITS; p++) {
-                    atomicAdd(s_hist[p * RADIX + digit_of(key, shift + p * 8u)], 1u);
-                }
-            }
-        }
-    }
-}
-
-// Reduce-then-scan: the keys of one chunk (BATCH keys per invocation, strided by the
-// workgroup) of tile `tile`, chunk `chunk`; keys past the tile or the count read as zero
-// and are not counted (count_chunk).
-void load_chunk(out KEY keys[BATCH], uint n, uint tile, uint chunk) {
-    const uint tile_first = tile * params.tile_keys;
-    const uint end = min(tile_first + params.tile_keys, n);
-    const uint first = tile_first + chunk * gl_WorkGroupSize.x * BATCH;
+// The keys [first, end) of one batch: BATCH per invocation, strided by the workgroup (keys
+// past `end` read as zero and are not counted by count_keys).
+void load_keys(out KEY keys[BATCH], uint first, uint end) {
     [[unroll]] for (uint j = 0u; j < BATCH; j++) {
         const uint i = first + j * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
         keys[j] = i < end ? src_keys[i] : KEY_ZERO;
     }
 }
 
-void count_chunk(KEY keys[BATCH], uint n, uint tile, uint chunk, bool encode, uint shift) {
-    const uint tile_first = tile * params.tile_keys;
-    const uint end = min(tile_first + params.tile_keys, n);
-    const uint first = tile_first + chunk * gl_WorkGroupSize.x * BATCH;
+// Counts the DIGITS digits from `shift` on of the batch load_keys(keys, first, end) loaded
+// into s_hist (row p: digit p).
+void count_keys(KEY keys[BATCH], uint first, uint end, bool encode, uint shift) {
     [[unroll]] for (uint j = 0u; j < BATCH; j++) {
         if (first + j * gl_WorkGroupSize.x + gl_LocalInvocationIndex < end) {
             KEY key = encode ? encode_key(keys[j], params.map) : keys[j];
             g_keys_or |= key;
             g_keys_nand |= ~key;
-            atomicAdd(s_hist[digit_of(key, shift)], 1u);
+            for (uint p = 0u; p < DIGITS; p++) {
+                atomicAdd(s_hist[p * RADIX + digit_of(key, shift + p * 8u)], 1u);
+            }
         }
     }
+}
+
+// Counts keys [first, end), striding by `stride`, with BATCH loads per invocation in flight:
+// all BATCH loads are issued before the first count (one at a time left the histogram
+// latency bound: 256 MiB took 0.16 ms, 1.6 TB/s, on an H200).
+void count_digits(uint first, uint end, uint stride, bool encode, uint shift) {
+    for (uint at = first; at < end; at += stride) {
+        KEY keys[BATCH];
+        load_keys(keys, at, end);
+        count_keys(keys, at, end, encode, shift);
+    }
+}
+
+// Reduce-then-scan: where chunk `chunk` (a batch: BATCH keys per invocation) of tile `tile`
+// starts, and where the tile ends.
+uint chunk_first(uint tile, uint chunk) {
+    return tile * params.tile_keys + chunk * gl_WorkGroupSize.x * BATCH;
+}
+
+uint tile_end(uint tile, uint n) {
+    return min((tile + 1u) * params.tile_keys, n);
 }
 
 // Reduce-then-scan: counts this workgroup's partition (`per` consecutive tiles) a tile at a
@@ -77,7 +70,7 @@ void count_partition(uint n, uint per, bool encode, uint shift, uint step) {
     const uint end_tile = min(first_tile + per, tiles);
     const uint chunks = (params.tile_keys + wg * BATCH - 1u) / (wg * BATCH);
     KEY next[BATCH];
-    if (first_tile < end_tile) load_chunk(next, n, first_tile, 0u);
+    if (first_tile < end_tile) load_keys(next, chunk_first(first_tile, 0u), tile_end(first_tile, n));
     uint tile = first_tile;
     uint chunk = 0u;
     while (tile < end_tile) {
@@ -86,14 +79,16 @@ void count_partition(uint n, uint per, bool encode, uint shift, uint step) {
         const bool last_chunk = chunk + 1u == chunks;
         const uint next_tile = last_chunk ? tile + 1u : tile;
         const uint next_chunk = last_chunk ? 0u : chunk + 1u;
-        if (next_tile < end_tile) load_chunk(next, n, next_tile, next_chunk);
+        if (next_tile < end_tile) {
+            load_keys(next, chunk_first(next_tile, next_chunk), tile_end(next_tile, n));
+        }
         if (chunk == 0u) {
             for (uint d = tid; d < RADIX; d += wg) {
                 st[ST_STATUS + params.slot_words + tile * RADIX + d] = s_hist[d];
             }
             barrier();
         }
-        count_chunk(keys, n, tile, chunk, encode, shift);
+        count_keys(keys, chunk_first(tile, chunk), tile_end(tile, n), encode, shift);
         if (last_chunk) barrier();
         tile = next_tile;
         chunk = next_chunk;
