@@ -76,13 +76,17 @@ void main() {
         st[ST_PARTITION] = per;
         st[ST_PARTITION + 1u] = partitions;
         // Step k sorts by the k-th pass that runs (radix_common.glsl: STEP_PASS); the first
-        // step applies the key map on read, the last undoes it on write.
+        // step applies the key map on read, the last undoes it on write. Unsigned keys map
+        // to themselves, so no step is told to (first and last steps that applied the
+        // identity map ran 3-8% slower than the others on an H200: BENCHMARKS.md, run 85).
+        const uint map_ends = params.map == MAP_UNSIGNED ? 0u : 3u;
         uint running = 0u;
         for (uint p = 0u; p < PASSES; p++) running += 1u - s_trivial[p];
         uint next = 0u;
         for (uint p = 0u; p < PASSES; p++) {
             if (s_trivial[p] == 0u) {
-                const uint ends = (next == 0u ? 1u : 0u) | (next + 1u == running ? 2u : 0u);
+                const uint ends =
+                    ((next == 0u ? 1u : 0u) | (next + 1u == running ? 2u : 0u)) & map_ends;
                 st[ST_FLAGS + next] = (p << 8) | ((next & 1u) << 2) | ends;
                 next++;
             }
