@@ -67,9 +67,13 @@ enum Pattern {
     /// 64-bit keys that differ only in their low word under one negative high word: the
     /// last pass that runs sorts the low word, and decoding floats must flip it.
     LowWordOnly,
+    /// Random keys (both signs) whose lowest byte is the same: the first pass that runs sorts
+    /// byte 1, so its upsweep reads keys the plan has not mapped yet and maps them itself
+    /// (64-bit keys: the low word alone, which the float map flips by the high word's sign).
+    FixedLowByte,
 }
 
-const PATTERNS: [Pattern; 7] = [
+const PATTERNS: [Pattern; 8] = [
     Pattern::Random,
     Pattern::AllEqual,
     Pattern::Ascending,
@@ -77,6 +81,7 @@ const PATTERNS: [Pattern; 7] = [
     Pattern::TopByteOnly,
     Pattern::FewDistinct,
     Pattern::LowWordOnly,
+    Pattern::FixedLowByte,
 ];
 
 /// `n` keys of `pattern`; `bits` is the key width (top-byte keys differ only in the byte
@@ -100,6 +105,7 @@ fn keys<K: TestKey>(pattern: Pattern, n: usize, bits: u32, seed: u64) -> Vec<K> 
                     [7u64, 1 << 20, 3, u64::MAX, 1 << 40][rng.next() as usize % 5]
                 }
                 Pattern::LowWordOnly => 0xc012_3456_0000_0000 | (rng.next() >> 32),
+                Pattern::FixedLowByte => (rng.next() & !0xff) | 0x5a,
             };
             K::from_bits64(b & mask)
         })
