@@ -3,8 +3,11 @@
 //! (the bandwidth yardstick); then end-to-end times from host slices.
 //!
 //! ```text
-//! cargo run --release --example gpu_radix_bench -- [log2 sizes..] [--reps N] [--only k32,k64,p32,p64] [--host]
+//! cargo run --release --example gpu_radix_bench -- [log2 sizes..] [--reps N] [--only k32,k64,p32,p64] [--map unsigned|signed|float] [--host]
 //! ```
+//!
+//! `--map` sorts the same random bits as signed or float keys (the first and last passes
+//! then apply the key map).
 //!
 //! Prints one line per figure; BENCHMARKS.md (vulkan-radix) records runs on real GPUs.
 
@@ -93,12 +96,21 @@ fn main() {
     let mut sizes = Vec::new();
     let mut reps = 10usize;
     let mut only: Option<String> = None;
+    let mut map = KeyMap::Unsigned;
     let mut host = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--reps" => reps = args.next().unwrap().parse().unwrap(),
             "--only" => only = args.next(),
+            "--map" => {
+                map = match args.next().as_deref() {
+                    Some("unsigned") => KeyMap::Unsigned,
+                    Some("signed") => KeyMap::Signed,
+                    Some("float") => KeyMap::Float,
+                    other => panic!("--map takes unsigned, signed or float, not {other:?}"),
+                }
+            }
             "--host" => host = true,
             s => sizes.push(s.parse::<u32>().expect("log2 size")),
         }
@@ -177,7 +189,7 @@ fn main() {
                 keys: keys.slice::<u32>(words),
                 values: pairs.then(|| vals.slice::<u32>(n)),
                 width,
-                map: KeyMap::Unsigned,
+                map,
                 count: Count::Known(n as u32),
             };
             let mut ms = Vec::new();
@@ -279,7 +291,15 @@ fn main() {
                     u64::from(out[i])
                 }
             };
-            let sorted = (1..n as usize).all(|i| key(i - 1) <= key(i));
+            // In the key map's order.
+            let mapped = |i: usize| -> u64 {
+                if kw == 2 {
+                    map.encode64(key(i))
+                } else {
+                    u64::from(map.encode32(key(i) as u32))
+                }
+            };
+            let sorted = (1..n as usize).all(|i| mapped(i - 1) <= mapped(i));
             // The same multiset of keys: order-independent sums of the keys and of a mix of
             // them (a lost or duplicated key changes both).
             let digest = |k: &mut dyn Iterator<Item = u64>| {
