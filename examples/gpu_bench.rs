@@ -486,6 +486,7 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
         for (workload, name) in [
             ("u32 keys", GROUPED),
             ("u32 keys", WHOLE_SORT),
+            ("u32 keys", FROM_HOST_BUFFER),
             ("u32 keys", "vulkan-bitonic"),
             ("u32 keys", "streamed copy, no sort"),
             ("u64 keys", GROUPED),
@@ -497,6 +498,7 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
         ] {
             let copy_only = name.starts_with("streamed");
             let whole = name == WHOLE_SORT;
+            let pinned = name == FROM_HOST_BUFFER;
             let grouped = name == GROUPED;
             let nibbles = workload == "nibbles";
             let key_bytes = if workload == "u64 keys" { 8 } else { 4 };
@@ -509,7 +511,7 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
             {
                 continue;
             }
-            let Some(b) = backend::by_name(if copy_only || whole || grouped {
+            let Some(b) = backend::by_name(if copy_only || whole || grouped || pinned {
                 "vulkan-radix"
             } else {
                 name
@@ -550,6 +552,19 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
                         .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
                     r
                 }
+            } else if pinned {
+                let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
+                let v = std::cell::RefCell::new(
+                    sortnet::gpu::HostBuffer::from_slice(&pristine).unwrap(),
+                );
+                let r = measure(
+                    &mut || v.borrow_mut().copy_from_slice(&pristine),
+                    &mut || b.sort(&mut v.borrow_mut()[..]).unwrap(),
+                );
+                let mut want = pristine;
+                want.par_sort_unstable();
+                assert!(v.into_inner()[..] == want[..]);
+                r
             } else if copy_only {
                 let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
                 let v = std::cell::RefCell::new(pristine.clone());
@@ -611,6 +626,8 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
 
 /// The row of the host path with the whole sort between upload and download.
 const WHOLE_SORT: &str = "vulkan-radix, whole sort (SORTNET_GPU_KEYS_OVERLAP=0)";
+/// The row of keys in a `HostBuffer`, which the GPU copies with no staging.
+const FROM_HOST_BUFFER: &str = "vulkan-radix, from a HostBuffer (no staging)";
 /// The row of the grouped host path (sort overlapping the download), at every size.
 const GROUPED: &str = "vulkan-radix, grouped (SORTNET_GPU_KEYS_OVERLAP=1)";
 

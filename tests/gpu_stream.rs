@@ -65,4 +65,62 @@ fn streamed_host_sorts_match_std_for_keys_and_nibbles() {
             }
         }
     }
+    host_buffers_sort_without_staging(&mut rng);
+}
+
+/// Slices inside host buffers, whole or in part, sort in place through `vulkan-radix`'s
+/// direct copies (at sizes that would otherwise stream); a Vec's slice is not taken for one.
+fn host_buffers_sort_without_staging(rng: &mut Rng) {
+    use sortnet::gpu::host_buffer::is_in_host_buffer;
+    use sortnet::gpu::HostBuffer;
+    let Some(b) = backend::by_name("vulkan-radix") else {
+        return;
+    };
+    let n = 70_001;
+    let data: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+    assert!(!is_in_host_buffer(&data[..]));
+    let mut keys = HostBuffer::from_slice(&data).unwrap();
+    assert!(keys[..] == data[..]);
+    // A part in the middle: the rest stays as it was.
+    let (lo, hi) = (1234, 50_000);
+    assert!(is_in_host_buffer(&keys[lo..hi]));
+    b.sort(&mut keys[lo..hi]).unwrap();
+    let mut want = data.clone();
+    want[lo..hi].sort_unstable();
+    assert!(keys[..] == want[..], "u32 keys, part of a host buffer");
+    b.sort(&mut keys[..]).unwrap();
+    want.sort_unstable();
+    assert!(keys[..] == want[..], "u32 keys, a whole host buffer");
+
+    let data: Vec<f64> = (0..n).map(|_| f64::from_bits(rng.next_u64())).collect();
+    let mut keys = HostBuffer::from_slice(&data).unwrap();
+    b.sort(&mut keys[..]).unwrap();
+    let mut want = data.clone();
+    want.sort_unstable_by(f64::total_cmp);
+    assert!(
+        keys.iter()
+            .map(|k| k.to_bits())
+            .eq(want.iter().map(|k| k.to_bits())),
+        "f64 keys in a host buffer"
+    );
+
+    // Pairs: keys and values both in host buffers; stable.
+    let data: Vec<i32> = (0..n)
+        .map(|_| (rng.next_u64() % 1000) as i32 - 500)
+        .collect();
+    let mut keys = HostBuffer::from_slice(&data).unwrap();
+    let mut values = HostBuffer::<u32>::new(n).unwrap();
+    for (i, v) in values.iter_mut().enumerate() {
+        *v = i as u32;
+    }
+    b.sort_pairs(&mut keys[..], &mut values[..]).unwrap();
+    let mut want: Vec<(i32, u32)> = data.iter().copied().zip(0..).collect();
+    want.sort_by_key(|&(k, _)| k);
+    assert!(
+        keys.iter()
+            .copied()
+            .zip(values.iter().copied())
+            .eq(want.into_iter()),
+        "i32 pairs in host buffers"
+    );
 }

@@ -611,7 +611,9 @@ impl GpuContext {
             && self.staging_is_coherent()
     }
 
-    fn staging_is_coherent(&self) -> bool {
+    /// Whether staging memory is host-coherent (a mapping sees the GPU's copies without
+    /// flushes or invalidations).
+    pub(crate) fn staging_is_coherent(&self) -> bool {
         static COHERENT: OnceLock<bool> = OnceLock::new();
         *COHERENT.get_or_init(|| {
             let Ok(probe) = self.allocate(Memory::Staging, 256) else {

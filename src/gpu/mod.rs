@@ -52,10 +52,13 @@
 pub mod bitonic;
 pub mod context;
 pub mod copy;
+pub mod host_buffer;
 pub mod nibble;
 pub mod plan;
 pub mod radix;
 pub mod radix_plan;
+
+pub use host_buffer::HostBuffer;
 
 use crate::backend::SortBackend;
 

@@ -61,10 +61,9 @@ use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 use vulkano::shader::ShaderStages;
 
-use super::context::{
-    context, gpu_err, Counts, DownloadGroup, GpuContext, Memory, Pooled, Recorder,
-};
+use super::context::{context, gpu_err, Counts, DownloadGroup, GpuContext, Memory, Recorder};
 use super::copy::{record_gather, Run};
+use super::host_buffer;
 use super::radix_plan::{self as plan, DeviceLimits, TileShape, Variant};
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::{Error, Result};
@@ -1094,7 +1093,20 @@ impl RadixSorter {
         let p = self.pipelines(variant)?;
         self.check_len(&p, variant, n)?;
         let ctx = &self.ctx;
-        if values.is_none() && ctx.streams(n * kw * 4) && keys_overlap(n * kw * 4) {
+        // Slices inside host buffers (keys, and values where there are any) are copied by
+        // the GPU directly: no staging, so no streaming either.
+        let pinned_keys = host_buffer::device_view(keys);
+        let pinned_values = values.as_deref().map(host_buffer::device_view);
+        let pinned = match (pinned_keys, pinned_values) {
+            (Some(k), None) => Some((k, None)),
+            (Some(k), Some(Some(v))) => Some((k, Some(v))),
+            _ => None,
+        };
+        if pinned.is_none()
+            && values.is_none()
+            && ctx.streams(n * kw * 4)
+            && keys_overlap(n * kw * 4)
+        {
             return self.sort_keys_grouped(keys, width, map, &p);
         }
         let sizes = p.scratch_sizes(variant, n);
@@ -1124,43 +1136,50 @@ impl RadixSorter {
             map,
             count: Count::Known(n as u32),
         };
-        if values.is_none() && ctx.streams(n * kw * 4) {
+        if pinned.is_none() && values.is_none() && ctx.streams(n * kw * 4) {
             // Host copies overlap the PCIe copies, piece by piece (keys only; the whole sort
             // between upload and download: `SORTNET_GPU_KEYS_OVERLAP=0`).
             return ctx.round_trip_streamed(keys, &job.keys, |builder| {
                 self.record(builder, &job, &scratch)
             });
         }
-        let staging_keys = ctx.stage_in(keys)?;
-        let staging_values = values.as_deref().map(|v| ctx.stage_in(v)).transpose()?;
-        let pair = |s: &Pooled, d: &Subbuffer<[u32]>, len: u64| {
-            CopyBufferInfo::buffers(s.slice::<u32>(len), d.clone())
+        // The host side of the copies: the caller's host buffers, or staging copies.
+        let (host_keys, host_values, staging) = match pinned {
+            Some((k, v)) => (k, v, None),
+            None => {
+                let staging_keys = ctx.stage_in(keys)?;
+                let staging_values = values.as_deref().map(|v| ctx.stage_in(v)).transpose()?;
+                (
+                    staging_keys.slice::<u32>(n * kw),
+                    staging_values.as_ref().map(|s| s.slice::<u32>(n)),
+                    Some((staging_keys, staging_values)),
+                )
+            }
         };
         let mut builder = ctx.command_builder()?;
         builder
-            .copy_buffer(pair(&staging_keys, &job.keys, n * kw))
+            .copy_buffer(CopyBufferInfo::buffers(host_keys.clone(), job.keys.clone()))
             .map_err(gpu_err("uploading keys"))?;
-        if let (Some(s), Some(d)) = (&staging_values, &job.values) {
+        if let (Some(s), Some(d)) = (&host_values, &job.values) {
             builder
-                .copy_buffer(pair(s, d, n))
+                .copy_buffer(CopyBufferInfo::buffers(s.clone(), d.clone()))
                 .map_err(gpu_err("uploading values"))?;
         }
         self.record(&mut builder, &job, &scratch)?;
         builder
-            .copy_buffer(CopyBufferInfo::buffers(
-                job.keys.clone(),
-                staging_keys.slice::<u32>(n * kw),
-            ))
+            .copy_buffer(CopyBufferInfo::buffers(job.keys.clone(), host_keys))
             .map_err(gpu_err("downloading keys"))?;
-        if let (Some(s), Some(d)) = (&staging_values, &job.values) {
+        if let (Some(s), Some(d)) = (host_values, &job.values) {
             builder
-                .copy_buffer(CopyBufferInfo::buffers(d.clone(), s.slice::<u32>(n)))
+                .copy_buffer(CopyBufferInfo::buffers(d.clone(), s))
                 .map_err(gpu_err("downloading values"))?;
         }
         ctx.submit_and_wait(builder)?;
-        GpuContext::stage_out(&staging_keys, keys)?;
-        if let (Some(s), Some(v)) = (&staging_values, values) {
-            GpuContext::stage_out(s, v)?;
+        if let Some((staging_keys, staging_values)) = staging {
+            GpuContext::stage_out(&staging_keys, keys)?;
+            if let (Some(s), Some(v)) = (&staging_values, values) {
+                GpuContext::stage_out(s, v)?;
+            }
         }
         Ok(())
     }
