@@ -494,6 +494,7 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
             ("f32 keys", GROUPED),
             ("f32 keys", WHOLE_SORT),
             ("nibbles", "vulkan-radix"),
+            ("nibbles", FROM_HOST_BUFFER),
             ("nibbles", "streamed copy, no sort"),
         ] {
             let copy_only = name.starts_with("streamed");
@@ -531,7 +532,21 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
             let (warm_ms, cold_ms) = if nibbles {
                 let pristine = random_u64(n, 13);
                 let v = std::cell::RefCell::new(pristine.clone());
-                if copy_only {
+                if pinned {
+                    let h = std::cell::RefCell::new(
+                        sortnet::gpu::HostBuffer::from_slice(&pristine).unwrap(),
+                    );
+                    let r = measure(
+                        &mut || h.borrow_mut().copy_from_slice(&pristine),
+                        &mut || b.sort_nibbles(&mut h.borrow_mut()[..]).unwrap(),
+                    );
+                    let h = h.into_inner();
+                    assert!(h
+                        .par_iter()
+                        .zip(pristine.par_iter())
+                        .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
+                    r
+                } else if copy_only {
                     let r = measure(&mut || {}, &mut || {
                         let mut v = v.borrow_mut();
                         if ctx.streams(bytes) {

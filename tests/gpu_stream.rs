@@ -69,7 +69,8 @@ fn streamed_host_sorts_match_std_for_keys_and_nibbles() {
 }
 
 /// Slices inside host buffers, whole or in part, sort in place through `vulkan-radix`'s
-/// direct copies (at sizes that would otherwise stream); a Vec's slice is not taken for one.
+/// direct copies (at sizes that would otherwise stream): keys, pairs and nibble words; a
+/// Vec's slice is not taken for one.
 fn host_buffers_sort_without_staging(rng: &mut Rng) {
     use sortnet::gpu::host_buffer::is_in_host_buffer;
     use sortnet::gpu::HostBuffer;
@@ -102,6 +103,19 @@ fn host_buffers_sort_without_staging(rng: &mut Rng) {
             .map(|k| k.to_bits())
             .eq(want.iter().map(|k| k.to_bits())),
         "f64 keys in a host buffer"
+    );
+
+    // Nibble words, part of a host buffer (the GPU nibble sort).
+    let data: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+    let mut words = HostBuffer::from_slice(&data).unwrap();
+    b.sort_nibbles(&mut words[7..]).unwrap();
+    assert!(words[..7] == data[..7], "nibbles before the part");
+    assert!(
+        words[7..]
+            .iter()
+            .zip(&data[7..])
+            .all(|(&got, &w)| got == sortnet::nibble::reference(w)),
+        "nibbles in a host buffer"
     );
 
     // Pairs: keys and values both in host buffers; stable.

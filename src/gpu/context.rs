@@ -557,6 +557,37 @@ impl GpuContext {
             .wait(None)
             .map_err(gpu_err("waiting for the GPU"))
     }
+
+    /// Submits `first`, then records the rest with `then` while the GPU runs `first`,
+    /// submits it behind `first` on the same queue and waits for both: the recording hides
+    /// behind the GPU's work (an upload, say) instead of preceding it. If `then` fails, waits
+    /// for `first` and returns that error.
+    pub fn submit_while_recording(
+        &self,
+        first: AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        then: impl FnOnce() -> Result<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>,
+    ) -> Result<()> {
+        let first = first.build().map_err(gpu_err("building commands"))?;
+        let running = vulkano::sync::now(self.device.clone())
+            .then_execute(self.queue.clone(), first)
+            .map_err(gpu_err("submitting commands"))?
+            .then_signal_fence_and_flush()
+            .map_err(gpu_err("flushing commands"))?;
+        let rest = match then().and_then(|b| b.build().map_err(gpu_err("building commands"))) {
+            Ok(rest) => rest,
+            Err(e) => {
+                running.wait(None).map_err(gpu_err("waiting for the GPU"))?;
+                return Err(e);
+            }
+        };
+        running
+            .then_execute(self.queue.clone(), rest)
+            .map_err(gpu_err("submitting commands"))?
+            .then_signal_fence_and_flush()
+            .map_err(gpu_err("flushing commands"))?
+            .wait(None)
+            .map_err(gpu_err("waiting for the GPU"))
+    }
 }
 
 impl GpuContext {

@@ -19,6 +19,7 @@ use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 
 use super::context::{gpu_err, GpuContext, Memory};
+use super::host_buffer;
 use super::plan;
 use crate::error::{Error, Result};
 
@@ -341,19 +342,26 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
 /// One upload, sort and download; the device buffer is padded to an even word count (the
 /// pad word is sorted and never read back). Large slices stream: every piece is uploaded,
 /// sorted and downloaded on its own while the host fills and empties the pieces around it
-/// ([`GpuContext::stream_pieces`]).
+/// ([`GpuContext::stream_pieces`]); words in a [`HostBuffer`](super::HostBuffer) need no
+/// host copies, so they go up and down whole.
 fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
-    if ctx.streams(words.len() as u64 * 8) {
+    // Words inside a host buffer are copied by the GPU directly: no staging to stream.
+    let pinned = host_buffer::device_view(words);
+    if pinned.is_none() && ctx.streams(words.len() as u64 * 8) {
         return ctx.stream_pieces(words, |builder, piece| record(ctx, builder, piece));
     }
     let n = words.len() as u64;
     let padded = n.next_multiple_of(2);
-    let staging = ctx.stage_in(words)?;
+    let staging = match pinned {
+        Some(_) => None,
+        None => Some(ctx.stage_in(words)?),
+    };
+    let host = pinned.unwrap_or_else(|| staging.as_ref().expect("staged").slice::<u64>(n));
     let device = ctx.buffer(Memory::Device, padded * 8)?;
     let mut builder = ctx.command_builder()?;
     builder
         .copy_buffer(CopyBufferInfo::buffers(
-            staging.slice::<u64>(n),
+            host.clone(),
             device.slice::<u64>(n),
         ))
         .map_err(gpu_err("recording the upload"))?;
@@ -368,11 +376,11 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
         default_kernel(ctx, padded / 2),
     )?;
     builder
-        .copy_buffer(CopyBufferInfo::buffers(
-            device.slice::<u64>(n),
-            staging.slice::<u64>(n),
-        ))
+        .copy_buffer(CopyBufferInfo::buffers(device.slice::<u64>(n), host))
         .map_err(gpu_err("recording the download"))?;
     ctx.submit_and_wait(builder)?;
-    GpuContext::stage_out(&staging, words)
+    match staging {
+        Some(staging) => GpuContext::stage_out(&staging, words),
+        None => Ok(()),
+    }
 }
