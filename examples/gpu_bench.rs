@@ -533,19 +533,8 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
                 let pristine = random_u64(n, 13);
                 let v = std::cell::RefCell::new(pristine.clone());
                 if pinned {
-                    let h = std::cell::RefCell::new(
-                        sortnet::gpu::HostBuffer::from_slice(&pristine).unwrap(),
-                    );
-                    let r = measure(
-                        &mut || h.borrow_mut().copy_from_slice(&pristine),
-                        &mut || b.sort_nibbles(&mut h.borrow_mut()[..]).unwrap(),
-                    );
-                    let h = h.into_inner();
-                    assert!(h
-                        .par_iter()
-                        .zip(pristine.par_iter())
-                        .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
-                    r
+                    let host = sortnet::gpu::HostBuffer::from_slice(&pristine).unwrap();
+                    e2e_nibbles(b, &pristine, host, &measure)
                 } else if copy_only {
                     let r = measure(&mut || {}, &mut || {
                         let mut v = v.borrow_mut();
@@ -556,30 +545,12 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
                     assert!(v.into_inner() == pristine);
                     r
                 } else {
-                    let r = measure(
-                        &mut || v.borrow_mut().copy_from_slice(&pristine),
-                        &mut || b.sort_nibbles(&mut v.borrow_mut()).unwrap(),
-                    );
-                    let v = v.into_inner();
-                    assert!(v
-                        .par_iter()
-                        .zip(pristine.par_iter())
-                        .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
-                    r
+                    e2e_nibbles(b, &pristine, v.into_inner(), &measure)
                 }
             } else if pinned {
                 let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
-                let v = std::cell::RefCell::new(
-                    sortnet::gpu::HostBuffer::from_slice(&pristine).unwrap(),
-                );
-                let r = measure(
-                    &mut || v.borrow_mut().copy_from_slice(&pristine),
-                    &mut || b.sort(&mut v.borrow_mut()[..]).unwrap(),
-                );
-                let mut want = pristine;
-                want.par_sort_unstable();
-                assert!(v.into_inner()[..] == want[..]);
-                r
+                let host = sortnet::gpu::HostBuffer::from_slice(&pristine).unwrap();
+                e2e_keys(b, pristine, host, &measure)
             } else if copy_only {
                 let pristine: Vec<u32> = random_u64(n, 11).into_iter().map(|x| x as u32).collect();
                 let v = std::cell::RefCell::new(pristine.clone());
@@ -598,8 +569,8 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
                 std::env::set_var("SORTNET_GPU_KEYS_OVERLAP", if whole { "0" } else { "1" });
                 let random = random_u64(n, 11);
                 let r = match workload {
-                    "u64 keys" => e2e_keys(b, random, &measure),
-                    "f32 keys" => e2e_keys(
+                    "u64 keys" => e2e_vec(b, random, &measure),
+                    "f32 keys" => e2e_vec(
                         b,
                         random
                             .into_iter()
@@ -607,7 +578,7 @@ fn end_to_end(ctx: &Arc<GpuContext>, quick: bool) {
                             .collect(),
                         &measure,
                     ),
-                    _ => e2e_keys(b, random.into_iter().map(|x| x as u32).collect(), &measure),
+                    _ => e2e_vec(b, random.into_iter().map(|x| x as u32).collect(), &measure),
                 };
                 std::env::remove_var("SORTNET_GPU_KEYS_OVERLAP");
                 r
@@ -649,21 +620,57 @@ const GROUPED: &str = "vulkan-radix, grouped (SORTNET_GPU_KEYS_OVERLAP=1)";
 /// Times `sort` after `reset`: (warm ms, cold ms).
 type Measure<'a> = dyn Fn(&mut dyn FnMut(), &mut dyn FnMut()) -> (f64, f64) + 'a;
 
-/// Warm and cold wall clock of `b.sort` on a copy of `pristine` (checked against std's
-/// order), timed by `measure(reset, sort)`.
-fn e2e_keys<K: sortnet::Key + PartialEq + std::fmt::Debug>(
+/// Warm and cold wall clock of `b.sort` on a `Vec` copy of `pristine`.
+fn e2e_vec<K: sortnet::Key + PartialEq + std::fmt::Debug>(
     b: &'static dyn sortnet::SortBackend,
     pristine: Vec<K>,
     measure: &Measure<'_>,
 ) -> (f64, f64) {
-    let v = std::cell::RefCell::new(pristine.clone());
+    let keys = pristine.clone();
+    e2e_keys(b, pristine, keys, measure)
+}
+
+/// Warm and cold wall clock of `b.sort` on `keys` (a `Vec` or a `HostBuffer`), reset to
+/// `pristine` before each call and checked against std's order, timed by
+/// `measure(reset, sort)`.
+fn e2e_keys<K, W>(
+    b: &'static dyn sortnet::SortBackend,
+    pristine: Vec<K>,
+    keys: W,
+    measure: &Measure<'_>,
+) -> (f64, f64)
+where
+    K: sortnet::Key + PartialEq + std::fmt::Debug,
+    W: std::ops::DerefMut<Target = [K]>,
+{
+    let v = std::cell::RefCell::new(keys);
     let mut want = pristine.clone();
     want.par_sort_unstable_by(|x, y| x.key_cmp(y));
     let r = measure(
         &mut || v.borrow_mut().copy_from_slice(&pristine),
         &mut || b.sort(&mut v.borrow_mut()[..]).unwrap(),
     );
-    assert!(v.into_inner() == want);
+    assert!(v.into_inner()[..] == want[..]);
+    r
+}
+
+/// The same for `b.sort_nibbles`, checked against the scalar reference.
+fn e2e_nibbles<W: std::ops::DerefMut<Target = [u64]>>(
+    b: &'static dyn sortnet::SortBackend,
+    pristine: &[u64],
+    words: W,
+    measure: &Measure<'_>,
+) -> (f64, f64) {
+    let v = std::cell::RefCell::new(words);
+    let r = measure(
+        &mut || v.borrow_mut().copy_from_slice(pristine),
+        &mut || b.sort_nibbles(&mut v.borrow_mut()[..]).unwrap(),
+    );
+    let v = v.into_inner();
+    assert!(v
+        .par_iter()
+        .zip(pristine.par_iter())
+        .all(|(&g, &w)| g == sortnet::nibble::reference(w)));
     r
 }
 
