@@ -27,7 +27,7 @@
 //!      The scan runs in the scatter's first workgroups below
 //!      `radix_plan::SCAN_IN_PASS_BELOW` keys (its tiles wait for their offsets, with a
 //!      bounded spin and a fallback that sums the counts itself), as `radix_scan` before
-//!      the scatter above;
+//!      the scatter above and for pairs (`radix_plan::scan_in_pass_below`);
 //! 5. `radix_copy`: brings the result back to the caller's buffer when an odd number of
 //!    passes ran.
 //!
@@ -355,7 +355,7 @@ fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
 /// partitions of a reduce-then-scan pass (`radix_plan::PARTITIONS`, at most
 /// `radix_plan::MAX_PARTITIONS`), and `SORTNET_RADIX_SCAN_IN_PASS=1` (`=0`) runs every
 /// reduce-then-scan pass's scan in the first workgroups of its scatter (as a dispatch of its
-/// own) whatever the sort's size (`radix_plan::SCAN_IN_PASS_BELOW`).
+/// own) whatever the sort's size and variant (`radix_plan::scan_in_pass_below`).
 /// All give the same result, except the timing-only knobs `SORTNET_RADIX_NO_WAIT=1`, which
 /// skips the look-back's reads, and `SORTNET_RADIX_NO_RANK=1`, which skips the ranking
 /// (wrong output, so the writes go elsewhere than in a real sort: NO_WAIT sends every tile's
@@ -425,7 +425,7 @@ impl RadixSorter {
         let in_pass_below = match env_u32("SORTNET_RADIX_SCAN_IN_PASS") {
             Some(0) => 0,
             Some(_) => u64::MAX,
-            None => plan::SCAN_IN_PASS_BELOW,
+            None => plan::scan_in_pass_below(variant),
         };
         let scatter_constants = |shape: TileShape, reduce: u32, scan_in_pass: u32| {
             vec![

@@ -121,6 +121,21 @@ pub const MAX_PARTITIONS: u32 = 1024;
 /// 0.931 ms at 2^25, 1.747 / 1.754 at 2^26, 6.582 / 6.686 at 2^28; u64 keys 2.366 / 2.351 at
 /// 2^25, 4.457 / 4.474 at 2^26; u32 pairs 1.235 / 1.210 at 2^25, 2.334 / 2.315 at 2^26.
 pub const SCAN_IN_PASS_BELOW: u64 = 1 << 26;
+
+/// Below how many keys `variant`'s reduce-then-scan passes scan in the pass
+/// ([`SCAN_IN_PASS_BELOW`]). Pairs never do: a build of the scatter that differed only in
+/// code that pairs of unsigned keys never run sorted u32 pairs wrong on the H200 wherever
+/// their scan ran in the pass (run 97-98 of BENCHMARKS.md: 512-invocation workgroups, used by
+/// pairs alone; the cause not found), and right with the scan in its own dispatch, which
+/// costs pairs 2-5% (0.687 against 0.66 ms at 2^24 in run 98; 1.235 against 1.210 at 2^25 in
+/// run 79) and leaves them 1.2x faster than CUB's argsort.
+pub fn scan_in_pass_below(variant: Variant) -> u64 {
+    if variant.pairs {
+        0
+    } else {
+        SCAN_IN_PASS_BELOW
+    }
+}
 /// Workgroups of a reduce-then-scan pass's scan (each takes `RADIX / SCAN_GROUPS` digits).
 /// They run first in the pass's scatter dispatch, where tiles wait for them: enough that each
 /// invocation loads its counts at once (run 73: 32 workgroups, 8 digits and 32 partitions per
@@ -609,6 +624,15 @@ mod tests {
             .concat()
             .try_into()
             .unwrap()
+    }
+
+    #[test]
+    fn only_keys_scan_in_the_pass() {
+        for v in variants() {
+            let below = scan_in_pass_below(v);
+            assert_eq!(below == 0, v.pairs, "{v:?}");
+            assert!(below <= SCAN_IN_PASS_BELOW);
+        }
     }
 
     #[test]
