@@ -567,12 +567,7 @@ impl GpuContext {
         first: AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
         then: impl FnOnce() -> Result<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>,
     ) -> Result<()> {
-        let first = first.build().map_err(gpu_err("building commands"))?;
-        let running = vulkano::sync::now(self.device.clone())
-            .then_execute(self.queue.clone(), first)
-            .map_err(gpu_err("submitting commands"))?
-            .then_signal_fence_and_flush()
-            .map_err(gpu_err("flushing commands"))?;
+        let running = self.submit(first)?;
         let rest = match then().and_then(|b| b.build().map_err(gpu_err("building commands"))) {
             Ok(rest) => rest,
             Err(e) => {

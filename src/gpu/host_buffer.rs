@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use bytemuck::Pod;
 use vulkano::buffer::{BufferContents, Subbuffer};
 
-use super::context::{context, gpu_err, GpuContext, Memory};
+use super::context::{context, gpu_err, GpuContext, Memory, Pooled};
 use crate::error::{Error, Result};
 
 /// `len` values of `T` in host memory that the GPU copies directly (host-visible and
@@ -152,6 +152,39 @@ fn range_of(ptr: *const u8, bytes: usize) -> Range<usize> {
 fn offset_within(outer: &Range<usize>, inner: &Range<usize>) -> Option<u64> {
     (!inner.is_empty() && outer.start <= inner.start && inner.end <= outer.end)
         .then(|| (inner.start - outer.start) as u64)
+}
+
+/// The host side of a GPU round trip of `data`: the range of a live [`HostBuffer`] that
+/// holds it, which the GPU copies directly, or else a staging copy of it.
+pub(crate) struct HostSide<T> {
+    /// What the GPU copies from and, after the work, into.
+    pub view: Subbuffer<[T]>,
+    staging: Option<Pooled>,
+}
+
+impl<T: BufferContents + Pod> HostSide<T> {
+    pub fn of(ctx: &Arc<GpuContext>, data: &[T]) -> Result<Self> {
+        if let Some(view) = device_view(data) {
+            return Ok(HostSide {
+                view,
+                staging: None,
+            });
+        }
+        let staging = ctx.stage_in(data)?;
+        Ok(HostSide {
+            view: staging.slice::<T>(data.len() as u64),
+            staging: Some(staging),
+        })
+    }
+
+    /// After the GPU's copy into `view` was waited for: brings a staged result back into
+    /// `data` (a host buffer's range already holds it).
+    pub fn finish(self, data: &mut [T]) -> Result<()> {
+        match self.staging {
+            Some(staging) => GpuContext::stage_out(&staging, data),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Whether `data` (non-empty) lies inside a live [`HostBuffer`], so that `vulkan-radix`

@@ -19,7 +19,7 @@ use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 
 use super::context::{gpu_err, GpuContext, Memory};
-use super::host_buffer;
+use super::host_buffer::{self, HostSide};
 use super::plan;
 use crate::error::{Error, Result};
 
@@ -346,22 +346,17 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
 /// host copies, so they go up and down whole.
 fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
     // Words inside a host buffer are copied by the GPU directly: no staging to stream.
-    let pinned = host_buffer::device_view(words);
-    if pinned.is_none() && ctx.streams(words.len() as u64 * 8) {
+    if !host_buffer::is_in_host_buffer(words) && ctx.streams(words.len() as u64 * 8) {
         return ctx.stream_pieces(words, |builder, piece| record(ctx, builder, piece));
     }
     let n = words.len() as u64;
     let padded = n.next_multiple_of(2);
-    let staging = match pinned {
-        Some(_) => None,
-        None => Some(ctx.stage_in(words)?),
-    };
-    let host = pinned.unwrap_or_else(|| staging.as_ref().expect("staged").slice::<u64>(n));
+    let host = HostSide::of(ctx, words)?;
     let device = ctx.buffer(Memory::Device, padded * 8)?;
     let mut builder = ctx.command_builder()?;
     builder
         .copy_buffer(CopyBufferInfo::buffers(
-            host.clone(),
+            host.view.clone(),
             device.slice::<u64>(n),
         ))
         .map_err(gpu_err("recording the upload"))?;
@@ -376,11 +371,11 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
         default_kernel(ctx, padded / 2),
     )?;
     builder
-        .copy_buffer(CopyBufferInfo::buffers(device.slice::<u64>(n), host))
+        .copy_buffer(CopyBufferInfo::buffers(
+            device.slice::<u64>(n),
+            host.view.clone(),
+        ))
         .map_err(gpu_err("recording the download"))?;
     ctx.submit_and_wait(builder)?;
-    match staging {
-        Some(staging) => GpuContext::stage_out(&staging, words),
-        None => Ok(()),
-    }
+    host.finish(words)
 }

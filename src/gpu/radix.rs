@@ -63,7 +63,7 @@ use vulkano::shader::ShaderStages;
 
 use super::context::{context, gpu_err, Counts, DownloadGroup, GpuContext, Memory, Recorder};
 use super::copy::{record_gather, Run};
-use super::host_buffer;
+use super::host_buffer::{self, HostSide};
 use super::radix_plan::{self as plan, DeviceLimits, TileShape, Variant};
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::{Error, Result};
@@ -1093,20 +1093,10 @@ impl RadixSorter {
         let p = self.pipelines(variant)?;
         self.check_len(&p, variant, n)?;
         let ctx = &self.ctx;
-        // Slices inside host buffers (keys, and values where there are any) are copied by
-        // the GPU directly: no staging, so no streaming either.
-        let pinned_keys = host_buffer::device_view(keys);
-        let pinned_values = values.as_deref().map(host_buffer::device_view);
-        let pinned = match (pinned_keys, pinned_values) {
-            (Some(k), None) => Some((k, None)),
-            (Some(k), Some(Some(v))) => Some((k, Some(v))),
-            _ => None,
-        };
-        if pinned.is_none()
-            && values.is_none()
-            && ctx.streams(n * kw * 4)
-            && keys_overlap(n * kw * 4)
-        {
+        // Keys inside a host buffer are copied by the GPU directly: no staging, so no
+        // streaming either.
+        let pinned = host_buffer::is_in_host_buffer(keys);
+        if !pinned && values.is_none() && ctx.streams(n * kw * 4) && keys_overlap(n * kw * 4) {
             return self.sort_keys_grouped(keys, width, map, &p);
         }
         let sizes = p.scratch_sizes(variant, n);
@@ -1136,7 +1126,7 @@ impl RadixSorter {
             map,
             count: Count::Known(n as u32),
         };
-        if pinned.is_none() && values.is_none() && ctx.streams(n * kw * 4) {
+        if !pinned && values.is_none() && ctx.streams(n * kw * 4) {
             // Host copies overlap the PCIe copies, piece by piece (keys only; the whole sort
             // between upload and download: `SORTNET_GPU_KEYS_OVERLAP=0`).
             return ctx.round_trip_streamed(keys, &job.keys, |builder| {
@@ -1144,25 +1134,21 @@ impl RadixSorter {
             });
         }
         // The host side of the copies: the caller's host buffers, or staging copies.
-        let (host_keys, host_values, staging) = match pinned {
-            Some((k, v)) => (k, v, None),
-            None => {
-                let staging_keys = ctx.stage_in(keys)?;
-                let staging_values = values.as_deref().map(|v| ctx.stage_in(v)).transpose()?;
-                (
-                    staging_keys.slice::<u32>(n * kw),
-                    staging_values.as_ref().map(|s| s.slice::<u32>(n)),
-                    Some((staging_keys, staging_values)),
-                )
-            }
-        };
+        let host_keys = HostSide::of(ctx, keys)?;
+        let host_values = values
+            .as_deref()
+            .map(|v| HostSide::of(ctx, v))
+            .transpose()?;
         let mut upload = ctx.command_builder()?;
         upload
-            .copy_buffer(CopyBufferInfo::buffers(host_keys.clone(), job.keys.clone()))
+            .copy_buffer(CopyBufferInfo::buffers(
+                host_keys.view.clone(),
+                job.keys.clone(),
+            ))
             .map_err(gpu_err("uploading keys"))?;
         if let (Some(s), Some(d)) = (&host_values, &job.values) {
             upload
-                .copy_buffer(CopyBufferInfo::buffers(s.clone(), d.clone()))
+                .copy_buffer(CopyBufferInfo::buffers(s.view.clone(), d.clone()))
                 .map_err(gpu_err("uploading values"))?;
         }
         // The sort is recorded while the keys travel (2^24 u32 keys from a host buffer on
@@ -1171,20 +1157,21 @@ impl RadixSorter {
             let mut builder = ctx.command_builder()?;
             self.record(&mut builder, &job, &scratch)?;
             builder
-                .copy_buffer(CopyBufferInfo::buffers(job.keys.clone(), host_keys))
+                .copy_buffer(CopyBufferInfo::buffers(
+                    job.keys.clone(),
+                    host_keys.view.clone(),
+                ))
                 .map_err(gpu_err("downloading keys"))?;
-            if let (Some(s), Some(d)) = (host_values, &job.values) {
+            if let (Some(s), Some(d)) = (&host_values, &job.values) {
                 builder
-                    .copy_buffer(CopyBufferInfo::buffers(d.clone(), s))
+                    .copy_buffer(CopyBufferInfo::buffers(d.clone(), s.view.clone()))
                     .map_err(gpu_err("downloading values"))?;
             }
             Ok(builder)
         })?;
-        if let Some((staging_keys, staging_values)) = staging {
-            GpuContext::stage_out(&staging_keys, keys)?;
-            if let (Some(s), Some(v)) = (&staging_values, values) {
-                GpuContext::stage_out(s, v)?;
-            }
+        host_keys.finish(keys)?;
+        if let (Some(h), Some(v)) = (host_values, values) {
+            h.finish(v)?;
         }
         Ok(())
     }
