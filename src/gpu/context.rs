@@ -549,13 +549,12 @@ impl GpuContext {
         builder: AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     ) -> Result<()> {
         let commands = builder.build().map_err(gpu_err("building commands"))?;
-        vulkano::sync::now(self.device.clone())
+        let done = vulkano::sync::now(self.device.clone())
             .then_execute(self.queue.clone(), commands)
             .map_err(gpu_err("submitting commands"))?
             .then_signal_fence_and_flush()
-            .map_err(gpu_err("flushing commands"))?
-            .wait(None)
-            .map_err(gpu_err("waiting for the GPU"))
+            .map_err(gpu_err("flushing commands"))?;
+        wait_polling(&done)
     }
 
     /// Submits `first`, then records the rest with `then` while the GPU runs `first`,
@@ -567,21 +566,29 @@ impl GpuContext {
         first: AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
         then: impl FnOnce() -> Result<AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>>,
     ) -> Result<()> {
-        let running = self.submit(first)?;
+        // Submitted with no fence of its own: the rest's fence covers both.
+        let first = first.build().map_err(gpu_err("building commands"))?;
+        let running = vulkano::sync::now(self.device.clone())
+            .then_execute(self.queue.clone(), first)
+            .map_err(gpu_err("submitting commands"))?;
+        running.flush().map_err(gpu_err("flushing commands"))?;
         let rest = match then().and_then(|b| b.build().map_err(gpu_err("building commands"))) {
             Ok(rest) => rest,
             Err(e) => {
-                running.wait(None).map_err(gpu_err("waiting for the GPU"))?;
+                running
+                    .then_signal_fence_and_flush()
+                    .map_err(gpu_err("flushing commands"))?
+                    .wait(None)
+                    .map_err(gpu_err("waiting for the GPU"))?;
                 return Err(e);
             }
         };
-        running
+        let done = running
             .then_execute(self.queue.clone(), rest)
             .map_err(gpu_err("submitting commands"))?
             .then_signal_fence_and_flush()
-            .map_err(gpu_err("flushing commands"))?
-            .wait(None)
-            .map_err(gpu_err("waiting for the GPU"))
+            .map_err(gpu_err("flushing commands"))?;
+        wait_polling(&done)
     }
 }
 
@@ -784,7 +791,7 @@ impl GpuContext {
                 let last = i + 1 == pieces.len();
                 while in_flight.len() > IN_FLIGHT || (last && !in_flight.is_empty()) {
                     let (j, done) = in_flight.pop_front().expect("not empty");
-                    done.wait(None).map_err(gpu_err("waiting for the GPU"))?;
+                    wait_polling(&done)?;
                     drop(done);
                     let landed = output.clone().slice(pieces[j].clone());
                     let range = pieces[j].start as usize..pieces[j].end as usize;
@@ -806,7 +813,7 @@ impl GpuContext {
     }
 
     /// A timestamp query pool of `count` queries, marking finished pieces.
-    fn piece_marks(&self, count: u32) -> Result<Arc<QueryPool>> {
+    pub(crate) fn piece_marks(&self, count: u32) -> Result<Arc<QueryPool>> {
         QueryPool::new(
             self.device.clone(),
             QueryPoolCreateInfo {
@@ -1062,9 +1069,7 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
             return Ok(());
         }
         for submitted in self.pending.drain(..) {
-            submitted
-                .wait(None)
-                .map_err(gpu_err("waiting for the GPU"))?;
+            wait_polling(&submitted)?;
         }
         self.note(format_args!("uploads and earlier work done"));
         Ok(())
@@ -1227,7 +1232,7 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
             }
         }
         for landing in landings {
-            landing.wait(None).map_err(gpu_err("waiting for the GPU"))?;
+            wait_polling(&landing)?;
         }
         if self.trace.is_some() {
             let mut ticks = vec![0u64; total as usize];
@@ -1288,6 +1293,19 @@ fn restore_prefix<T: BufferContents + Pod>(
 /// A submitted command buffer (or chain of them); waiting on it (or dropping it) waits for
 /// the GPU.
 type Submitted = FenceSignalFuture<Box<dyn GpuFuture + Send>>;
+
+/// Waits for a submission the caller blocks on by polling its fence: a blocking wait cost
+/// 3-4% of a round trip of 2^24 u32 keys on an H200 (BENCHMARKS.md, run 102).
+/// `SORTNET_GPU_BLOCKING_WAIT=1` waits blocking instead.
+fn wait_polling<F: GpuFuture>(done: &FenceSignalFuture<F>) -> Result<()> {
+    static BLOCKING: OnceLock<bool> = OnceLock::new();
+    if !*BLOCKING.get_or_init(|| std::env::var_os("SORTNET_GPU_BLOCKING_WAIT").is_some()) {
+        while !done.is_signaled().map_err(gpu_err("polling a fence"))? {
+            std::thread::yield_now();
+        }
+    }
+    done.wait(None).map_err(gpu_err("waiting for the GPU"))
+}
 
 /// Waits until timestamp `query` of `marks` is written, or the whole submission `done` has
 /// finished (then the query must be there too).
@@ -1555,6 +1573,93 @@ fn read_limits(physical: &Arc<PhysicalDevice>, family: u32, shader_int64: bool) 
         shader_int16: false,
         device_local_heaps,
         host_heaps,
+    }
+}
+
+/// Diagnostics of one round trip that is not streamed (`SORTNET_GPU_HOST_TRACE` set): host
+/// times of its steps and GPU timestamps of its upload, work and download, printed to
+/// stderr when it ends, to find what separates a round trip from the transfers' bound.
+pub(crate) struct RoundTripTrace {
+    start: Instant,
+    host: Vec<(&'static str, f64)>,
+    marks: Arc<QueryPool>,
+}
+
+impl RoundTripTrace {
+    /// GPU marks: upload start and end, work start, work end, download end.
+    const MARKS: u32 = 5;
+
+    /// A trace where `SORTNET_GPU_HOST_TRACE` is set and the queue has timestamps.
+    pub fn new(ctx: &GpuContext) -> Result<Option<Self>> {
+        if std::env::var_os("SORTNET_GPU_HOST_TRACE").is_none()
+            || ctx.limits.timestamp_period_ns.is_none()
+        {
+            return Ok(None);
+        }
+        Ok(Some(RoundTripTrace {
+            start: Instant::now(),
+            host: Vec::new(),
+            marks: ctx.piece_marks(Self::MARKS)?,
+        }))
+    }
+
+    /// Notes the host time of `step`.
+    pub fn host(&mut self, step: &'static str) {
+        self.host
+            .push((step, self.start.elapsed().as_secs_f64() * 1e3));
+    }
+
+    /// Records GPU mark `mark` (0: upload start, ..., 4: download end); mark 0 also resets
+    /// the marks, so it must be the first recorded.
+    pub fn mark(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        mark: u32,
+    ) -> Result<()> {
+        let stage = if mark == 0 || mark == 2 {
+            PipelineStage::TopOfPipe
+        } else {
+            PipelineStage::AllCommands
+        };
+        // SAFETY: the pool is this trace's own; mark 0's command resets every query before
+        // any is written, and each is written once, by commands that run in order.
+        unsafe {
+            if mark == 0 {
+                builder
+                    .reset_query_pool(self.marks.clone(), 0..Self::MARKS)
+                    .map_err(gpu_err("resetting queries"))?;
+            }
+            builder
+                .write_timestamp(self.marks.clone(), mark, stage)
+                .map_err(gpu_err("recording a timestamp"))?;
+        }
+        Ok(())
+    }
+
+    /// Prints the trace (after the round trip's last submission has finished).
+    pub fn print(mut self, ctx: &GpuContext, what: &str) -> Result<()> {
+        self.host("done");
+        let mut ticks = [0u64; Self::MARKS as usize];
+        self.marks
+            .get_results(0..Self::MARKS, &mut ticks, QueryResultFlags::WAIT)
+            .map_err(gpu_err("reading timestamps"))?;
+        let ns = ctx.limits.timestamp_period_ns.unwrap_or(1.0);
+        let at = |t: u64| t.wrapping_sub(ticks[0]) as f64 * ns * 1e-6;
+        let host: Vec<String> = self
+            .host
+            .iter()
+            .map(|(step, ms)| format!("{step} {ms:.3}"))
+            .collect();
+        eprintln!(
+            "{what} round trip, host (ms): {}; GPU (ms): upload 0-{:.3}, work {:.3}-{:.3}, \
+             download to {:.3}",
+            host.join(", "),
+            at(ticks[1]),
+            at(ticks[2]),
+            at(ticks[3]),
+            at(ticks[4])
+        );
+        Ok(())
     }
 }
 

@@ -25,7 +25,9 @@
 //! (no transfer queue) or `=down` (downloads only), `SORTNET_GPU_KEYS_OVERLAP=0|1` (keys
 //! never / always by groups), `SORTNET_GPU_KEY_GROUPS=<n>`, `SORTNET_GPU_NT_COPY=0` (plain
 //! host copies), `SORTNET_GPU_COPY_THREADS=<n>`, `SORTNET_GPU_STREAM_TRACE=1` (a timeline of
-//! every streamed transfer on stderr, GPU timestamps included); and for the no-data-loss
+//! every streamed transfer on stderr, GPU timestamps included), `SORTNET_GPU_HOST_TRACE=1`
+//! (the same for each radix round trip that is not streamed), `SORTNET_GPU_BLOCKING_WAIT=1`
+//! (blocking fence waits instead of polling); and for the no-data-loss
 //! tests `SORTNET_GPU_STREAM_FAIL_AFTER=<k>` (a streamed download fails after k pieces).
 //!
 //! # Data already on the GPU

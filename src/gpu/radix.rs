@@ -61,7 +61,9 @@ use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 use vulkano::shader::ShaderStages;
 
-use super::context::{context, gpu_err, Counts, DownloadGroup, GpuContext, Memory, Recorder};
+use super::context::{
+    context, gpu_err, Counts, DownloadGroup, GpuContext, Memory, Recorder, RoundTripTrace,
+};
 use super::copy::{record_gather, Run};
 use super::host_buffer::{self, HostSide};
 use super::radix_plan::{self as plan, DeviceLimits, TileShape, Variant};
@@ -1093,6 +1095,7 @@ impl RadixSorter {
         let p = self.pipelines(variant)?;
         self.check_len(&p, variant, n)?;
         let ctx = &self.ctx;
+        let mut trace = RoundTripTrace::new(ctx)?;
         // Keys inside a host buffer are copied by the GPU directly: no staging, so no
         // streaming either.
         let pinned = host_buffer::is_in_host_buffer(keys);
@@ -1140,6 +1143,9 @@ impl RadixSorter {
             .map(|v| HostSide::of(ctx, v))
             .transpose()?;
         let mut upload = ctx.command_builder()?;
+        if let Some(t) = &trace {
+            t.mark(&mut upload, 0)?;
+        }
         upload
             .copy_buffer(CopyBufferInfo::buffers(
                 host_keys.view.clone(),
@@ -1151,11 +1157,22 @@ impl RadixSorter {
                 .copy_buffer(CopyBufferInfo::buffers(s.view.clone(), d.clone()))
                 .map_err(gpu_err("uploading values"))?;
         }
+        if let Some(t) = &mut trace {
+            t.mark(&mut upload, 1)?;
+            t.host("staged");
+        }
         // The sort is recorded while the keys travel (2^24 u32 keys from a host buffer on
         // the H200: 3.35-3.44 ms against 3.51-3.76 recording first; BENCHMARKS.md, run 96).
         ctx.submit_while_recording(upload, || {
             let mut builder = ctx.command_builder()?;
+            if let Some(t) = &mut trace {
+                t.host("upload submitted");
+                t.mark(&mut builder, 2)?;
+            }
             self.record(&mut builder, &job, &scratch)?;
+            if let Some(t) = &trace {
+                t.mark(&mut builder, 3)?;
+            }
             builder
                 .copy_buffer(CopyBufferInfo::buffers(
                     job.keys.clone(),
@@ -1167,11 +1184,21 @@ impl RadixSorter {
                     .copy_buffer(CopyBufferInfo::buffers(d.clone(), s.view.clone()))
                     .map_err(gpu_err("downloading values"))?;
             }
+            if let Some(t) = &mut trace {
+                t.mark(&mut builder, 4)?;
+                t.host("sort recorded");
+            }
             Ok(builder)
         })?;
+        if let Some(t) = &mut trace {
+            t.host("GPU done");
+        }
         host_keys.finish(keys)?;
         if let (Some(h), Some(v)) = (host_values, values) {
             h.finish(v)?;
+        }
+        if let Some(t) = trace {
+            t.print(ctx, "radix")?;
         }
         Ok(())
     }
