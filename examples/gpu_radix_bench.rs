@@ -3,11 +3,12 @@
 //! (the bandwidth yardstick); then end-to-end times from host slices.
 //!
 //! ```text
-//! cargo run --release --example gpu_radix_bench -- [log2 sizes..] [--reps N] [--only k32,k64,p32,p64] [--map unsigned|signed|float] [--host]
+//! cargo run --release --example gpu_radix_bench -- [log2 sizes..] [--reps N] [--only k32,k64,p32,p64] [--map unsigned|signed|float] [--bits B] [--host]
 //! ```
 //!
 //! `--map` sorts the same random bits as signed or float keys (the first and last passes
-//! then apply the key map).
+//! then apply the key map). `--bits B` keeps the keys' low B bits only, so the passes above
+//! are skipped (`--bits 24`: three passes of u32 keys, then the copy back).
 //!
 //! Prints one line per figure; BENCHMARKS.md (vulkan-radix) records runs on real GPUs.
 
@@ -98,6 +99,7 @@ fn main() {
     let mut only: Option<String> = None;
     let mut map = KeyMap::Unsigned;
     let mut host = false;
+    let mut key_bits: Option<u32> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -112,6 +114,9 @@ fn main() {
                 }
             }
             "--host" => host = true,
+            // Keys of only their low B bits: the passes above are skipped (an odd number of
+            // passes left ends with the copy back).
+            "--bits" => key_bits = Some(args.next().unwrap().parse::<u32>().unwrap()),
             s => sizes.push(s.parse::<u32>().expect("log2 size")),
         }
     }
@@ -171,6 +176,17 @@ fn main() {
             let words = n * kw;
             let mut data = vec![0u32; words as usize];
             fill_random(&mut data, 0x1234_5678 + log as u64);
+            if let Some(bits) = key_bits {
+                let mask = if bits >= 64 {
+                    !0u64
+                } else {
+                    (1u64 << bits) - 1
+                };
+                for (i, w) in data.iter_mut().enumerate() {
+                    let word = if kw == 2 { i % 2 } else { 0 };
+                    *w &= (mask >> (32 * word)) as u32;
+                }
+            }
             let values: Vec<u32> = (0..n as u32).collect();
             let staging = ctx.stage_in(&data).unwrap();
             let staging_v = ctx.stage_in(&values).unwrap();
