@@ -791,7 +791,7 @@ impl GpuContext {
                 let last = i + 1 == pieces.len();
                 while in_flight.len() > IN_FLIGHT || (last && !in_flight.is_empty()) {
                     let (j, done) = in_flight.pop_front().expect("not empty");
-                    wait_polling(&done)?;
+                    done.wait(None).map_err(gpu_err("waiting for the GPU"))?;
                     drop(done);
                     let landed = output.clone().slice(pieces[j].clone());
                     let range = pieces[j].start as usize..pieces[j].end as usize;
@@ -1069,7 +1069,9 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
             return Ok(());
         }
         for submitted in self.pending.drain(..) {
-            wait_polling(&submitted)?;
+            submitted
+                .wait(None)
+                .map_err(gpu_err("waiting for the GPU"))?;
         }
         self.note(format_args!("uploads and earlier work done"));
         Ok(())
@@ -1232,7 +1234,7 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
             }
         }
         for landing in landings {
-            wait_polling(&landing)?;
+            landing.wait(None).map_err(gpu_err("waiting for the GPU"))?;
         }
         if self.trace.is_some() {
             let mut ticks = vec![0u64; total as usize];
@@ -1294,9 +1296,10 @@ fn restore_prefix<T: BufferContents + Pod>(
 /// the GPU.
 type Submitted = FenceSignalFuture<Box<dyn GpuFuture + Send>>;
 
-/// Waits for a submission the caller blocks on by polling its fence: a blocking wait cost
-/// 3-4% of a round trip of 2^24 u32 keys on an H200 (BENCHMARKS.md, run 102).
-/// `SORTNET_GPU_BLOCKING_WAIT=1` waits blocking instead.
+/// Waits for a round trip's submission by polling its fence: a blocking wait cost 3-4% of a
+/// round trip of 2^24 u32 keys on an H200 (BENCHMARKS.md, run 102). The streamed paths wait
+/// blocking: their host copies run on every core meanwhile, and a polling thread would take
+/// time from them. `SORTNET_GPU_BLOCKING_WAIT=1` waits blocking here too.
 fn wait_polling<F: GpuFuture>(done: &FenceSignalFuture<F>) -> Result<()> {
     static BLOCKING: OnceLock<bool> = OnceLock::new();
     if !*BLOCKING.get_or_init(|| std::env::var_os("SORTNET_GPU_BLOCKING_WAIT").is_some()) {

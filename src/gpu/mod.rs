@@ -27,7 +27,7 @@
 //! host copies), `SORTNET_GPU_COPY_THREADS=<n>`, `SORTNET_GPU_STREAM_TRACE=1` (a timeline of
 //! every streamed transfer on stderr, GPU timestamps included), `SORTNET_GPU_HOST_TRACE=1`
 //! (the same for each radix round trip that is not streamed), `SORTNET_GPU_BLOCKING_WAIT=1`
-//! (blocking fence waits instead of polling); and for the no-data-loss
+//! (round trips wait for their fence blocking instead of polling); and for the no-data-loss
 //! tests `SORTNET_GPU_STREAM_FAIL_AFTER=<k>` (a streamed download fails after k pieces).
 //!
 //! # Data already on the GPU
