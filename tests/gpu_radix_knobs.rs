@@ -1,9 +1,11 @@
 //! `vulkan-radix` with the look-back variants that are not the default (look-back words read
 //! with `atomicOr` and published with `atomicExchange`, four invocations per digit reading
 //! one earlier tile each per look-back step, the look-back before the shared-memory scatter,
-//! tiles from a counter instead of by workgroup id) and an odd histogram batch and keys per invocation: the result must be the same sorted,
-//! stable order. A test binary of its own, because the knobs are read once per
-//! process when the pipelines are built (src/gpu/radix.rs, `env_u32`).
+//! tiles from a counter instead of by workgroup id) and an odd histogram batch and keys per
+//! invocation, and with the host round trips traced (`SORTNET_GPU_HOST_TRACE`) and waiting
+//! blocking (`SORTNET_GPU_BLOCKING_WAIT`): the result must be the same sorted, stable order.
+//! A test binary of its own, because the knobs are read once per process when the pipelines
+//! are built (src/gpu/radix.rs, `env_u32`) or at the first wait.
 #![cfg(feature = "gpu")]
 
 mod common;
@@ -26,6 +28,8 @@ fn other_lookback_variants_sort_stably() {
     std::env::set_var("SORTNET_RADIX_TILE_COUNTER", "1");
     std::env::set_var("SORTNET_RADIX_LOOKBACK_FIRST", "1");
     std::env::set_var("SORTNET_RADIX_HIST_BATCH", "3");
+    std::env::set_var("SORTNET_GPU_HOST_TRACE", "1");
+    std::env::set_var("SORTNET_GPU_BLOCKING_WAIT", "1");
     let Some(b) = common::gpu_or_skip(backend::by_name("vulkan-radix"), "vulkan-radix") else {
         return;
     };
