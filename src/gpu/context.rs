@@ -812,7 +812,8 @@ impl GpuContext {
         result
     }
 
-    /// A timestamp query pool of `count` queries, marking finished pieces.
+    /// A timestamp query pool of `count` queries, marking finished pieces (or, for
+    /// [`RoundTripTrace`], a round trip's steps).
     pub(crate) fn piece_marks(&self, count: u32) -> Result<Arc<QueryPool>> {
         QueryPool::new(
             self.device.clone(),
