@@ -1583,7 +1583,10 @@ fn read_limits(physical: &Arc<PhysicalDevice>, family: u32, shader_int64: bool) 
 /// Diagnostics of one round trip that is not streamed (`SORTNET_GPU_HOST_TRACE` set): host
 /// times of its steps and GPU timestamps of its upload, work and download, printed to
 /// stderr when it ends, to find what separates a round trip from the transfers' bound.
-pub(crate) struct RoundTripTrace {
+/// Without the variable (or timestamps) every method does nothing.
+pub(crate) struct RoundTripTrace(Option<TraceState>);
+
+struct TraceState {
     start: Instant,
     host: Vec<(&'static str, f64)>,
     marks: Arc<QueryPool>,
@@ -1594,23 +1597,24 @@ impl RoundTripTrace {
     const MARKS: u32 = 5;
 
     /// A trace where `SORTNET_GPU_HOST_TRACE` is set and the queue has timestamps.
-    pub fn new(ctx: &GpuContext) -> Result<Option<Self>> {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
         if std::env::var_os("SORTNET_GPU_HOST_TRACE").is_none()
             || ctx.limits.timestamp_period_ns.is_none()
         {
-            return Ok(None);
+            return Ok(RoundTripTrace(None));
         }
-        Ok(Some(RoundTripTrace {
+        Ok(RoundTripTrace(Some(TraceState {
             start: Instant::now(),
             host: Vec::new(),
             marks: ctx.piece_marks(Self::MARKS)?,
-        }))
+        })))
     }
 
     /// Notes the host time of `step`.
     pub fn host(&mut self, step: &'static str) {
-        self.host
-            .push((step, self.start.elapsed().as_secs_f64() * 1e3));
+        if let Some(t) = &mut self.0 {
+            t.host.push((step, t.start.elapsed().as_secs_f64() * 1e3));
+        }
     }
 
     /// Records GPU mark `mark` (0: upload start, ..., 4: download end); mark 0 also resets
@@ -1620,6 +1624,7 @@ impl RoundTripTrace {
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
         mark: u32,
     ) -> Result<()> {
+        let Some(t) = &self.0 else { return Ok(()) };
         let stage = if mark == 0 || mark == 2 {
             PipelineStage::TopOfPipe
         } else {
@@ -1630,11 +1635,11 @@ impl RoundTripTrace {
         unsafe {
             if mark == 0 {
                 builder
-                    .reset_query_pool(self.marks.clone(), 0..Self::MARKS)
+                    .reset_query_pool(t.marks.clone(), 0..Self::MARKS)
                     .map_err(gpu_err("resetting queries"))?;
             }
             builder
-                .write_timestamp(self.marks.clone(), mark, stage)
+                .write_timestamp(t.marks.clone(), mark, stage)
                 .map_err(gpu_err("recording a timestamp"))?;
         }
         Ok(())
@@ -1643,13 +1648,14 @@ impl RoundTripTrace {
     /// Prints the trace (after the round trip's last submission has finished).
     pub fn print(mut self, ctx: &GpuContext, what: &str) -> Result<()> {
         self.host("done");
+        let Some(t) = self.0 else { return Ok(()) };
         let mut ticks = [0u64; Self::MARKS as usize];
-        self.marks
+        t.marks
             .get_results(0..Self::MARKS, &mut ticks, QueryResultFlags::WAIT)
             .map_err(gpu_err("reading timestamps"))?;
         let ns = ctx.limits.timestamp_period_ns.unwrap_or(1.0);
-        let at = |t: u64| t.wrapping_sub(ticks[0]) as f64 * ns * 1e-6;
-        let host: Vec<String> = self
+        let at = |tick: u64| tick.wrapping_sub(ticks[0]) as f64 * ns * 1e-6;
+        let host: Vec<String> = t
             .host
             .iter()
             .map(|(step, ms)| format!("{step} {ms:.3}"))

@@ -1143,9 +1143,7 @@ impl RadixSorter {
             .map(|v| HostSide::of(ctx, v))
             .transpose()?;
         let mut upload = ctx.command_builder()?;
-        if let Some(t) = &trace {
-            t.mark(&mut upload, 0)?;
-        }
+        trace.mark(&mut upload, 0)?;
         upload
             .copy_buffer(CopyBufferInfo::buffers(
                 host_keys.view.clone(),
@@ -1157,22 +1155,16 @@ impl RadixSorter {
                 .copy_buffer(CopyBufferInfo::buffers(s.view.clone(), d.clone()))
                 .map_err(gpu_err("uploading values"))?;
         }
-        if let Some(t) = &mut trace {
-            t.mark(&mut upload, 1)?;
-            t.host("staged");
-        }
+        trace.mark(&mut upload, 1)?;
+        trace.host("staged");
         // The sort is recorded while the keys travel (2^24 u32 keys from a host buffer on
         // the H200: 3.35-3.44 ms against 3.51-3.76 recording first; BENCHMARKS.md, run 96).
         ctx.submit_while_recording(upload, || {
             let mut builder = ctx.command_builder()?;
-            if let Some(t) = &mut trace {
-                t.host("upload submitted");
-                t.mark(&mut builder, 2)?;
-            }
+            trace.host("upload submitted");
+            trace.mark(&mut builder, 2)?;
             self.record(&mut builder, &job, &scratch)?;
-            if let Some(t) = &trace {
-                t.mark(&mut builder, 3)?;
-            }
+            trace.mark(&mut builder, 3)?;
             builder
                 .copy_buffer(CopyBufferInfo::buffers(
                     job.keys.clone(),
@@ -1184,23 +1176,16 @@ impl RadixSorter {
                     .copy_buffer(CopyBufferInfo::buffers(d.clone(), s.view.clone()))
                     .map_err(gpu_err("downloading values"))?;
             }
-            if let Some(t) = &mut trace {
-                t.mark(&mut builder, 4)?;
-                t.host("sort recorded");
-            }
+            trace.mark(&mut builder, 4)?;
+            trace.host("sort recorded");
             Ok(builder)
         })?;
-        if let Some(t) = &mut trace {
-            t.host("GPU done");
-        }
+        trace.host("GPU done");
         host_keys.finish(keys)?;
         if let (Some(h), Some(v)) = (host_values, values) {
             h.finish(v)?;
         }
-        if let Some(t) = trace {
-            t.print(ctx, "radix")?;
-        }
-        Ok(())
+        trace.print(ctx, "radix")
     }
 }
 

@@ -125,10 +125,11 @@ pub const SCAN_IN_PASS_BELOW: u64 = 1 << 26;
 /// Below how many keys `variant`'s reduce-then-scan passes scan in the pass
 /// ([`SCAN_IN_PASS_BELOW`]). Pairs never do: a build of the scatter that differed only in
 /// code that pairs of unsigned keys never run sorted u32 pairs wrong on the H200 wherever
-/// their scan ran in the pass (run 97-98 of BENCHMARKS.md: 512-invocation workgroups, used by
-/// pairs alone; the cause not found), and right with the scan in its own dispatch, which
-/// costs pairs 2-5% (0.687 against 0.66 ms at 2^24 in run 98; 1.235 against 1.210 at 2^25 in
-/// run 79) and leaves them 1.2x faster than CUB's argsort.
+/// their scan ran in the pass (BENCHMARKS.md, runs 97-98 and 106-109: with pairs' 512 x 11
+/// tile and the key map fixed in the pipeline, whatever the spin limit; the cause not
+/// found), and right with the scan in its own dispatch, which costs pairs 2-5% (0.691-0.694
+/// against 0.659-0.672 ms at 2^24 in runs 89 and 99) and leaves them 1.24x faster than
+/// CUB's argsort.
 pub fn scan_in_pass_below(variant: Variant) -> u64 {
     if variant.pairs {
         0
