@@ -1596,11 +1596,12 @@ impl RoundTripTrace {
     /// GPU marks: upload start and end, work start, work end, download end.
     const MARKS: u32 = 5;
 
-    /// A trace where `SORTNET_GPU_HOST_TRACE` is set and the queue has timestamps.
+    /// A trace where `SORTNET_GPU_HOST_TRACE` is set (read once per process) and the queue
+    /// has timestamps.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        if std::env::var_os("SORTNET_GPU_HOST_TRACE").is_none()
-            || ctx.limits.timestamp_period_ns.is_none()
-        {
+        static WANTED: OnceLock<bool> = OnceLock::new();
+        let wanted = *WANTED.get_or_init(|| std::env::var_os("SORTNET_GPU_HOST_TRACE").is_some());
+        if !wanted || ctx.limits.timestamp_period_ns.is_none() {
             return Ok(RoundTripTrace(None));
         }
         Ok(RoundTripTrace(Some(TraceState {
