@@ -1,5 +1,5 @@
 #!/bin/sh
-# Session 13, run 110: the committed code (19efea7, grb_head) against CUB, two rounds, with
+# Session 13, run 110: the committed code (19efea7, gpu_radix_bench_head) against CUB, two rounds, with
 # CUB's in-place sort timed alone beside cupy.sort (which copies the keys first); then u32
 # keys and nibbles end to end from HostBuffers, and the round-trip trace at 2^24.
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
