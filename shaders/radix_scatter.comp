@@ -100,15 +100,12 @@ layout(std430, binding = 4) coherent buffer State { uint st[]; };
 // sorted order inside the tile.
 shared uint s_mem[SMEM_WORDS];
 shared uint s_out[RADIX];       // output index of tile-local index 0 of each digit
-// The look-back's words take no room in reduce-then-scan pipelines: on an H200 two
-// workgroups share a multiprocessor only while each declares at most about 23.5 KiB (run 44
-// of BENCHMARKS.md), so every word counts.
-const uint LB_WORDS = REDUCE_SCAN == 1u ? 1u : RADIX;
-shared uint s_count[LB_WORDS];  // look-back: keys of this tile per digit
-shared uint s_excl[LB_WORDS];   // look-back: first tile-local index of each digit
-shared uint s_lb_sum[LB_WORDS];    // look-back: keys with this digit in earlier tiles found so far
-shared uint s_lb_next[LB_WORDS];   // look-back: tiles below this one are still to be read (0 = done)
-shared uint s_fallback[LB_WORDS];  // digit counts of a tile recounted by the fallback
+// The look-back keeps no per-digit arrays in shared memory: each walk's state lives in the
+// registers of the lanes that walk the digit, the tile's counts and first indices in the
+// registers of the invocations that own the digits, and s_out carries a walk's result to its
+// owner (and serves the fallback's recount). On an H200 a multiprocessor holds only about
+// 47 KiB of shared memory for a compute pipeline (run 44 of BENCHMARKS.md), so the 5 KiB of
+// arrays an earlier version kept halved the workgroups per multiprocessor.
 shared uint s_sg_sum[MAX_SUBGROUPS];
 shared uint s_tile;
 shared uint s_pending;
@@ -142,28 +139,41 @@ void publish_status(uint at, uint word) {
     }
 }
 
+// Digits per invocation in the per-digit phases (at most 4: workgroups have at least 64
+// invocations); invocation t owns digits t * PER .. t * PER + PER - 1.
+const uint PER = (RADIX + WG - 1u) / WG;
+// Rounds of the look-back: LB_LANES lanes per digit, WG lanes per round.
+const uint LB_ROUNDS = (RADIX * LB_LANES + WG - 1u) / WG;
+
 // Decoupled look-back with a bounded spin and the recount fallback: leaves in s_out the output
 // index of tile-local index 0 of each digit, and publishes this tile's inclusive prefix.
-// Called in uniform control flow.
-void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucket_first) {
+// `counts` and `excl` are the tile's count and first index of each digit the invocation owns.
+// Called in uniform control flow, with s_pending and s_stalled zero.
+void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucket_first,
+               uint counts[4], uint excl[4]) {
     const uint tid = gl_LocalInvocationIndex;
-    // Decoupled look-back with a bounded spin and the recount fallback.
-    // s_pending and s_stalled are zero on entry (cleared before the barriers of the scan) and
-    // again at the top of every later round (cleared in the fallback).
+    // LB_LANES consecutive lanes of one subgroup walk each digit together (numbered by
+    // subgroup and lane, which need not follow gl_LocalInvocationIndex), each round of WG
+    // lanes a run of digits. Every lane of a digit keeps the walk's state (the next tile to
+    // read, 0 when done, and the keys found so far) in its registers across the fallback's
+    // rounds. The loops are uniform in each subgroup, so the shuffles that join the lanes'
+    // shares never run in divergent control flow: a lane whose walk has ended, or that has
+    // no digit, steps along idle.
+    const uint lane_index = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+    const uint part = gl_SubgroupInvocationID % LB_LANES;
+    const uint first_lane = gl_SubgroupInvocationID - part;
+    uint lb_next[LB_ROUNDS];
+    uint lb_sum[LB_ROUNDS];
+    [[unroll]] for (uint r = 0u; r < LB_ROUNDS; r++) {
+        lb_next[r] = NO_WAIT == 1u ? 0u : tile;
+        lb_sum[r] = 0u;
+    }
     for (;;) {
-        // LB_LANES consecutive lanes of one subgroup walk each digit together (numbered by
-        // subgroup and lane, which need not follow gl_LocalInvocationIndex). The loops are
-        // uniform in each subgroup, so the shuffles that join the lanes' shares never run
-        // in divergent control flow: a lane whose walk has ended, or that has no digit,
-        // steps along idle.
-        const uint lane_index = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
-        const uint part = gl_SubgroupInvocationID % LB_LANES;
-        const uint first_lane = gl_SubgroupInvocationID - part;
-        for (uint base = 0u; base < RADIX * LB_LANES; base += WG) {
-            const uint d = (base + lane_index) / LB_LANES;
+        [[unroll]] for (uint r = 0u; r < LB_ROUNDS; r++) {
+            const uint d = (r * WG + lane_index) / LB_LANES;
             const bool has_digit = d < RADIX;
-            uint next = has_digit ? s_lb_next[d] : 0u;
-            uint sum = has_digit ? s_lb_sum[d] : 0u;
+            uint next = has_digit ? lb_next[r] : 0u;
+            uint sum = lb_sum[r];
             uint spins = 0u;
             uint steps = 0u;
             uint waits = 0u;
@@ -228,9 +238,9 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
                     if (next == start) waits++;
                 }
             }
+            lb_next[r] = next;
+            lb_sum[r] = sum;
             if (has_digit && part == 0u) {
-                s_lb_next[d] = next;
-                s_lb_sum[d] = sum;
                 if (next > 0u) {
                     atomicAdd(s_pending, 1u);
                     atomicMax(s_stalled, next);
@@ -243,10 +253,10 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         }
         barrier();
         if (s_pending == 0u) break;
-        // Recount the highest tile some digit is stuck on.
+        // Recount the highest tile some digit is stuck on, in s_out.
         const uint stuck = s_stalled - 1u;
         if (LB_STATS == 1u && tid == 0u) atomicAdd(st[ST_LB_STATS + params.step * 4u + 3u], 1u);
-        for (uint d = tid; d < RADIX; d += WG) s_fallback[d] = 0u;
+        for (uint d = tid; d < RADIX; d += WG) s_out[d] = 0u;
         barrier();
         // Every invocation has read s_pending and s_stalled by now.
         if (tid == 0u) {
@@ -258,25 +268,34 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         for (uint i = tid; i < stuck_n; i += WG) {
             KEY key = src_keys[stuck_base + i];
             if (encode) key = encode_key(key, params.map);
-            atomicAdd(s_fallback[digit_of(key, shift)], 1u);
+            atomicAdd(s_out[digit_of(key, shift)], 1u);
         }
         barrier();
-        for (uint d = tid; d < RADIX; d += WG) {
-            if (s_lb_next[d] == stuck + 1u) {
-                s_lb_sum[d] += s_fallback[d];
-                s_lb_next[d] = stuck;
+        [[unroll]] for (uint r = 0u; r < LB_ROUNDS; r++) {
+            const uint d = (r * WG + lane_index) / LB_LANES;
+            if (d < RADIX && lb_next[r] == stuck + 1u) {
+                lb_sum[r] += s_out[d];
+                lb_next[r] = stuck;
             }
         }
         barrier();
     }
 
-    for (uint d = tid; d < RADIX; d += WG) {
-        uint earlier = s_lb_sum[d];
+    // Each walk's result to the digit's owner, through s_out.
+    [[unroll]] for (uint r = 0u; r < LB_ROUNDS; r++) {
+        const uint d = (r * WG + lane_index) / LB_LANES;
+        if (d < RADIX && part == 0u) s_out[d] = lb_sum[r];
+    }
+    barrier();
+    [[unroll]] for (uint j = 0u; j < 4u; j++) {
+        const uint d = tid * PER + j;
+        if (j >= PER || d >= RADIX) continue;
+        const uint earlier = s_out[d];
         if (tile != 0u) {
-            publish_status(status_index(slot, tile, d), FLAG_PREFIX | (earlier + s_count[d]));
+            publish_status(status_index(slot, tile, d), FLAG_PREFIX | (earlier + counts[j]));
         }
-        uint bucket = d == tid ? bucket_first : st[ST_BUCKET + (shift / 8u) * RADIX + d];
-        s_out[d] = bucket + earlier - s_excl[d];
+        const uint bucket = d == tid ? bucket_first : st[ST_BUCKET + (shift / 8u) * RADIX + d];
+        s_out[d] = bucket + earlier - excl[j];
     }
     if (LB_STATS == 1u && tid == 0u) {
         const uint at = ST_LB_STATS + params.step * 4u;
@@ -410,12 +429,13 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     // later tiles; then the exclusive scan of the counts over the digits, added into every
     // subgroup's counter (so that a key's counter is its digit's first index in the sorted
     // tile), for any workgroup and subgroup size.
-    const uint PER = (RADIX + WG - 1u) / WG;
     uint run_total = 0u;
     uint counts[4];
+    uint excl[4];
     [[unroll]] for (uint j = 0u; j < 4u; j++) {
         const uint d = tid * PER + j;
         counts[j] = 0u;
+        excl[j] = 0u;
         if (j >= PER || d >= RADIX) continue;
         uint sum = 0u;
         // (Loading all the subgroup counters first, unrolled to MAX_SUBGROUPS, measured no
@@ -427,13 +447,10 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         }
         counts[j] = sum;
         if (REDUCE_SCAN == 0u) {
-            s_count[d] = sum;
             publish_status(status_index(slot, tile, d),
                            (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
             // The other slot served the previous pass and serves the next one: clear it now.
             st[status_index(other_slot, tile, d)] = 0u;
-            s_lb_sum[d] = 0u;
-            s_lb_next[d] = NO_WAIT == 1u ? 0u : tile;
         }
         run_total += sum;
     }
@@ -461,13 +478,13 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
             const bool fetched = d == tid && first != OFFSET_LATER;
             s_out[d] = (fetched ? first : tile_offset(tile, d, STEP_PASS(flags))) - digit_at;
         } else {
-            s_excl[d] = digit_at;
+            excl[j] = digit_at;
         }
         digit_at += counts[j];
     }
     barrier();
     if (REDUCE_SCAN == 0u && LOOKBACK_FIRST == 1u) {
-        look_back(tile, slot, n, encode, shift, first);
+        look_back(tile, slot, n, encode, shift, first, counts, excl);
     }
 
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
@@ -491,7 +508,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     }
 
     if (REDUCE_SCAN == 0u && LOOKBACK_FIRST == 0u) {
-        look_back(tile, slot, n, encode, shift, first);
+        look_back(tile, slot, n, encode, shift, first, counts, excl);
     }
     barrier();
 

@@ -159,14 +159,18 @@ pub fn reduce_then_scan_from(variant: Variant) -> Option<u64> {
 }
 /// 32-bit keys. Run 48 (H200, best of 5, ms, one process per row, look-back at 512 x 8
 /// against reduce-then-scan at 256 x 10): 0.228 / 0.255 at 2^22, 0.386 / 0.360 at 2^23,
-/// 0.687 / 0.580 at 2^24.
+/// 0.687 / 0.580 at 2^24; runs 114-115 (look-back at 512 x 11): 0.104 / 0.115 at 2^20, 0.133 /
+/// 0.142 at 2^21, 0.193 / 0.197 at 2^22, 0.320 / 0.300 at 2^23.
 pub const REDUCE_THEN_SCAN_MIN_KEYS: u64 = 1 << 23;
 /// u32 pairs. Run 48 (look-back at 512 x 8 against reduce-then-scan at 512 x 11): 0.266 /
-/// 0.301 at 2^22, 0.446 / 0.446 at 2^23, 0.804 / 0.720 at 2^24.
+/// 0.301 at 2^22, 0.446 / 0.446 at 2^23, 0.804 / 0.720 at 2^24; runs 114-115 (look-back at
+/// 512 x 11): 0.381 / 0.411 at 2^23, 0.681-0.683 / 0.683-0.685 at 2^24, 1.282 / 1.214 at 2^25.
 pub const REDUCE_THEN_SCAN_MIN_PAIRS: u64 = 1 << 24;
-/// 64-bit keys (not pairs). Run 48 (look-back at 1024 x 5 against reduce-then-scan at
-/// 256 x 7): 0.544 / 0.572 at 2^22, 0.954 / 0.916 at 2^23, 1.770 / 1.609 at 2^24.
-pub const REDUCE_THEN_SCAN_MIN_KEYS_64: u64 = 1 << 23;
+/// 64-bit keys (not pairs). Runs 114-115 (look-back at 1024 x 5 against reduce-then-scan at
+/// 256 x 14 with half keys): 0.152 / 0.169 at 2^18, 0.162 / 0.183 at 2^19, 0.231 / 0.222 at
+/// 2^20, 0.326 / 0.297 at 2^21, 0.530 / 0.417 at 2^22, 0.940 / 0.715 at 2^23. (It was 2^23
+/// from run 48, before the half-key tiles.)
+pub const REDUCE_THEN_SCAN_MIN_KEYS_64: u64 = 1 << 20;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub const SPIN_LIMIT: u32 = 4096;
 /// The same on a software driver. llvmpipe (lavapipe) silently ends a loop after 65535
@@ -264,8 +268,7 @@ impl TileShape {
     }
 
     /// Shared memory the scatter shader declares for this shape, in bytes (mirrors its
-    /// `shared` declarations: the look-back's five words per digit only where it looks
-    /// back).
+    /// `shared` declarations; the look-back keeps its per-digit state in registers).
     pub fn shared_bytes(self, variant: Variant, scheme: Scheme) -> u32 {
         let hist = self.max_subgroups * RADIX;
         let tile = self.tile_keys()
@@ -274,11 +277,7 @@ impl TileShape {
             } else {
                 variant.key_words()
             };
-        let look_back = match scheme {
-            Scheme::LookBack => 5 * RADIX,
-            Scheme::ReduceThenScan => 5,
-        };
-        let words = hist.max(tile) + RADIX + look_back + self.max_subgroups + 5;
+        let words = hist.max(tile) + RADIX + self.max_subgroups + 5;
         words * 4
     }
 
@@ -288,8 +287,8 @@ impl TileShape {
     }
 }
 
-/// Keys per invocation the tile starts from for each variant. 32-bit keys: 8 with 512
-/// invocations (H200, n = 2^26, one pass, run 3 of BENCHMARKS.md (vulkan-radix): 0.84 ms per
+/// Keys per invocation the tile starts from for each variant. 32-bit keys by look-back: 8 with
+/// 512 invocations until session 14, 11 since (see the end) (H200, n = 2^26, one pass, run 3 of BENCHMARKS.md (vulkan-radix): 0.84 ms per
 /// pass; 6: 0.99, 10: 1.24, 12: 1.17; 256 x 15, CUB's Onesweep tile: 1.12; run 7 of
 /// BENCHMARKS.md (radix 6-8), whole sorts of 2^26 keys: 512 x 8 2.726 ms, 512 x 7 2.949,
 /// 512 x 9 3.751, 384 x 11 2.709, 256 x 16 2.911). u32 pairs: 8 (run 7: 3.176 ms; 7: 3.412,
@@ -305,9 +304,10 @@ impl TileShape {
 /// 7, 10.293 for 256 x 9, 9.428 for 384 x 8, 8.828 for 128 x 16). By look-back the same
 /// shape took 11.532 (1024 x 5: 7.068), so each scheme has its own.
 ///
-/// Shared memory decides as much as registers (run 44): on an H200 two workgroups share a
-/// multiprocessor only while each declares at most about 23.5 KiB (all of them together about
-/// 47 KiB, far below the 228 KiB the hardware has; Vulkan offers no way to ask for more).
+/// Shared memory decides as much as registers (run 44): on an H200 the driver gives a compute
+/// pipeline 48 KiB of shared memory per multiprocessor, the same as the most one workgroup may
+/// declare (two workgroups of 23 636 bytes fit, of 24 660 not; three of 16.4 KiB not), far
+/// below the 228 KiB the hardware has; Vulkan offers no way to ask for more.
 /// Without the look-back's words (and since run 47 without per-digit counts and prefixes:
 /// the prefixes are added into the subgroup counters) the reduce-then-scan tiles got
 /// smaller, and runs 45-47 chose again (2^26 / 2^28, ms): u32 keys 256 x 10 (four workgroups,
@@ -320,13 +320,22 @@ impl TileShape {
 /// 5.594 / 21.773 for 256 x 7 with whole keys; 256 x 12 4.677 / 17.991, 256 x 13 4.593 /
 /// 17.698, 256 x 16 (103 registers) 5.076 / 21.048, 512 x 8 4.966 / 18.917, 512 x 10 4.884 /
 /// 18.557, 384 x 12 5.007 / 18.975, 1024 x 5 6.901 / 26.638.
+///
+/// Since session 14 the look-back keeps its per-digit state in registers (5 KiB less shared
+/// memory), so 32-bit look-back tiles grew to 512 x 11 (23.1 KiB, 64 registers: still two
+/// workgroups per multiprocessor). Runs 114-115 (H200, best of 5, ms, 512 x 8 / 512 x 11): u32
+/// keys 0.075 / 0.077 at 2^16, 0.082 / 0.086 at 2^18, 0.106 / 0.104 at 2^20, 0.142 / 0.133 at
+/// 2^21, 0.219 / 0.193 at 2^22, 0.369 / 0.320 at 2^23; u32 pairs 0.080 / 0.085 at 2^16, 0.113
+/// / 0.114 at 2^20, 0.255 / 0.232 at 2^22, 0.430 / 0.381 at 2^23, 0.785 / 0.683 at 2^24.
+/// 64-bit look-back tiles keep 1024 x 5 (u64 pairs at 512 x 5: 0.619 / 2.119 / 8.148 ms at
+/// 2^22 / 2^24 / 2^26 against 0.628 / 2.096 / 7.963).
 pub fn preferred_keys_per_invocation(variant: Variant, scheme: Scheme) -> u32 {
     match (variant.wide, variant.pairs, scheme) {
         (true, false, Scheme::ReduceThenScan) => 14,
         (true, _, _) => 5,
         (false, true, Scheme::ReduceThenScan) => 11,
         (false, false, Scheme::ReduceThenScan) => 10,
-        (false, _, _) => 8,
+        (false, _, _) => 11,
     }
 }
 
@@ -695,7 +704,7 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!((s.workgroup, s.tile_keys()), (512, 4096));
+        assert_eq!((s.workgroup, s.tile_keys()), (512, 5632));
         // 64-bit keys take a tile of their own by reduce-then-scan.
         let wide = Variant {
             wide: true,
@@ -823,7 +832,10 @@ mod tests {
             max_groups_x: 10,
             ..NVIDIA
         };
-        assert_eq!(max_len(v32, shape, &tight), 10 * 4096);
+        assert_eq!(
+            max_len(v32, shape, &tight),
+            10 * u64::from(shape.tile_keys())
+        );
     }
 
     #[test]
