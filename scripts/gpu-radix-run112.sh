@@ -3,6 +3,8 @@
 # reduce-then-scan tile (256 x 10, four workgroups per multiprocessor), against the committed
 # code (grb_head, d5551a7: reduce-then-scan for u32 keys from 2^23) and against the old
 # look-back at the same tile (two workgroups), u32 keys, two rounds, CUB in the same call.
+# (As run: the knob is SORTNET_RADIX_KPI_k32, lower case, so the "256x10" rows below ran at
+# 256 x 8, as their phases line shows; BENCHMARKS.md reports them so.)
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 ./grs_new k32 256 10 | grep -i "register\|shared\|spill"
 ./grs_new k32 256 10 21=1 | grep -i "register\|shared\|spill"
