@@ -103,9 +103,10 @@ shared uint s_out[RADIX];       // output index of tile-local index 0 of each di
 // The look-back keeps no per-digit arrays in shared memory: each walk's state lives in the
 // registers of the lanes that walk the digit, the tile's counts and first indices in the
 // registers of the invocations that own the digits, and s_out carries a walk's result to its
-// owner (and serves the fallback's recount). On an H200 a multiprocessor holds only about
-// 47 KiB of shared memory for a compute pipeline (run 44 of BENCHMARKS.md), so the 5 KiB of
-// arrays an earlier version kept halved the workgroups per multiprocessor.
+// owner (and serves the fallback's recount). On an H200 a multiprocessor gives a compute
+// pipeline 48 KiB of shared memory in all (run 44 of BENCHMARKS.md), so the 5 KiB of arrays
+// an earlier version kept cost the larger tile: 512 x 11 keys now fit two workgroups per
+// multiprocessor where 512 x 8 did (runs 113-114).
 shared uint s_sg_sum[MAX_SUBGROUPS];
 shared uint s_tile;
 shared uint s_pending;

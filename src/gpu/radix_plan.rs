@@ -713,7 +713,7 @@ mod tests {
         let s = choose_shape(wide, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
         assert_eq!((s.workgroup, s.keys_per_invocation), (256, 14));
         // Reduce-then-scan tiles keep at least two workgroups per multiprocessor within the
-        // shared memory an H200 gives them (about 47 KiB in all, run 44).
+        // shared memory an H200 gives them (48 KiB in all, run 44).
         for (v, shape) in [(KEYS32, (256, 10)), (PAIRS32, (512, 11)), (wide, (256, 14))] {
             let s = choose_shape(v, Scheme::ReduceThenScan, &NVIDIA, None, None).unwrap();
             assert_eq!((s.workgroup, s.keys_per_invocation), shape);
