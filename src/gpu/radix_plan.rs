@@ -287,22 +287,21 @@ impl TileShape {
     }
 }
 
-/// Keys per invocation the tile starts from for each variant. 32-bit keys by look-back: 8 with
-/// 512 invocations until session 14, 11 since (see the end) (H200, n = 2^26, one pass, run 3 of BENCHMARKS.md (vulkan-radix): 0.84 ms per
-/// pass; 6: 0.99, 10: 1.24, 12: 1.17; 256 x 15, CUB's Onesweep tile: 1.12; run 7 of
-/// BENCHMARKS.md (radix 6-8), whole sorts of 2^26 keys: 512 x 8 2.726 ms, 512 x 7 2.949,
-/// 512 x 9 3.751, 384 x 11 2.709, 256 x 16 2.911). u32 pairs: 8 (run 7: 3.176 ms; 7: 3.412,
-/// 6: 3.736). 64-bit keys: 4 with 1024 invocations (run 7: k64 8.713 ms against 9.062 for
-/// 512 x 4 and 9.094 for 256 x 8; 1024 x 3: 10.494). More keys per invocation than these
-/// need more registers than 64, the most that lets two workgroups of 512 (or one of 1024)
-/// share a multiprocessor, and the spills cost more than the larger tile saves. Since the
-/// ranks are packed two to a register, 64-bit keys fit 5 in 64 registers (runs 14-15 of
-/// BENCHMARKS.md, 2^26: keys 1024 x 5 7.451 ms against 7.994 for 1024 x 4, pairs 8.803
-/// against 9.828; 32-bit keys at 9 to 12 still take 68-80 registers and lose).
-/// 64-bit keys by reduce-then-scan: 8 with 256 invocations (77 registers, three workgroups
-/// per multiprocessor; run 32, 2^26: 6.609 ms against 8.183 for 1024 x 5, 6.876 for 256 x
-/// 7, 10.293 for 256 x 9, 9.428 for 384 x 8, 8.828 for 128 x 16). By look-back the same
-/// shape took 11.532 (1024 x 5: 7.068), so each scheme has its own.
+/// Keys per invocation the tile starts from for each variant (32-bit look-back tiles: 11 since
+/// session 14, see the end). 32-bit keys: 8 with 512 invocations (H200, n = 2^26, one pass, run 3
+/// of BENCHMARKS.md (vulkan-radix): 0.84 ms per pass; 6: 0.99, 10: 1.24, 12: 1.17; 256 x 15, CUB's
+/// Onesweep tile: 1.12; run 7 of BENCHMARKS.md (radix 6-8), whole sorts of 2^26 keys: 512 x 8 2.726
+/// ms, 512 x 7 2.949, 512 x 9 3.751, 384 x 11 2.709, 256 x 16 2.911). u32 pairs: 8 (run 7: 3.176
+/// ms; 7: 3.412, 6: 3.736). 64-bit keys: 4 with 1024 invocations (run 7: k64 8.713 ms against 9.062
+/// for 512 x 4 and 9.094 for 256 x 8; 1024 x 3: 10.494). More keys per invocation than these need
+/// more registers than 64, the most that lets two workgroups of 512 (or one of 1024) share a
+/// multiprocessor, and the spills cost more than the larger tile saves. Since the ranks are packed
+/// two to a register, 64-bit keys fit 5 in 64 registers (runs 14-15 of BENCHMARKS.md, 2^26: keys
+/// 1024 x 5 7.451 ms against 7.994 for 1024 x 4, pairs 8.803 against 9.828; 32-bit keys at 9 to 12
+/// still take 68-80 registers and lose). 64-bit keys by reduce-then-scan: 8 with 256 invocations
+/// (77 registers, three workgroups per multiprocessor; run 32, 2^26: 6.609 ms against 8.183 for
+/// 1024 x 5, 6.876 for 256 x 7, 10.293 for 256 x 9, 9.428 for 384 x 8, 8.828 for 128 x 16). By
+/// look-back the same shape took 11.532 (1024 x 5: 7.068), so each scheme has its own.
 ///
 /// Shared memory decides as much as registers (run 44): on an H200 the driver gives a compute
 /// pipeline 48 KiB of shared memory per multiprocessor, the same as the most one workgroup may
