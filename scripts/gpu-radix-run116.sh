@@ -1,5 +1,5 @@
 #!/bin/sh
-# Session 14, run 116: the committed code of 0398fc1 (grb_new2: 32-bit look-back tiles of
+# Session 14, run 116: the committed code of 586c31c (grb_new2: 32-bit look-back tiles of
 # 512 x 11, u64 keys by reduce-then-scan from 2^20) against d5551a7 (grb_head) where the
 # defaults changed, the unchanged large sizes again, CUB in the same call; then, where the
 # profiler is installed, CUB's own kernels at 2^24 (block size, registers, shared memory).
