@@ -1,8 +1,8 @@
 # Run 118 (session 14): can CUB's sort run beside a kernel that holds shared memory, and how
-# fast is it then? cub-smem-limit.py's hogs (one block per SM, most of the SM's 228 KiB)
-# stalled CUB's sort until they ended even where 48 KiB were left (run 117's control): a
-# multiprocessor runs blocks of one shared-memory carve-out at a time, and the hogs' differed
-# from CUB's. Here the hogs ask for carve-outs of 100 to 228 KiB (cudaFuncAttribute
+# fast is it then? Run 117's hogs (one block per SM, most of the SM's 228 KiB, no carve-out
+# asked for; cub-smem-limit.py, in the history at 9440b7f) stalled CUB's sort until they
+# ended even where 48 KiB were left (its control): a multiprocessor runs blocks of one
+# shared-memory carve-out at a time, and the hogs' differed from CUB's. Here the hogs ask for carve-outs of 100 to 228 KiB (cudaFuncAttribute
 # PreferredSharedMemoryCarveout) and take all of it but 48 KiB (or 66 KiB); the first sort
 # after they start shows whether CUB ran beside them (under a millisecond) or waited (about
 # one second), and each hog block records its multiprocessor so that one per SM is checked.
