@@ -50,7 +50,9 @@
 //!
 //! - `gpu` (default): the Vulkan backends (vulkano; the Vulkan loader is opened at run time,
 //!   so building needs no Vulkan SDK). Without a loader or device they are simply absent.
-//! - `cli` (default): the `sortnet` command-line tool's dependencies.
+//! - Without default features (`default-features = false`) the crate is the CPU backends
+//!   alone: `wide`, `bytemuck` and `rayon`. The `sortnet` command-line tool is its own crate
+//!   (`cli/` in the repository), so the library pulls none of its dependencies.
 //! - `SORTNET_BACKEND=<name>` makes [`backend::auto`] return that backend;
 //!   `SORTNET_NO_GPU=1` and `SORTNET_NO_AVX512=1` take those backends off the list;
 //!   `SORTNET_PROFILE=0` ignores a saved `sortnet calibrate` profile.

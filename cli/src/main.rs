@@ -1,4 +1,7 @@
-//! The command line: argument parsing (clap) and one module per command.
+//! `sortnet`: the command-line tool. Sorts files of keys or nibble words with any backend,
+//! benchmarks and calibrates the backends on this machine, and lists them.
+//!
+//! Argument parsing (clap) lives here, one module per command beside it.
 
 mod backends;
 mod bench;
@@ -67,7 +70,7 @@ pub type Outcome<T = ()> = Result<T, Failure>;
 
 /// Builds a [`Failure`] from format arguments.
 macro_rules! fail {
-    ($($arg:tt)*) => { $crate::tool::Failure(format!($($arg)*)) };
+    ($($arg:tt)*) => { $crate::Failure(format!($($arg)*)) };
 }
 pub(crate) use fail;
 
@@ -89,7 +92,7 @@ fn output_target(out: &Option<PathBuf>) -> Option<&PathBuf> {
 
 /// Runs the command line; the exit status is 0 on success, 1 on a failure (message on
 /// stderr), 2 on a usage error (clap's).
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.no_profile {
         // Before any backend is touched, so the registry never loads the profile. Nothing

@@ -6,7 +6,6 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::bench::{Stat, Table};
-use super::io::AtomicFile;
 use super::{fail, Outcome};
 
 const PANEL_WIDTH: u32 = 900;
@@ -16,10 +15,9 @@ pub fn write_svg(path: &Path, tables: &[Table], stat: Stat) -> Outcome {
     let mut svg = String::new();
     draw(&mut svg, tables, stat)
         .map_err(|e| fail!("{}: cannot draw the chart: {e}", path.display()))?;
-    let failed = |e: std::io::Error| fail!("{}: cannot write: {e}", path.display());
-    let mut file = AtomicFile::create(path).map_err(failed)?;
-    file.writer().write_all(svg.as_bytes()).map_err(failed)?;
-    file.commit().map_err(failed)
+    super::io::write_output(Some(&path.to_path_buf()), |out| {
+        out.write_all(svg.as_bytes())
+    })
 }
 
 fn draw(svg: &mut String, tables: &[Table], stat: Stat) -> Result<(), Box<dyn std::error::Error>> {

@@ -125,6 +125,8 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
+    /// Starts the file that will replace `dest` (a regular file or nothing yet), with the
+    /// permissions of the file it replaces.
     pub fn create(dest: &Path) -> io::Result<AtomicFile> {
         let dir = match dest.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
@@ -139,22 +141,35 @@ impl AtomicFile {
             std::process::id()
         ));
         let file = File::create(&tmp)?;
-        Ok(AtomicFile {
+        let atomic = AtomicFile {
             tmp,
             dest: dest.to_path_buf(),
             file: Some(io::BufWriter::with_capacity(1 << 20, file)),
-        })
+        };
+        if let Ok(old) = std::fs::metadata(dest) {
+            // On failure `atomic` drops and removes the temporary file.
+            std::fs::set_permissions(&atomic.tmp, old.permissions())?;
+        }
+        Ok(atomic)
     }
 
     pub fn writer(&mut self) -> &mut dyn Write {
         self.file.as_mut().expect("present until commit")
     }
 
-    /// Flushes and renames the file into place.
+    /// Flushes, syncs (so that a full disk reports here, not after the rename) and renames
+    /// the file into place.
     pub fn commit(mut self) -> io::Result<()> {
         let file = self.file.take().expect("present until commit");
-        file.into_inner().map_err(|e| e.into_error())?;
-        std::fs::rename(&self.tmp, &self.dest)
+        let result = file
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|f| f.sync_all())
+            .and_then(|()| std::fs::rename(&self.tmp, &self.dest));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+        result
     }
 }
 
@@ -167,18 +182,58 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Runs `write` into the output: the file `out` (whole or not at all) or stdout when `out`
-/// is `None`.
+/// The path a write to `path` lands on: symbolic links followed to their final target (which
+/// need not exist yet), so that `-o link` writes the file the link names and keeps the link.
+fn final_target(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    // Linux gives up after 40 links (ELOOP); so do we.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "too many levels of symbolic links",
+    ))
+}
+
+/// Writes to `path`: a regular file (or a new one) is replaced whole or not at all; anything
+/// else (a device such as `/dev/null`, a FIFO, a terminal) is written in place, as a shell's
+/// `>` would, since renaming over it would replace the node itself.
+fn write_path(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let target = final_target(path)?;
+    match std::fs::metadata(&target) {
+        Ok(meta) if !meta.is_file() => {
+            let file = std::fs::OpenOptions::new().write(true).open(&target)?;
+            let mut out = io::BufWriter::with_capacity(1 << 20, file);
+            write(&mut out)?;
+            out.flush()
+        }
+        _ => {
+            let mut file = AtomicFile::create(&target)?;
+            write(file.writer())?;
+            file.commit()
+        }
+    }
+}
+
+/// Runs `write` into the output: the file `out` (see [`write_path`]) or stdout when `out`
+/// is `None`. Every write error (a full disk, a closed device) is a failure.
 pub fn write_output(
     out: Option<&PathBuf>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Outcome {
     match out {
         Some(path) => {
-            let failed = |e: io::Error| fail!("{}: cannot write: {e}", path.display());
-            let mut file = AtomicFile::create(path).map_err(failed)?;
-            write(file.writer()).map_err(failed)?;
-            file.commit().map_err(failed)
+            write_path(path, write).map_err(|e| fail!("{}: cannot write: {e}", path.display()))
         }
         None => {
             let stdout = io::stdout();

@@ -1,6 +1,5 @@
 //! The `sortnet` binary end to end: sorting files (good and bad input), nibbles, the
 //! backends listing, the calibration profile, and bench with a chart.
-#![cfg(feature = "cli")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -191,6 +190,144 @@ fn sort_refuses_a_file_that_is_not_whole_keys_and_writes_nothing() {
         "{msg}"
     );
     assert_eq!(dir.files(), ["in.bin"], "no output file, no temporary file");
+}
+
+/// `-o` through a symbolic link writes the file the link names and keeps the link, and a
+/// replaced file keeps its permissions.
+#[test]
+#[cfg(unix)]
+fn sort_output_through_a_symlink_writes_its_target() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("symlink");
+    write(&dir.path("target.txt"), b"old\n");
+    std::fs::set_permissions(
+        dir.path("target.txt"),
+        std::fs::Permissions::from_mode(0o640),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("target.txt", dir.path("link.txt")).unwrap();
+    let out = run_with_stdin(
+        sortnet()
+            .args(["sort", "--type", "u32", "--format", "text", "-", "-o"])
+            .arg(dir.path("link.txt")),
+        b"3\n1\n2\n",
+    );
+    assert_ok(&out);
+    let link = std::fs::symlink_metadata(dir.path("link.txt")).unwrap();
+    assert!(link.file_type().is_symlink(), "the link is still a link");
+    assert_eq!(std::fs::read(dir.path("target.txt")).unwrap(), b"1\n2\n3\n");
+    let mode = std::fs::metadata(dir.path("target.txt"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(
+        mode & 0o777,
+        0o640,
+        "the replaced file keeps its permissions"
+    );
+    assert_eq!(
+        dir.files(),
+        ["link.txt", "target.txt"],
+        "no temporary file left"
+    );
+}
+
+/// `-o` on a FIFO writes into it (a reader gets the keys) and leaves the FIFO in place.
+#[test]
+#[cfg(unix)]
+fn sort_output_to_a_fifo_writes_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = Scratch::new("fifo");
+    let fifo = dir.path("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !matches!(made, Ok(s) if s.success()) {
+        eprintln!("skipped: mkfifo is not available here");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let out = run_with_stdin(
+        sortnet()
+            .args(["sort", "--type", "u32", "--format", "text", "-", "-o"])
+            .arg(&fifo),
+        b"2\n1\n",
+    );
+    assert_ok(&out);
+    assert_eq!(reader.join().unwrap(), b"1\n2\n");
+    let meta = std::fs::symlink_metadata(&fifo).unwrap();
+    assert!(meta.file_type().is_fifo(), "the FIFO is still a FIFO");
+}
+
+/// A full device fails with a clear error and a non-zero exit, and stays a device; so does
+/// a full file system (a 64 KiB tmpfs, where this runs as root and may mount one), where the
+/// destination keeps its old contents.
+#[test]
+#[cfg(target_os = "linux")]
+fn sort_output_to_a_full_disk_fails_clearly() {
+    use std::os::unix::fs::FileTypeExt;
+    let out = run_with_stdin(
+        sortnet().args([
+            "sort",
+            "--type",
+            "u32",
+            "--format",
+            "text",
+            "-",
+            "-o",
+            "/dev/full",
+        ]),
+        b"1\n2\n",
+    );
+    assert!(!out.status.success(), "writing to /dev/full must fail");
+    let msg = stderr(&out);
+    assert!(msg.contains("/dev/full: cannot write"), "{msg}");
+    let meta = std::fs::symlink_metadata("/dev/full").unwrap();
+    assert!(
+        meta.file_type().is_char_device(),
+        "/dev/full is still a device"
+    );
+
+    let dir = Scratch::new("full-fs");
+    let mnt = dir.path("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&mnt)
+        .stderr(Stdio::null())
+        .status();
+    if !matches!(mounted, Ok(s) if s.success()) {
+        eprintln!("skipped the tmpfs half: cannot mount a tmpfs here");
+        return;
+    }
+    write(&mnt.join("out.bin"), b"keep me");
+    write(&dir.path("in.bin"), &vec![7u8; 1 << 20]);
+    let out = run(sortnet()
+        .args(["sort", "--type", "u32", "-o"])
+        .arg(mnt.join("out.bin"))
+        .arg(dir.path("in.bin")));
+    let kept = std::fs::read(mnt.join("out.bin")).unwrap();
+    let left: Vec<_> = std::fs::read_dir(&mnt)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let _ = Command::new("umount").arg(&mnt).status();
+    assert!(
+        !out.status.success(),
+        "a full file system must fail the write"
+    );
+    let msg = stderr(&out);
+    assert!(
+        msg.contains("cannot write") && msg.contains("No space left"),
+        "{msg}"
+    );
+    assert_eq!(kept, b"keep me", "the old output is left as it was");
+    assert_eq!(
+        left,
+        ["out.bin"],
+        "no temporary file left on the full file system"
+    );
 }
 
 #[test]
