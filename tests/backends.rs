@@ -412,8 +412,7 @@ fn without_avx512_auto_takes_the_next_best_backend() {
     for width in [KeyWidth::W32, KeyWidth::W64] {
         let pick = |len| {
             registry
-                .auto()
-                .pick(Workload::Keys(width), len, KeyMap::Unsigned)
+                .auto_pick_for(Workload::Keys(width), len, KeyMap::Unsigned)
                 .map(|b| b.name())
         };
         let shortest = if width == KeyWidth::W64 {
@@ -425,7 +424,7 @@ fn without_avx512_auto_takes_the_next_best_backend() {
         assert_eq!(pick(100), Some(short), "{width:?}");
         assert_eq!(pick(1 << 16), Some("radix"), "{width:?}");
     }
-    let auto: &dyn SortBackend = registry.auto();
+    let auto = registry.auto();
     for len in [0, 1, 7, 64, 100, 1000, 5000, 20000] {
         let mut keys: Vec<i64> = (0..len as i64).map(|i| (i * 7919) % 1013 - 500).collect();
         let mut want = keys.clone();
@@ -454,7 +453,7 @@ fn without_the_gpu_every_workload_sorts_on_the_cpu() {
         "{names:?}"
     );
     assert!(names.iter().all(|n| !n.starts_with("vulkan-")), "{names:?}");
-    let auto: &dyn SortBackend = registry.auto();
+    let auto = registry.auto();
     let mut keys = [2.5f32, -1.0, 0.0, -0.0];
     auto.sort(&mut keys).unwrap();
     assert_eq!(
@@ -475,7 +474,7 @@ fn without_the_gpu_every_workload_sorts_on_the_cpu() {
     ] {
         assert!(auto.supports(workload), "{workload:?}");
         for len in [0, 1, 1000, 1 << 18, 1 << 24] {
-            let pick = registry.auto().pick(workload, len, KeyMap::Unsigned);
+            let pick = registry.auto_pick_for(workload, len, KeyMap::Unsigned);
             assert_eq!(
                 pick.map(|b| b.device()),
                 Some(Device::Cpu),
@@ -515,8 +514,7 @@ fn auto_pairs_stay_stable_whatever_the_profile_says() {
     for width in [KeyWidth::W32, KeyWidth::W64] {
         for len in [0, 1, 100, 5000, 1 << 18, 1 << 20] {
             let pick = registry
-                .auto()
-                .pick(Workload::Pairs(width), len, KeyMap::Unsigned)
+                .auto_pick_for(Workload::Pairs(width), len, KeyMap::Unsigned)
                 .map(|b| b.name());
             assert!(
                 matches!(pick, Some("radix" | "vulkan-radix")),
@@ -524,7 +522,7 @@ fn auto_pairs_stay_stable_whatever_the_profile_says() {
             );
         }
     }
-    let auto: &dyn SortBackend = registry.auto();
+    let auto = registry.auto();
     for len in [100, 5000, (1 << 18) + 1] {
         let input: Vec<u32> = (0..len as u32).map(|i| i.wrapping_mul(7919) % 61).collect();
         let values: Vec<u32> = (0..len as u32).collect();

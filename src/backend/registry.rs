@@ -109,20 +109,31 @@ impl Registry {
     }
 
     /// Every backend of this registry, in a fixed order (CPU first, then GPU), `auto` last.
-    pub fn available(&self) -> Vec<&dyn SortBackend> {
-        let mut list: Vec<&dyn SortBackend> = self.backends.to_vec();
+    pub fn available(&self) -> Vec<&(dyn SortBackend + 'static)> {
+        let mut list: Vec<&(dyn SortBackend + 'static)> = self.backends.to_vec();
         list.push(&self.auto);
         list
     }
 
     /// The backend with this stable name, if this registry has it (`"auto"` included).
-    pub fn by_name(&self, name: &str) -> Option<&dyn SortBackend> {
+    pub fn by_name(&self, name: &str) -> Option<&(dyn SortBackend + 'static)> {
         self.available().into_iter().find(|b| b.name() == name)
     }
 
     /// The `auto` of this registry (without `SORTNET_BACKEND`'s override).
-    pub fn auto(&self) -> &Auto {
+    pub fn auto(&self) -> &(dyn SortBackend + 'static) {
         &self.auto
+    }
+
+    /// The backend this registry's `auto` sends a call of `workload` with `len` elements
+    /// to, for keys that map to unsigned order by `map` (see [`auto_pick_for`]).
+    pub fn auto_pick_for(
+        &self,
+        workload: Workload,
+        len: usize,
+        map: KeyMap,
+    ) -> Option<&'static dyn SortBackend> {
+        self.auto.pick(workload, len, map)
     }
 
     /// What happened to the calibration profile this registry's `auto` follows.
@@ -186,7 +197,7 @@ pub fn auto_pick_for(
     len: usize,
     map: KeyMap,
 ) -> Option<&'static dyn SortBackend> {
-    global().auto().pick(workload, len, map)
+    global().auto_pick_for(workload, len, map)
 }
 
 /// What happened to the calibration profile when the process-wide registry looked for it
