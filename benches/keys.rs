@@ -158,7 +158,7 @@ impl Peers for f32 {
 }
 
 /// Not a sorter: copies the slice into a buffer that was written before (no page faults),
-/// the bandwidth reference for "fraction of a plain copy" in BENCHMARKS.md (key sort on the CPU).
+/// the bandwidth reference for "fraction of a plain copy" in BENCHMARKS.md ("CPU key sort, one thread" and "CPU key sort, all threads").
 fn copy_baseline<K: Peers>() -> Sorter<K> {
     let buffer = std::cell::RefCell::new(Vec::<K>::new());
     (

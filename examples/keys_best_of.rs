@@ -2,7 +2,7 @@
 //! on a loaded machine scatter: for each length, 7 rounds of calls over 8 random inputs,
 //! the best round's mean ns per call (a copy of the input included, the same for every
 //! backend). Used next to the `keys-small-*` criterion groups for
-//! the crossovers in `backend::thresholds` (BENCHMARKS.md (AVX2 keys)).
+//! the crossovers in `src/backend/thresholds.rs` (BENCHMARKS.md, "Auto's crossovers").
 //!
 //! ```text
 //! cargo run --release --example keys_best_of -- avx2,avx512,radix 256,1000,2048 [32|64]

@@ -6,6 +6,7 @@
 //! ```
 
 use sortnet::backend;
+use sortnet::keys::RadixSorter;
 
 fn main() -> Result<(), sortnet::Error> {
     // A small table: city names with their population (the sort key).
@@ -26,15 +27,31 @@ fn main() -> Result<(), sortnet::Error> {
     assert_eq!(cities[index[0] as usize], "Lyon");
     assert_eq!(cities[index[5] as usize], "Tokyo");
 
-    // Float keys sort in total order; equal keys keep some order among their values, and
-    // each value stays with its key.
+    // Float keys sort in total order, and the sort is stable: equal keys keep their values
+    // in input order.
     let mut scores = vec![0.5f32, -1.25, 0.5, f32::INFINITY, -0.0, 0.0];
     let mut ids: Vec<u32> = vec![10, 11, 12, 13, 14, 15];
     backend::auto().sort_pairs(&mut scores, &mut ids)?;
     println!("\nscores: {scores:?}\nids:    {ids:?}");
     assert_eq!(scores, [-1.25, -0.0, 0.0, 0.5, 0.5, f32::INFINITY]);
-    assert_eq!(ids[0], 11);
-    assert_eq!(ids[5], 13);
+    assert_eq!(ids, [11, 14, 15, 10, 12, 13]);
+
+    // A program that sorts large batches again and again can keep the radix sort's scratch
+    // memory between calls (a backend call frees it before it returns).
+    let mut sorter = RadixSorter::new();
+    for batch in 0..3u32 {
+        let mut keys: Vec<u32> = (0..1u32 << 20)
+            .map(|i| i.wrapping_mul(2_654_435_761) ^ batch)
+            .collect();
+        let mut rows: Vec<u32> = (0..1u32 << 20).collect();
+        sorter.sort_pairs(&mut keys, &mut rows)?;
+        assert!(keys.windows(2).all(|w| w[0] <= w[1]));
+    }
+    println!(
+        "
+scratch kept between batches: {} MiB",
+        sorter.scratch_bytes() >> 20
+    );
 
     // Slices of different lengths are refused and left as they were.
     let mut keys = vec![2u32, 1];

@@ -40,7 +40,7 @@
 //! | `radix` | everywhere | | stable LSD radix, rayon for large slices | stable |
 //! | `vulkan-bitonic` | a Vulkan device | GPU counting sort | bitonic merge sort | yes |
 //! | `vulkan-radix` | a Vulkan device | GPU counting sort | Onesweep radix sort | stable |
-//! | `auto` | always | picks per call from the thresholds in [`backend::thresholds`] | | |
+//! | `auto` | always | picks per call from measured crossovers (or a `sortnet calibrate` profile) | | stable backends only |
 //!
 //! [`backend::by_name`] returns a backend by its stable name; [`SortBackend::supports`] says
 //! which workloads it does (others return [`Error::Unsupported`]). `auto` never picks a
@@ -55,7 +55,11 @@
 //!   (`cli/` in the repository), so the library pulls none of its dependencies.
 //! - `SORTNET_BACKEND=<name>` makes [`backend::auto`] return that backend;
 //!   `SORTNET_NO_GPU=1` and `SORTNET_NO_AVX512=1` take those backends off the list;
-//!   `SORTNET_PROFILE=0` ignores a saved `sortnet calibrate` profile.
+//!   `SORTNET_PROFILE=<path>` reads the `sortnet calibrate` profile from that file, and
+//!   `SORTNET_PROFILE=0` ignores any. A program sets the same without the environment with
+//!   [`backend::Options`] and [`backend::Registry`].
+//! - Memory: a call frees all it allocated before it returns. [`keys::RadixSorter`] keeps the
+//!   radix sort's scratch between calls, for programs that sort large slices again and again.
 //!
 //! Data already on the GPU: [`gpu::bitonic`] and [`gpu::radix`] record their sort into your
 //! own vulkano command buffer for your buffer, with a query of the scratch memory they need.

@@ -2,14 +2,67 @@
 //! the reference, on std's patterns and on every length 0..=300 plus 2^k-1, 2^k, 2^k+1 up to
 //! 2^20. GPU backends (lavapipe in CI) get every small length but fewer large ones, to keep
 //! the suite inside CI's time; their own suites test GPU-specific sizes.
+//!
+//! Configurations are loop variables: besides the process-wide registry (built from the
+//! environment), the `auto` of a registry without AVX-512 and of one without the GPU run
+//! every test too where this machine has what they leave out (their concrete backends are
+//! the same objects, tested once).
 
 mod common;
 
-use common::{keys, lengths, nibble_words, Pattern, TestKey, PATTERNS};
-use sortnet::{backend, Device, Error, KeyWidth, SortBackend, Workload};
+use std::sync::OnceLock;
 
-/// Backends whose `sort_pairs` promises stability (equal keys keep their values' order).
-const STABLE_PAIRS: [&str; 2] = ["radix", "vulkan-radix"];
+use common::{keys, lengths, nibble_words, Pattern, TestKey, PATTERNS};
+use sortnet::backend::profile::{Profile, State};
+use sortnet::backend::{Options, ProfileChoice, Registry};
+use sortnet::{backend, Device, Error, KeyMap, KeyWidth, SortBackend, Workload};
+
+/// Backends whose `sort_pairs` promises stability (equal keys keep their values' order):
+/// `auto` by contract, whatever a calibration profile says.
+const STABLE_PAIRS: [&str; 3] = ["radix", "vulkan-radix", "auto"];
+
+/// A registry without the `avx512` backend: what a CPU without AVX-512 sees.
+fn no_avx512() -> &'static Registry {
+    static R: OnceLock<Registry> = OnceLock::new();
+    R.get_or_init(|| {
+        Registry::new(&Options {
+            avx512: false,
+            ..Options::from_env()
+        })
+    })
+}
+
+/// A registry without the GPU backends: what a machine without a Vulkan device sees.
+fn no_gpu() -> &'static Registry {
+    static R: OnceLock<Registry> = OnceLock::new();
+    R.get_or_init(|| {
+        Registry::new(&Options {
+            gpu: false,
+            ..Options::from_env()
+        })
+    })
+}
+
+/// Every backend under test with the label its failures are reported under: the
+/// process-wide registry's backends, then the `auto` of each other configuration.
+fn under_test() -> Vec<(&'static str, &'static dyn SortBackend)> {
+    let mut list: Vec<(&'static str, &'static dyn SortBackend)> = backend::available()
+        .into_iter()
+        .map(|b| (b.name(), b))
+        .collect();
+    // A configuration that leaves out nothing this machine has is the process-wide one.
+    let everything: Vec<&str> = list.iter().map(|(name, _)| *name).collect();
+    for (label, registry) in [
+        ("auto (no avx512)", no_avx512()),
+        ("auto (no gpu)", no_gpu()),
+    ] {
+        let names: Vec<&str> = registry.available().iter().map(|b| b.name()).collect();
+        if names != everything {
+            list.push((label, registry.auto()));
+        }
+    }
+    list
+}
 
 fn is_gpu(b: &dyn SortBackend) -> bool {
     b.device() != Device::Cpu
@@ -37,9 +90,9 @@ fn width_of<K: TestKey>() -> KeyWidth {
 }
 
 fn check_keys<K: TestKey>() {
-    let backends: Vec<_> = backend::available()
+    let backends: Vec<_> = under_test()
         .into_iter()
-        .filter(|b| b.supports(Workload::Keys(width_of::<K>())))
+        .filter(|(_, b)| b.supports(Workload::Keys(width_of::<K>())))
         .collect();
     for (pi, &pattern) in PATTERNS.iter().enumerate() {
         for len in lengths(20) {
@@ -47,18 +100,17 @@ fn check_keys<K: TestKey>() {
             let mut expected = input.clone();
             expected.sort_by(|a, b| a.key_cmp(b));
             let expected: Vec<u64> = expected.into_iter().map(TestKey::bits).collect();
-            for b in &backends {
-                if !lengths_for(*b, pattern).contains(&len) {
+            for &(name, b) in &backends {
+                if !lengths_for(b, pattern).contains(&len) {
                     continue;
                 }
                 let mut v = input.clone();
-                b.sort(&mut v)
-                    .unwrap_or_else(|e| panic!("{}: {e}", b.name()));
+                b.sort(&mut v).unwrap_or_else(|e| panic!("{name}: {e}"));
                 let got: Vec<u64> = v.into_iter().map(TestKey::bits).collect();
                 assert!(
                     got == expected,
                     "backend {} sorted {} {:?} keys of length {len} wrongly",
-                    b.name(),
+                    name,
                     K::NAME,
                     pattern
                 );
@@ -68,9 +120,9 @@ fn check_keys<K: TestKey>() {
 }
 
 fn check_pairs<K: TestKey>() {
-    let backends: Vec<_> = backend::available()
+    let backends: Vec<_> = under_test()
         .into_iter()
-        .filter(|b| b.supports(Workload::Pairs(width_of::<K>())))
+        .filter(|(_, b)| b.supports(Workload::Pairs(width_of::<K>())))
         .collect();
     for (pi, &pattern) in PATTERNS.iter().enumerate() {
         for len in lengths(18) {
@@ -84,18 +136,18 @@ fn check_pairs<K: TestKey>() {
             let mut expected_set: Vec<(u64, u32)> =
                 expected.iter().map(|p| (p.0.bits(), p.1)).collect();
             expected_set.sort_unstable();
-            for b in &backends {
-                if !lengths_for(*b, pattern).contains(&len) {
+            for &(name, b) in &backends {
+                if !lengths_for(b, pattern).contains(&len) {
                     continue;
                 }
                 let (mut k, mut v) = (input.clone(), values.clone());
                 b.sort_pairs(&mut k, &mut v)
-                    .unwrap_or_else(|e| panic!("{}: {e}", b.name()));
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
                 let got_keys: Vec<u64> = k.iter().map(|x| x.bits()).collect();
                 assert!(
                     got_keys == expected_keys,
                     "{}: {} {pattern:?} n={len}: keys wrong",
-                    b.name(),
+                    name,
                     K::NAME
                 );
                 if STABLE_PAIRS.contains(&b.name()) {
@@ -103,7 +155,7 @@ fn check_pairs<K: TestKey>() {
                     assert!(
                         v == expected_values,
                         "{}: {} {pattern:?} n={len}: not stable",
-                        b.name(),
+                        name,
                         K::NAME
                     );
                 } else {
@@ -113,7 +165,7 @@ fn check_pairs<K: TestKey>() {
                     assert!(
                         got_set == expected_set,
                         "{}: {} {pattern:?} n={len}: pairs torn",
-                        b.name(),
+                        name,
                         K::NAME
                     );
                 }
@@ -163,10 +215,10 @@ fn pairs_f64() {
     check_pairs::<f64>();
 }
 
-fn nibble_backends() -> Vec<&'static dyn SortBackend> {
-    backend::available()
+fn nibble_backends() -> Vec<(&'static str, &'static dyn SortBackend)> {
+    under_test()
         .into_iter()
-        .filter(|b| b.supports(Workload::Nibbles))
+        .filter(|(_, b)| b.supports(Workload::Nibbles))
         .collect()
 }
 
@@ -183,18 +235,14 @@ fn nibbles_on_patterns_and_lengths() {
         for len in lengths(20) {
             let input = nibble_words(pattern, len, 7 + pi as u64);
             let expected = reference_words(&input);
-            for b in nibble_backends() {
+            for (name, b) in nibble_backends() {
                 if !lengths_for(b, pattern).contains(&len) {
                     continue;
                 }
                 let mut v = input.clone();
                 b.sort_nibbles(&mut v)
-                    .unwrap_or_else(|e| panic!("{}: {e}", b.name()));
-                assert!(
-                    v == expected,
-                    "{}: nibbles {pattern:?} n={len} wrong",
-                    b.name()
-                );
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(v == expected, "{name}: nibbles {pattern:?} n={len} wrong");
             }
         }
     }
@@ -209,10 +257,10 @@ fn nibbles_on_hard_words() {
     cases.push(vec![0x42badc0ffeed00d5, 0x0badbeef]);
     for input in cases {
         let expected = reference_words(&input);
-        for b in nibble_backends() {
+        for (name, b) in nibble_backends() {
             let mut v = input.clone();
             b.sort_nibbles(&mut v).unwrap();
-            assert!(v == expected, "{}: hard words wrong", b.name());
+            assert!(v == expected, "{name}: hard words wrong");
         }
     }
 }
@@ -221,7 +269,7 @@ fn nibbles_on_hard_words() {
 fn nibbles_in_subslices_write_nothing_outside() {
     const GUARD: u64 = 0xdead_beef_dead_beef;
     let mut rng = common::Rng::new(3);
-    for b in nibble_backends() {
+    for (name, b) in nibble_backends() {
         for offset in [1, 3, 5, 7] {
             for len in (0..200).chain([1023, 1024, 1025, 4099]) {
                 let mut buf = vec![GUARD; offset + len + 9];
@@ -232,18 +280,15 @@ fn nibbles_in_subslices_write_nothing_outside() {
                 b.sort_nibbles(&mut buf[offset..offset + len]).unwrap();
                 assert!(
                     buf[offset..offset + len] == expected[..],
-                    "{}: off={offset} n={len}",
-                    b.name()
+                    "{name}: off={offset} n={len}"
                 );
                 assert!(
                     buf[..offset].iter().all(|&w| w == GUARD),
-                    "{} wrote before the slice",
-                    b.name()
+                    "{name} wrote before the slice"
                 );
                 assert!(
                     buf[offset + len..].iter().all(|&w| w == GUARD),
-                    "{} wrote after the slice",
-                    b.name()
+                    "{name} wrote after the slice"
                 );
             }
         }
@@ -252,7 +297,7 @@ fn nibbles_in_subslices_write_nothing_outside() {
 
 #[test]
 fn pairs_of_different_lengths_are_refused_untouched() {
-    for b in backend::available() {
+    for (name, b) in under_test() {
         let mut k = vec![3u32, 1, 2];
         let mut v = vec![7u32, 8];
         let err = b.sort_pairs(&mut k, &mut v).unwrap_err();
@@ -261,15 +306,14 @@ fn pairs_of_different_lengths_are_refused_untouched() {
         assert_eq!(
             (k, v),
             (vec![3, 1, 2], vec![7, 8]),
-            "{} changed the slices",
-            b.name()
+            "{name} changed the slices"
         );
     }
 }
 
 #[test]
 fn unsupported_workloads_are_errors_that_leave_data_alone() {
-    for b in backend::available() {
+    for (name, b) in under_test() {
         for (workload, run) in [
             (Workload::Nibbles, 0usize),
             (Workload::Keys(KeyWidth::W32), 1),
@@ -289,10 +333,9 @@ fn unsupported_workloads_are_errors_that_leave_data_alone() {
             };
             assert!(
                 matches!(result, Err(Error::Unsupported { .. })),
-                "{} {workload:?}: {result:?}",
-                b.name()
+                "{name} {workload:?}: {result:?}"
             );
-            assert_eq!(words, before, "{} changed data it does not sort", b.name());
+            assert_eq!(words, before, "{name} changed data it does not sort");
         }
     }
 }
@@ -343,5 +386,156 @@ fn gpu_backends_present_when_required() {
             "SORTNET_REQUIRE_GPU=1 but no Vulkan backend is available (install libvulkan1 and \
              mesa-vulkan-drivers)"
         );
+    }
+}
+
+/// What a CPU without AVX-512 sees (the registry's `Options::avx512` off, as
+/// `SORTNET_NO_AVX512=1` does): no `avx512` backend, and `auto` takes the next best.
+#[test]
+fn without_avx512_auto_takes_the_next_best_backend() {
+    let registry = no_avx512();
+    assert!(registry.by_name("avx512").is_none());
+    assert!(registry.available().iter().all(|b| b.name() != "avx512"));
+    // auto still sorts nibbles, with the next best backend.
+    let mut words = vec![0x42badc0ffeed00d5u64; 100];
+    registry.auto().sort_nibbles(&mut words).unwrap();
+    assert!(words.iter().all(|&w| w == 0xffeedddcba542000));
+
+    // Short key slices go to the AVX2 network sort where the CPU has AVX2 (radix where it
+    // has not: portable is slower), long ones to radix, the shortest 64-bit ones to radix's
+    // insertion sort; every length sorts.
+    let short = if registry.by_name("avx2").is_some() {
+        "avx2"
+    } else {
+        "radix"
+    };
+    for width in [KeyWidth::W32, KeyWidth::W64] {
+        let pick = |len| {
+            registry
+                .auto_pick_for(Workload::Keys(width), len, KeyMap::Unsigned)
+                .map(|b| b.name())
+        };
+        let shortest = if width == KeyWidth::W64 {
+            "radix"
+        } else {
+            short
+        };
+        assert_eq!(pick(1), Some(shortest), "{width:?}");
+        assert_eq!(pick(100), Some(short), "{width:?}");
+        assert_eq!(pick(1 << 16), Some("radix"), "{width:?}");
+    }
+    let auto = registry.auto();
+    for len in [0, 1, 7, 64, 100, 1000, 5000, 20000] {
+        let mut keys: Vec<i64> = (0..len as i64).map(|i| (i * 7919) % 1013 - 500).collect();
+        let mut want = keys.clone();
+        want.sort_unstable();
+        auto.sort(&mut keys).unwrap();
+        assert_eq!(keys, want, "i64 n={len}");
+        let mut keys: Vec<f32> = (0..len)
+            .map(|i| ((i * 7919) % 1013) as f32 - 500.5)
+            .collect();
+        let mut want = keys.clone();
+        want.sort_by(f32::total_cmp);
+        auto.sort(&mut keys).unwrap();
+        assert_eq!(keys, want, "f32 n={len}");
+    }
+}
+
+/// Without the GPU (the registry's `Options::gpu` off, as `SORTNET_NO_GPU=1` or a machine
+/// without a Vulkan device gives) the GPU backends are absent, never a crash, and every
+/// workload still sorts on the CPU.
+#[test]
+fn without_the_gpu_every_workload_sorts_on_the_cpu() {
+    let registry = no_gpu();
+    let names: Vec<&str> = registry.available().iter().map(|b| b.name()).collect();
+    assert!(
+        names.contains(&"scalar") && names.contains(&"radix"),
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| !n.starts_with("vulkan-")), "{names:?}");
+    let auto = registry.auto();
+    let mut keys = [2.5f32, -1.0, 0.0, -0.0];
+    auto.sort(&mut keys).unwrap();
+    assert_eq!(
+        keys.map(f32::to_bits),
+        [
+            (-1.0f32).to_bits(),
+            (-0.0f32).to_bits(),
+            0.0f32.to_bits(),
+            2.5f32.to_bits()
+        ]
+    );
+    for workload in [
+        Workload::Nibbles,
+        Workload::Keys(KeyWidth::W32),
+        Workload::Keys(KeyWidth::W64),
+        Workload::Pairs(KeyWidth::W32),
+        Workload::Pairs(KeyWidth::W64),
+    ] {
+        assert!(auto.supports(workload), "{workload:?}");
+        for len in [0, 1, 1000, 1 << 18, 1 << 24] {
+            let pick = registry.auto_pick_for(workload, len, KeyMap::Unsigned);
+            assert_eq!(
+                pick.map(|b| b.device()),
+                Some(Device::Cpu),
+                "{workload:?} {len}"
+            );
+        }
+    }
+}
+
+/// A calibration profile file that names `vulkan-bitonic` (whose pair sort is not stable)
+/// for every pair sort: `auto` ignores those entries, and its pairs stay stable.
+#[test]
+fn auto_pairs_stay_stable_whatever_the_profile_says() {
+    let mut names: Vec<&str> = backend::available()
+        .iter()
+        .map(|b| b.name())
+        .filter(|n| *n != "auto")
+        .collect();
+    if !names.contains(&"vulkan-bitonic") {
+        names.push("vulkan-bitonic");
+    }
+    let text = format!(
+        "sortnet-profile 1\nbackends {}\npairs32 0 vulkan-bitonic\npairs64 0 vulkan-bitonic\n",
+        names.join(" ")
+    );
+    let dir = std::env::temp_dir().join(format!("sortnet-stable-pairs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("profile.txt");
+    std::fs::write(&path, text).unwrap();
+    let state = State::load_from(path, &names);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let profile: Profile = state.profile().cloned().expect("the profile loads");
+    let registry = Registry::new(&Options {
+        profile: ProfileChoice::Given(profile),
+        ..Options::from_env()
+    });
+    for width in [KeyWidth::W32, KeyWidth::W64] {
+        for len in [0, 1, 100, 5000, 1 << 18, 1 << 20] {
+            let pick = registry
+                .auto_pick_for(Workload::Pairs(width), len, KeyMap::Unsigned)
+                .map(|b| b.name());
+            assert!(
+                matches!(pick, Some("radix" | "vulkan-radix")),
+                "{width:?} n={len}: {pick:?}"
+            );
+        }
+    }
+    let auto = registry.auto();
+    for len in [100, 5000, (1 << 18) + 1] {
+        let input: Vec<u32> = (0..len as u32).map(|i| i.wrapping_mul(7919) % 61).collect();
+        let values: Vec<u32> = (0..len as u32).collect();
+        let mut want: Vec<(u32, u32)> = input.iter().copied().zip(values.iter().copied()).collect();
+        want.sort_by_key(|p| p.0);
+        let (mut k, mut v) = (input.clone(), values.clone());
+        auto.sort_pairs(&mut k, &mut v).unwrap();
+        let got: Vec<(u32, u32)> = k.into_iter().zip(v).collect();
+        assert!(got == want, "u32 pairs n={len}: not stable");
+        let mut k: Vec<f64> = input.iter().map(|&x| x as f64 - 30.5).collect();
+        let mut v = values.clone();
+        auto.sort_pairs(&mut k, &mut v).unwrap();
+        let want_v: Vec<u32> = want.iter().map(|p| p.1).collect();
+        assert!(v == want_v, "f64 pairs n={len}: not stable");
     }
 }

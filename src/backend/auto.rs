@@ -1,15 +1,25 @@
 //! `auto`: routes each call to the fastest usable backend for its workload and length.
 //!
-//! The crossover sizes live in [`thresholds`](super::thresholds), each with the measurement
-//! behind it; a calibration [`profile`](super::profile) measured on this machine goes first.
-//! `auto` never routes to a software GPU driver, and a GPU failure falls back to the best CPU
-//! backend with the data untouched.
+//! The crossover sizes live in `thresholds`, each with the measurement behind it; a
+//! calibration [`profile`](super::profile) measured on this machine goes first. `auto` never
+//! routes to a software GPU driver, sends pairs only to backends whose pair sort is stable
+//! (whatever a profile says), and falls back to the best CPU backend with the data untouched
+//! when a GPU fails.
 
-use super::profile::WORKLOADS;
-use super::thresholds::{preference, LISTS};
-use super::{Device, SortBackend, Workload};
+use super::cpu::NibbleKernel;
+use super::profile::{Profile, WORKLOADS};
+use super::sort_backend::{Device, SortBackend, Workload};
+use super::thresholds::{preference, LISTS, STABLE_PAIRS};
 use crate::error::{Error, Result};
 use crate::keys::key::{KeyMap, KeyWidth};
+use crate::nibble::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS;
+
+/// Whether `b` may take a call of `workload` from `auto`: it does the workload, and for
+/// pairs its sort is stable.
+fn does(b: &dyn SortBackend, workload: Workload) -> bool {
+    b.supports(workload)
+        && (!matches!(workload, Workload::Pairs(_)) || STABLE_PAIRS.contains(&b.name()))
+}
 
 /// Which devices a pick may run on.
 #[derive(Clone, Copy)]
@@ -31,15 +41,20 @@ impl Allowed {
     }
 }
 
-/// The `auto` backend. Get it from [`backend::auto`](super::auto).
+/// The `auto` backend. Get the process-wide one from [`backend::auto`](super::auto), or
+/// one over other [`Options`](super::Options) from a [`Registry`](super::Registry).
 pub struct Auto {
     backends: Vec<&'static dyn SortBackend>,
+    /// The calibration profile's picks, `(workload, from length, backend)` sorted by
+    /// workload then length; `None` where the profile names a backend that is not here or
+    /// may not take the workload (see [`does`]): the built-in lists decide those lengths.
+    measured: Vec<(Workload, usize, Option<&'static dyn SortBackend>)>,
     /// The nibble kernel when the pick is a CPU backend and the same at every length,
     /// resolved once: the built-in nibble preference does not depend on the length, and
     /// resolving it per call cost more than sorting a short batch (4 ns of the 13 ns a
     /// one-word call takes). `None` when a calibration profile picks different nibble
     /// backends by length.
-    nibbles_cpu: Option<super::cpu::NibbleKernel>,
+    nibbles_cpu: Option<NibbleKernel>,
     /// The pick of every built-in preference list ([`LISTS`]) for every workload and
     /// [`Allowed`], resolved once: looking the names up on every call cost 20 to 60 ns, as
     /// much as sorting 8 keys.
@@ -47,9 +62,21 @@ pub struct Auto {
 }
 
 impl Auto {
-    pub(crate) fn new(backends: &[&'static dyn SortBackend]) -> Self {
+    /// `auto` over `backends`, with the picks of `profile` (if any) before the built-in
+    /// thresholds.
+    pub(crate) fn new(backends: &[&'static dyn SortBackend], profile: Option<&Profile>) -> Self {
+        let named = |name: &str| backends.iter().copied().find(|b| b.name() == name);
+        let measured = profile
+            .map(|p| {
+                p.entries
+                    .iter()
+                    .map(|(w, from, name)| (*w, *from, named(name).filter(|b| does(*b, *w))))
+                    .collect()
+            })
+            .unwrap_or_default();
         let mut auto = Auto {
             backends: backends.to_vec(),
+            measured,
             nibbles_cpu: None,
             resolved: Vec::new(),
         };
@@ -64,26 +91,33 @@ impl Auto {
             .flat_map(|(list, workload)| Allowed::ALL.map(|a| (list, workload, a)))
             .map(|(list, workload, allowed)| auto.resolve(list, None, workload, allowed))
             .collect();
-        let profile_varies = match super::profile::state() {
-            super::profile::State::Loaded(_, profile) => {
-                let mut picks = profile
-                    .entries
-                    .iter()
-                    .filter(|(w, _, _)| *w == Workload::Nibbles)
-                    .map(|(_, _, backend)| backend);
-                picks
-                    .next()
-                    .is_some_and(|first| picks.any(|other| other != first))
-            }
-            _ => false,
+        let profile_varies = {
+            let mut picks = auto
+                .measured
+                .iter()
+                .filter(|(w, _, _)| *w == Workload::Nibbles)
+                .map(|(_, _, backend)| backend.map(|b| b.name()));
+            picks
+                .next()
+                .is_some_and(|first| picks.any(|other| other != first))
         };
         if !profile_varies {
             auto.nibbles_cpu = auto
                 .pick(Workload::Nibbles, 0, KeyMap::Unsigned)
                 .filter(|b| b.device() == Device::Cpu)
-                .and_then(|b| super::cpu::NibbleKernel::of(b.name()));
+                .and_then(|b| NibbleKernel::of(b.name()));
         }
         auto
+    }
+
+    /// The backend the calibration profile measured fastest for `workload` at `len`, if
+    /// the profile has one and `auto` may send the workload there.
+    fn measured(&self, workload: Workload, len: usize) -> Option<&'static dyn SortBackend> {
+        self.measured
+            .iter()
+            .rev()
+            .find(|(w, from, _)| *w == workload && *from <= len)
+            .and_then(|(_, _, backend)| *backend)
     }
 
     fn named(&self, name: &str) -> Option<&'static dyn SortBackend> {
@@ -91,24 +125,24 @@ impl Auto {
     }
 
     /// The first backend of `measured` (a calibration profile's pick) then `list` that is
-    /// usable here, does `workload` and is `allowed`; else any usable CPU backend that does it.
+    /// usable here, may take `workload` ([`does`]) and is `allowed`; else any usable CPU
+    /// backend that may take it.
     fn resolve(
         &self,
         list: &[&str],
-        measured: Option<&str>,
+        measured: Option<&'static dyn SortBackend>,
         workload: Workload,
         allowed: Allowed,
     ) -> Option<&'static dyn SortBackend> {
         measured
             .into_iter()
-            .chain(list.iter().copied())
-            .filter_map(|name| self.named(name))
-            .find(|b| b.supports(workload) && allowed.admits(b.device()))
+            .chain(list.iter().filter_map(|name| self.named(name)))
+            .find(|b| does(*b, workload) && allowed.admits(b.device()))
             .or_else(|| {
                 self.backends
                     .iter()
                     .copied()
-                    .find(|b| b.supports(workload) && b.device() == Device::Cpu)
+                    .find(|b| does(*b, workload) && b.device() == Device::Cpu)
             })
     }
 
@@ -126,7 +160,7 @@ impl Auto {
         // times integer keys, so float keys keep their own crossovers (radix needs a digit
         // more for them: see KEYS32_FLOAT_RADIX_MIN_LEN).
         if map != KeyMap::Float {
-            if let Some(measured) = super::profile::measured_fastest(workload, len) {
+            if let Some(measured) = self.measured(workload, len) {
                 return self.resolve(list, Some(measured), workload, allowed);
             }
         }
@@ -204,14 +238,14 @@ impl SortBackend for Auto {
     }
 
     fn supports(&self, workload: Workload) -> bool {
-        self.backends.iter().any(|b| b.supports(workload))
+        self.backends.iter().any(|b| does(*b, workload))
     }
 
     fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
         match self.nibbles_cpu {
             // Every CPU nibble kernel hands a few words to the lookup-table sort; going
             // there directly saves the calls in between (2 of the 16 ns of a one-word call).
-            Some(_) if words.len() <= super::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS => {
+            Some(_) if words.len() <= NIBBLE_TAIL_LUT_MAX_WORDS => {
                 crate::nibble::lut::sort_words(words);
                 Ok(())
             }
@@ -254,7 +288,7 @@ mod tests {
 
     #[test]
     fn resolved_picks_match_the_lists() {
-        let auto = Auto::new(super::super::registry::concrete());
+        let auto = Auto::new(&super::super::cpu::backends(true), None);
         let lens = (0..70)
             .chain((4..31).flat_map(|k| [(1usize << k) - 1, 1 << k, (1 << k) + 1]))
             .chain([600, 799, 800, 3071, 3072, 6143, 6144]);
@@ -275,5 +309,72 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A GPU backend whose pair sort is fast and not stable (equal keys come out with their
+    /// values in reverse order), as `vulkan-bitonic`'s was.
+    struct UnstablePairs;
+
+    impl SortBackend for UnstablePairs {
+        fn name(&self) -> &'static str {
+            "vulkan-bitonic"
+        }
+
+        fn device(&self) -> Device {
+            Device::Gpu { software: false }
+        }
+
+        fn supports(&self, workload: Workload) -> bool {
+            matches!(workload, Workload::Pairs(_))
+        }
+
+        fn sort_pairs32(&self, keys: &mut [u32], values: &mut [u32], map: KeyMap) -> Result<()> {
+            let mut pairs: Vec<(u32, u32)> =
+                keys.iter().copied().zip(values.iter().copied()).collect();
+            pairs.sort_by_key(|&(k, v)| (map.encode32(k), std::cmp::Reverse(v)));
+            for (i, (k, v)) in pairs.into_iter().enumerate() {
+                keys[i] = k;
+                values[i] = v;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_profile_never_sends_pairs_to_an_unstable_backend() {
+        let mut backends = super::super::cpu::backends(true);
+        backends.push(&UnstablePairs);
+        let names: Vec<String> = backends.iter().map(|b| b.name().to_string()).collect();
+        let mut text = format!("sortnet-profile 1\nbackends {}\n", names.join(" "));
+        for workload in ["pairs32", "pairs64"] {
+            text.push_str(&format!("{workload} 0 vulkan-bitonic\n"));
+        }
+        let profile = Profile::parse(&text).unwrap();
+        let auto = Auto::new(&backends, Some(&profile));
+        for len in [0, 1, 100, 1 << 12, 1 << 20, 1 << 30] {
+            for width in [KeyWidth::W32, KeyWidth::W64] {
+                let pick = auto.pick(Workload::Pairs(width), len, KeyMap::Unsigned);
+                assert_eq!(pick.map(|b| b.name()), Some("radix"), "{width:?} {len}");
+            }
+        }
+        // Through `auto`, equal keys keep their values in input order.
+        let mut keys: Vec<u32> = (0..5000).map(|i| (i * 7919) % 13).collect();
+        let mut values: Vec<u32> = (0..5000).collect();
+        (&auto as &dyn SortBackend)
+            .sort_pairs(&mut keys, &mut values)
+            .unwrap();
+        for i in 1..keys.len() {
+            assert!(
+                keys[i - 1] < keys[i] || (keys[i - 1] == keys[i] && values[i - 1] < values[i]),
+                "unstable at {i}"
+            );
+        }
+        // Without the profile's say the fake backend is still never picked for pairs.
+        let auto = Auto::new(&backends, None);
+        assert_eq!(
+            auto.pick(Workload::Pairs(KeyWidth::W32), 1 << 20, KeyMap::Unsigned)
+                .map(|b| b.name()),
+            Some("radix")
+        );
     }
 }

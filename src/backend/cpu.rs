@@ -1,35 +1,35 @@
 //! The CPU backends: each a capability token (built only where the CPU can run it) that
 //! wires the nibble and key kernels of one instruction set to [`SortBackend`].
 
-use super::thresholds;
-use super::{SortBackend, Workload};
+use super::sort_backend::{SortBackend, Workload};
 use crate::error::Result;
 use crate::keys::key::KeyMap;
 use crate::keys::radix;
 use crate::nibble;
 
-/// The CPU backends usable on this machine.
-pub(crate) fn backends() -> Vec<&'static dyn SortBackend> {
-    #[allow(unused_mut)]
+/// The CPU backends usable on this machine, `avx512` left out unless `avx512` is true.
+pub(crate) fn backends(avx512: bool) -> Vec<&'static dyn SortBackend> {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut list: Vec<&'static dyn SortBackend> = vec![&Scalar, &Lut, &Portable];
     #[cfg(target_arch = "x86_64")]
     {
-        if let Some(avx2) = Avx2::new() {
-            list.push(leak(avx2));
+        // Detected once per process; the tokens are plain values, so the statics are the
+        // whole cost.
+        static AVX2: std::sync::OnceLock<Option<Avx2>> = std::sync::OnceLock::new();
+        static AVX512: std::sync::OnceLock<Option<Avx512>> = std::sync::OnceLock::new();
+        if let Some(avx2) = AVX2.get_or_init(Avx2::new) {
+            list.push(avx2);
         }
-        if let Some(avx512) = Avx512::new() {
-            list.push(leak(avx512));
+        if avx512 {
+            if let Some(avx512) = AVX512.get_or_init(Avx512::new) {
+                list.push(avx512);
+            }
         }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = avx512;
     list.push(&Radix);
     list
-}
-
-/// A backend for the lifetime of the program; the registry builds the list once, and the
-/// tokens are zero-sized, so nothing is actually allocated.
-#[cfg(target_arch = "x86_64")]
-fn leak(backend: impl SortBackend + 'static) -> &'static dyn SortBackend {
-    Box::leak(Box::new(backend))
 }
 
 /// The nibble kernel of one CPU backend as a plain value, parallel split included. The
@@ -64,7 +64,7 @@ impl NibbleKernel {
     /// Sorts the nibbles of every word, over rayon's pool above the kernel's threshold.
     #[inline]
     pub(crate) fn sort(self, words: &mut [u64]) {
-        use thresholds::{
+        use nibble::thresholds::{
             NIBBLE_LUT_PARALLEL_MIN_WORDS as LUT_MIN, NIBBLE_PARALLEL_CHUNK_WORDS as CHUNK,
             NIBBLE_SIMD_PARALLEL_MIN_WORDS as SIMD_MIN,
         };
@@ -89,7 +89,7 @@ impl NibbleKernel {
 }
 
 /// `scalar`: counting sort with packed counters; runs everywhere.
-pub struct Scalar;
+pub(crate) struct Scalar;
 
 impl SortBackend for Scalar {
     fn name(&self) -> &'static str {
@@ -107,7 +107,7 @@ impl SortBackend for Scalar {
 }
 
 /// `lut`: counting sort with lookup tables (Jerome's contest winner); runs everywhere.
-pub struct Lut;
+pub(crate) struct Lut;
 
 impl SortBackend for Lut {
     fn name(&self) -> &'static str {
@@ -131,7 +131,7 @@ impl SortBackend for Lut {
 /// `portable`: the sorting network over `wide`'s 128-bit vectors (SSE2, NEON, or plain
 /// arrays) for nibbles, and the vectorised key quicksort over `wide`'s `u32x8`/`u64x4`;
 /// runs everywhere.
-pub struct Portable;
+pub(crate) struct Portable;
 
 impl SortBackend for Portable {
     fn name(&self) -> &'static str {
@@ -172,7 +172,7 @@ impl SortBackend for Portable {
 /// `avx2`: the sorting network over 256-bit vectors, 32 words per block; the vectorised key
 /// quicksort over 8 `u32` or 4 `u64` lanes.
 #[cfg(target_arch = "x86_64")]
-pub struct Avx2 {
+pub(crate) struct Avx2 {
     nibbles: nibble::x86_64::avx2::Avx2Token,
     /// `None` on a CPU with AVX2 but without POPCNT (none is known; kept truthful).
     keys: Option<crate::keys::x86_64::avx2::Avx2KeysToken>,
@@ -181,7 +181,7 @@ pub struct Avx2 {
 #[cfg(target_arch = "x86_64")]
 impl Avx2 {
     /// The backend, if this CPU has AVX2.
-    pub fn new() -> Option<Self> {
+    pub(crate) fn new() -> Option<Self> {
         let nibbles = nibble::x86_64::avx2::Avx2Token::new()?;
         let keys = crate::keys::x86_64::avx2::Avx2KeysToken::new();
         Some(Avx2 { nibbles, keys })
@@ -235,22 +235,19 @@ impl SortBackend for Avx2 {
     }
 }
 
-/// `avx512`: the sorting network over 512-bit vectors, 64 words per block. Off when
-/// `SORTNET_NO_AVX512=1`.
+/// `avx512`: the sorting network over 512-bit vectors, 64 words per block; the vectorised
+/// key quicksort over 16 `u32` or 8 `u64` lanes. Left out of the registry when
+/// [`Options::avx512`](super::Options::avx512) is false (`SORTNET_NO_AVX512=1`).
 #[cfg(target_arch = "x86_64")]
-pub struct Avx512 {
+pub(crate) struct Avx512 {
     nibbles: nibble::x86_64::avx512::Avx512Token,
     keys: crate::keys::x86_64::avx512::Avx512KeysToken,
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Avx512 {
-    /// The backend, if this CPU has the AVX-512 subsets it uses and `SORTNET_NO_AVX512` is
-    /// not set.
-    pub fn new() -> Option<Self> {
-        if super::registry::env_flag("SORTNET_NO_AVX512") {
-            return None;
-        }
+    /// The backend, if this CPU has the AVX-512 subsets it uses.
+    pub(crate) fn new() -> Option<Self> {
         let nibbles = nibble::x86_64::avx512::Avx512Token::new()?;
         let keys = crate::keys::x86_64::avx512::Avx512KeysToken::new()?;
         Some(Avx512 { nibbles, keys })
@@ -289,7 +286,7 @@ impl SortBackend for Avx512 {
 
 /// `radix`: stable LSD radix sort (an MSD pass in front and rayon for large inputs) for every
 /// key type and for key/value pairs; runs everywhere. See [`radix`].
-pub struct Radix;
+pub(crate) struct Radix;
 
 impl SortBackend for Radix {
     fn name(&self) -> &'static str {

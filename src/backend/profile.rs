@@ -29,9 +29,8 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
-use super::Workload;
+use super::sort_backend::Workload;
 use crate::keys::key::KeyWidth;
 
 /// The first line of every profile; the number is the format version.
@@ -213,6 +212,9 @@ pub enum State {
     Stale(PathBuf, Vec<String>),
     /// In use by `auto`.
     Loaded(PathBuf, Profile),
+    /// Handed to the registry by the program ([`ProfileChoice::Given`](super::ProfileChoice)),
+    /// not read from a file: in use by `auto`.
+    Given(Profile),
 }
 
 impl std::fmt::Display for State {
@@ -237,18 +239,25 @@ impl std::fmt::Display for State {
                 names.join(" ")
             ),
             State::Loaded(p, _) => write!(f, "in use: {}", p.display()),
+            State::Given(_) => write!(f, "in use: given by the program"),
         }
     }
 }
 
-/// Loads the profile once per process for `auto`; a corrupt file gives one warning on
-/// stderr and is otherwise ignored.
-pub fn state() -> &'static State {
-    static STATE: OnceLock<State> = OnceLock::new();
-    STATE.get_or_init(|| {
-        let Some(path) = default_path() else {
-            return State::Off;
-        };
+impl State {
+    /// Looks for the profile at [`default_path`] and checks it against `backends`, the names
+    /// of the backends usable now (without `auto`). A corrupt file gives one warning on
+    /// stderr and is otherwise ignored: a broken cache file must never stop a program that
+    /// sorts.
+    pub fn load(backends: &[&str]) -> State {
+        match default_path() {
+            Some(path) => State::load_from(path, backends),
+            None => State::Off,
+        }
+    }
+
+    /// As [`load`](Self::load), from the file at `path`.
+    pub fn load_from(path: PathBuf, backends: &[&str]) -> State {
         if !path.exists() {
             return State::Missing(path);
         }
@@ -262,10 +271,7 @@ pub fn state() -> &'static State {
                 State::Corrupt(path, why)
             }
             Ok(profile) => {
-                let mut now: Vec<&str> = super::registry::concrete()
-                    .iter()
-                    .map(|b| b.name())
-                    .collect();
+                let mut now = backends.to_vec();
                 let mut then: Vec<&str> = profile.backends.iter().map(String::as_str).collect();
                 now.sort_unstable();
                 then.sort_unstable();
@@ -276,20 +282,22 @@ pub fn state() -> &'static State {
                 }
             }
         }
-    })
+    }
+
+    /// The profile in use, if any.
+    pub fn profile(&self) -> Option<&Profile> {
+        match self {
+            State::Loaded(_, profile) | State::Given(profile) => Some(profile),
+            _ => None,
+        }
+    }
 }
 
-/// The backend the loaded profile measured fastest for `workload` at `len`, as the
-/// registry's `&'static` name; `None` without a profile in use.
-pub(crate) fn measured_fastest(workload: Workload, len: usize) -> Option<&'static str> {
-    let State::Loaded(_, profile) = state() else {
-        return None;
-    };
-    let name = profile.fastest(workload, len)?;
-    super::registry::concrete()
-        .iter()
-        .map(|b| b.name())
-        .find(|n| *n == name)
+/// The process-wide registry's profile state: the same as
+/// [`backend::profile_state`](super::profile_state), which new code calls. Kept for the
+/// `sortnet` tool until it calls that; the only arrow from this module up to the registry.
+pub fn state() -> &'static State {
+    super::profile_state()
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //!
 //! On x86-64 built for the baseline target (SSE2), `wide`'s unsigned 32-bit min/max need
 //! SSE4.1 and its 64-bit compares SSE4.2, so they fall back to one scalar operation per
-//! lane: there this sort is 2-12 times slower than `radix` (BENCHMARKS.md (AVX2 keys)) and
+//! lane: there this sort is 2-12 times slower than `radix` (BENCHMARKS.md, "CPU key sort, one thread") and
 //! `auto` does not pick it; x86-64 CPUs with AVX2 use the `avx2` backend instead.
 
 use wide::{u32x8, u64x4};

@@ -1,147 +1,200 @@
-//! The scratch buffer of the radix sort: `n` uninitialised elements, reused across calls.
+//! The scratch memory of the radix sort: `n` uninitialised elements per call.
 //!
-//! A fresh multi-megabyte allocation is a fresh `mmap` (glibc maps every block above 32 MiB
-//! anew): every 4 KiB page faults on first touch and the kernel zeroes it. On the test
-//! machine (a VM) the first touch of 64 MiB takes 50 to 120 ms (`memset` of a fresh block,
-//! with or without `MADV_HUGEPAGE`), against 3 to 5 ms for a second touch, while the whole
-//! sort of 2^24 `u32` keys should take well under 100 ms. So the largest scratch block of a
-//! call is kept for the next one: [`Scratch`] takes it from a one-slot cache when it is big
-//! enough and puts it back on drop. At most [`KEEP_MAX_BYTES`] stay allocated between
-//! calls; a larger block is freed.
+//! A plain call allocates its scratch and frees it before it returns, so a library call
+//! gives back all the memory it took. A fresh multi-megabyte block is a fresh `mmap`
+//! (glibc maps every block above its mmap threshold anew), whose pages fault on first touch
+//! and are zeroed by the kernel; a program that sorts large slices again and again can skip
+//! that cost by keeping the scratch in a [`Reserve`] (through
+//! [`RadixSorter`](super::RadixSorter)), which grows to the largest call and frees its
+//! block when dropped.
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
-use std::sync::Mutex;
 
-/// Blocks from this size on go through the cache; smaller ones come from the allocator's
-/// heap, which reuses its pages across calls anyway.
-const CACHE_MIN_BYTES: usize = 4 << 20;
+/// Blocks from this size on are page-aligned (any key width, whole cache lines for the
+/// streaming stores); smaller ones take the element type's alignment.
+const PAGE_ALIGN_MIN_BYTES: usize = 4 << 20;
 
-/// The largest block kept allocated between calls: the scratch of 2^25 `u32` keys or of
-/// 2^24 `u64` key/value pairs.
-pub const KEEP_MAX_BYTES: usize = 256 << 20;
+/// Alignment of large blocks: a 2 MiB huge page, so that the whole block can be backed by
+/// huge pages (see [`advise_huge_pages`]).
+const BLOCK_ALIGN: usize = 2 << 20;
 
-/// Alignment of cached blocks: a page, so that one block serves keys of any width.
-const BLOCK_ALIGN: usize = 4096;
-
-/// A raw block kept between calls.
-struct Block {
-    ptr: NonNull<u8>,
-    layout: Layout,
-}
-
-// SAFETY: a `Block` is an owned allocation with no thread affinity.
-unsafe impl Send for Block {}
-
-/// The one cached block (the last one returned that was small enough to keep).
-static CACHE: Mutex<Option<Block>> = Mutex::new(None);
-
-/// A block of at least `bytes` bytes: the cached one if it is big enough, else a new one.
-fn take_block(bytes: usize) -> Block {
-    let cached = CACHE.lock().ok().and_then(|mut slot| {
-        if slot.as_ref().is_some_and(|b| b.layout.size() >= bytes) {
-            slot.take()
-        } else {
-            None
-        }
-    });
-    if let Some(block) = cached {
-        return block;
-    }
-    let layout = Layout::from_size_align(bytes, BLOCK_ALIGN).expect("scratch layout");
-    // SAFETY: `bytes >= CACHE_MIN_BYTES > 0`.
-    let raw = unsafe { alloc(layout) };
-    let Some(ptr) = NonNull::new(raw) else {
-        handle_alloc_error(layout)
+/// The layout of a block of `bytes > 0` bytes for elements aligned to `align`.
+fn block_layout(bytes: usize, align: usize) -> Layout {
+    let align = if bytes >= PAGE_ALIGN_MIN_BYTES {
+        align.max(BLOCK_ALIGN)
+    } else {
+        align
     };
-    Block { ptr, layout }
+    Layout::from_size_align(bytes, align).expect("scratch size overflows isize")
 }
 
-/// Bytes of a block, 0 for none.
-fn block_size(block: &Option<Block>) -> usize {
-    block.as_ref().map_or(0, |b| b.layout.size())
-}
-
-/// Keeps `block` for the next call if it is small enough and larger than the cached one;
-/// frees whatever is not kept.
-fn give_block(block: Block) {
-    let mut keep = Some(block);
-    let size = block_size(&keep);
-    if size <= KEEP_MAX_BYTES {
-        if let Ok(mut slot) = CACHE.lock() {
-            // Keep the larger of the cached block and this one.
-            if block_size(&slot) < size {
-                keep = slot.replace(keep.take().expect("block present"));
-            }
-        }
+/// A new block for `layout` (non-zero size).
+fn allocate(layout: Layout) -> NonNull<u8> {
+    debug_assert!(layout.size() > 0);
+    // SAFETY: every caller passes a layout of non-zero size.
+    let raw = unsafe { alloc(layout) };
+    let ptr = NonNull::new(raw).unwrap_or_else(|| handle_alloc_error(layout));
+    if layout.size() >= PAGE_ALIGN_MIN_BYTES {
+        advise_huge_pages(ptr, layout.size());
     }
-    if let Some(b) = keep {
-        // SAFETY: allocated by `take_block` with exactly this layout, and no longer used.
-        unsafe { dealloc(b.ptr.as_ptr(), b.layout) };
-    }
+    ptr
 }
 
-/// `len` uninitialised `T`s, freed (or kept for the next call) on drop. Zero-sized `T` or
-/// `len == 0` allocates nothing.
-pub(crate) struct Scratch<T> {
+/// Asks Linux to back a fresh large block with transparent huge pages where the system
+/// leaves that to the program (`/sys/kernel/mm/transparent_hugepage/enabled` = `madvise`):
+/// its first touch then faults once per 2 MiB instead of once per 4 KiB. A hint; an error
+/// changes nothing.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+fn advise_huge_pages(ptr: NonNull<u8>, len: usize) {
+    extern "C" {
+        fn madvise(
+            addr: *mut std::ffi::c_void,
+            len: usize,
+            advice: std::ffi::c_int,
+        ) -> std::ffi::c_int;
+    }
+    /// `MADV_HUGEPAGE` of Linux's `asm-generic/mman-common.h`.
+    const MADV_HUGEPAGE: std::ffi::c_int = 14;
+    // SAFETY: `ptr..ptr + len` is a block this module just allocated and owns; the advice
+    // changes how its pages are backed, never their contents (they are uninitialised).
+    unsafe { madvise(ptr.as_ptr().cast(), len, MADV_HUGEPAGE) };
+}
+
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
+fn advise_huge_pages(_ptr: NonNull<u8>, _len: usize) {}
+
+/// Bytes of `len` elements of `T`.
+///
+/// # Panics
+/// If they exceed `usize` (as `Vec::with_capacity` does).
+fn bytes_of<T>(len: usize) -> usize {
+    std::mem::size_of::<T>()
+        .checked_mul(len)
+        .expect("scratch size overflows usize")
+}
+
+/// `len` uninitialised `T`s for one call: owned (freed on drop) or borrowed from a
+/// [`Reserve`]. Zero-sized `T` or `len == 0` allocates nothing.
+pub(crate) struct Scratch<'a, T> {
     ptr: NonNull<T>,
-    backing: Backing,
-    _owns: PhantomData<T>,
+    /// The layout to free on drop; `None` when nothing was allocated or the block is a
+    /// reserve's.
+    owned: Option<Layout>,
+    _borrows: PhantomData<(&'a mut (), T)>,
 }
 
-enum Backing {
-    None,
-    Heap(Layout),
-    Cached(Block),
-}
-
-impl<T: Copy> Scratch<T> {
-    /// Room for `len` elements (uninitialised).
+impl<T: Copy> Scratch<'static, T> {
+    /// Room for `len` elements (uninitialised), freed on drop.
     ///
     /// # Panics
-    /// If `len` elements of `T` exceed `isize::MAX` bytes (as `Vec::with_capacity` does).
+    /// If `len` elements of `T` exceed `isize::MAX` bytes.
     pub(crate) fn new(len: usize) -> Self {
-        let bytes = std::mem::size_of::<T>()
-            .checked_mul(len)
-            .expect("scratch size overflows usize");
-        let (ptr, backing) = if bytes == 0 {
-            (NonNull::dangling(), Backing::None)
-        } else if bytes >= CACHE_MIN_BYTES && std::mem::align_of::<T>() <= BLOCK_ALIGN {
-            let block = take_block(bytes);
-            (block.ptr.cast::<T>(), Backing::Cached(block))
-        } else {
-            let layout = Layout::array::<T>(len).expect("scratch layout");
-            // SAFETY: `layout` has a non-zero size (`bytes > 0`).
-            let raw = unsafe { alloc(layout) };
-            let Some(ptr) = NonNull::new(raw.cast::<T>()) else {
-                handle_alloc_error(layout)
+        let bytes = bytes_of::<T>(len);
+        if bytes == 0 {
+            return Scratch {
+                ptr: NonNull::dangling(),
+                owned: None,
+                _borrows: PhantomData,
             };
-            (ptr, Backing::Heap(layout))
-        };
+        }
+        let layout = block_layout(bytes, std::mem::align_of::<T>());
         Scratch {
-            ptr,
-            backing,
-            _owns: PhantomData,
+            ptr: allocate(layout).cast(),
+            owned: Some(layout),
+            _borrows: PhantomData,
         }
     }
+}
 
+impl<T> Scratch<'_, T> {
     /// The first element's address.
     pub(crate) fn as_mut_ptr(&mut self) -> *mut T {
         self.ptr.as_ptr()
     }
 }
 
-impl<T> Drop for Scratch<T> {
+impl<T> Drop for Scratch<'_, T> {
     fn drop(&mut self) {
-        match std::mem::replace(&mut self.backing, Backing::None) {
-            Backing::None => {}
+        if let Some(layout) = self.owned.take() {
             // SAFETY: allocated in `new` with exactly this layout, freed once.
-            Backing::Heap(layout) => unsafe { dealloc(self.ptr.as_ptr().cast(), layout) },
-            Backing::Cached(block) => give_block(block),
+            unsafe { dealloc(self.ptr.as_ptr().cast(), layout) };
         }
     }
 }
 
-// SAFETY: `Scratch<T>` owns its block like a `Vec<T>` does.
-unsafe impl<T: Send> Send for Scratch<T> {}
+// SAFETY: `Scratch<T>` owns (or exclusively borrows) its block like a `Vec<T>` does.
+unsafe impl<T: Send> Send for Scratch<'_, T> {}
+
+/// A block kept between calls, grown to the largest call; freed on drop or by
+/// [`release`](Self::release).
+#[derive(Default)]
+pub(crate) struct Reserve {
+    block: Option<(NonNull<u8>, Layout)>,
+}
+
+// SAFETY: a `Reserve` owns its block, which has no thread affinity; `&Reserve` reads only
+// the block's size.
+unsafe impl Send for Reserve {}
+// SAFETY: as above.
+unsafe impl Sync for Reserve {}
+
+impl Reserve {
+    /// Room for `len` elements of `T` (uninitialised) in the kept block, which is replaced by
+    /// a larger one first if it is too small (no copy: scratch holds nothing between calls).
+    ///
+    /// # Panics
+    /// If `len` elements of `T` exceed `isize::MAX` bytes.
+    pub(crate) fn take<T: Copy>(&mut self, len: usize) -> Scratch<'_, T> {
+        let bytes = bytes_of::<T>(len);
+        let align = std::mem::align_of::<T>();
+        let fits = |&(_, layout): &(NonNull<u8>, Layout)| {
+            layout.size() >= bytes && layout.align() >= align
+        };
+        if bytes == 0 {
+            return Scratch {
+                ptr: NonNull::dangling(),
+                owned: None,
+                _borrows: PhantomData,
+            };
+        }
+        if !self.block.as_ref().is_some_and(fits) {
+            self.release();
+            let layout = block_layout(bytes, align);
+            self.block = Some((allocate(layout), layout));
+        }
+        let (ptr, _) = self.block.expect("a block was just ensured");
+        Scratch {
+            ptr: ptr.cast(),
+            owned: None,
+            _borrows: PhantomData,
+        }
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.block.map_or(0, |(_, layout)| layout.size())
+    }
+
+    /// Frees the block now.
+    pub(crate) fn release(&mut self) {
+        if let Some((ptr, layout)) = self.block.take() {
+            // SAFETY: allocated in `take` with exactly this layout; no `Scratch` borrows it
+            // (`&mut self`), and it is freed once (taken out of `self.block`).
+            unsafe { dealloc(ptr.as_ptr(), layout) };
+        }
+    }
+}
+
+impl Drop for Reserve {
+    fn drop(&mut self) {
+        self.release();
+    }
+}

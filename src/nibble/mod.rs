@@ -3,12 +3,13 @@
 //!
 //! Every implementation here is checked against [`reference()`] on the same inputs.
 
-pub mod lut;
+pub(crate) mod lut;
 pub(crate) mod network;
-pub mod portable;
-pub mod scalar;
+pub(crate) mod portable;
+pub(crate) mod scalar;
+pub(crate) mod thresholds;
 #[cfg(target_arch = "x86_64")]
-pub mod x86_64;
+pub(crate) mod x86_64;
 
 pub use network::GREEN_16;
 

@@ -334,7 +334,7 @@ where
     let rest = blocks.into_remainder();
     // SAFETY: `rest` is shorter than one block of V; the caller vouches for the CPU.
     unsafe {
-        if rest.len() <= crate::backend::thresholds::NIBBLE_MASKED_LUT_MAX_WORDS {
+        if rest.len() <= super::thresholds::NIBBLE_MASKED_LUT_MAX_WORDS {
             crate::nibble::lut::sort_words(rest)
         } else if rest.len() <= Q::BYTES {
             sort_short_masked::<Q>(rest)
@@ -388,7 +388,7 @@ pub(crate) unsafe fn sort_words_with_tail<V: ByteVector, H: ByteVector>(words: &
     // SAFETY: `len >= V::BYTES >= H::BYTES`, so the last block lies inside the slice; the
     // caller vouches for the CPU.
     unsafe {
-        if rest > crate::backend::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS {
+        if rest > super::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS {
             if rest <= H::BYTES {
                 sort_block::<H>(words[len - H::BYTES..].as_mut_ptr());
             } else {
@@ -402,7 +402,7 @@ pub(crate) unsafe fn sort_words_with_tail<V: ByteVector, H: ByteVector>(words: &
         unsafe { sort_block::<V>(block.as_mut_ptr()) };
     }
     let tail = blocks.into_remainder();
-    if !tail.is_empty() && tail.len() <= crate::backend::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS {
+    if !tail.is_empty() && tail.len() <= super::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS {
         crate::nibble::lut::sort_words(tail);
     }
 }
@@ -435,7 +435,7 @@ unsafe fn sort_words_below<H: ByteVector>(words: &mut [u64], limit: usize) {
 unsafe fn sort_short<V: ByteVector>(words: &mut [u64]) {
     const { assert!(V::BYTES <= MAX_BLOCK_WORDS) };
     debug_assert!(words.len() < V::BYTES);
-    if words.len() <= crate::backend::thresholds::NIBBLE_SHORT_LUT_MAX_WORDS {
+    if words.len() <= super::thresholds::NIBBLE_SHORT_LUT_MAX_WORDS {
         crate::nibble::lut::sort_words(words);
         return;
     }

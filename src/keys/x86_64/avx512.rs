@@ -12,9 +12,6 @@ use crate::keys::network::{self, KeyVector};
 pub struct Avx512KeysToken(());
 
 impl Avx512KeysToken {
-    /// The CPU features the kernels use, for `status()`.
-    pub const FEATURES: &'static str = "avx512f";
-
     /// The token, if this CPU has AVX-512F.
     pub fn new() -> Option<Self> {
         is_x86_feature_detected!("avx512f").then_some(Avx512KeysToken(()))

@@ -1,0 +1,161 @@
+//! Counting: the histograms of one or every digit in one read, the AND and OR of all keys
+//! (which bits vary), and how inputs and histograms are cut into per-thread parts.
+
+use super::digits::*;
+
+/// Histograms of digits `first..digits` of the (encoded) keys of `src[..len]`, one read of
+/// the keys for all of them; the histograms of digits below `first` are left empty. `ENC`: the keys are raw and are encoded as they are read.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+pub(super) unsafe fn count_all<K: RadixKey, V, C: Codec<K>, const W: u32, const ENC: bool>(
+    src: Buf<K, V>,
+    len: usize,
+    first: usize,
+    digits: usize,
+) -> Vec<Vec<usize>> {
+    // SAFETY: every arm only forwards the caller's guarantee.
+    let counted = unsafe {
+        match digits - first {
+            0 => Vec::new(),
+            1 => count_digits::<K, V, C, W, ENC, 1>(src, len, first),
+            2 => count_digits::<K, V, C, W, ENC, 2>(src, len, first),
+            3 => count_digits::<K, V, C, W, ENC, 3>(src, len, first),
+            4 => count_digits::<K, V, C, W, ENC, 4>(src, len, first),
+            5 => count_digits::<K, V, C, W, ENC, 5>(src, len, first),
+            6 => count_digits::<K, V, C, W, ENC, 6>(src, len, first),
+            7 => count_digits::<K, V, C, W, ENC, 7>(src, len, first),
+            8 => count_digits::<K, V, C, W, ENC, 8>(src, len, first),
+            _ => unreachable!("keys have at most 8 digits"),
+        }
+    };
+    // Digits below `first` are not counted: empty histograms keep the indices absolute.
+    let mut hist = vec![Vec::new(); first];
+    hist.extend(counted);
+    hist
+}
+
+/// [`count_all`] for a digit count known at compile time, so that the digit loop unrolls:
+/// digits `first..first + D`, histogram `d` for digit `first + d`.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+pub(super) unsafe fn count_digits<
+    K: RadixKey,
+    V,
+    C: Codec<K>,
+    const W: u32,
+    const ENC: bool,
+    const D: usize,
+>(
+    src: Buf<K, V>,
+    len: usize,
+    first: usize,
+) -> Vec<Vec<usize>> {
+    let buckets = 1 << W;
+    // One flat block, digit `d`'s counters at `d * buckets..`: the loop below indexes it
+    // without bounds checks. The counters are `u32`s (see [`COUNT_BLOCK`]).
+    let mut flat = vec![0usize; D * buckets];
+    let mut block_counts = vec![0u32; D * buckets];
+    let h = block_counts.as_mut_ptr();
+    // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
+    let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
+    for block in keys.chunks(COUNT_BLOCK) {
+        for &k in block {
+            let e = if ENC { C::encode(k) } else { k };
+            for d in 0..D {
+                // SAFETY: `d < D` and a digit is below `buckets`: inside `block_counts`.
+                unsafe { *h.add(d * buckets + e.digit::<W>(first + d)) += 1 };
+            }
+        }
+        add_block_counts(&mut flat, &mut block_counts);
+    }
+    flat.chunks(buckets).map(<[usize]>::to_vec).collect()
+}
+
+/// Keys counted into `u32` counters before they are added to the `usize` totals: the
+/// counters take half the cache of `usize` ones, which the 11-bit histograms need (three
+/// 2048-entry histograms of `usize` are 48 KiB, more than the 32 KiB first-level cache).
+/// Measured with a best-of-N loop (best of 25 to 41, both cores; whole-input LSD,
+/// 11-bit digits), `usize` / `u32` counters: 2^20 random `u32` keys 2.93 / 2.64-2.68 ms,
+/// `u64` 4.08-4.14 / 3.79-3.84 ms, `f32` in ±1e6 3.2 / 3.0 ms; 2^12 and 2^16 unchanged.
+/// A block of at most `u32::MAX` keys cannot overflow a counter.
+pub(super) const COUNT_BLOCK: usize = u32::MAX as usize;
+
+/// Adds a block's `u32` counts to the totals and clears them for the next block.
+pub(super) fn add_block_counts(totals: &mut [usize], block: &mut [u32]) {
+    for (t, c) in totals.iter_mut().zip(block) {
+        *t += *c as usize;
+        *c = 0;
+    }
+}
+
+/// The AND and the OR of the (encoded) keys of `src[..len]`; their XOR is the bits in which
+/// some keys differ. `ENC`: the keys are raw and are encoded as they are read.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+pub(super) unsafe fn and_or<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+    src: Buf<K, V>,
+    len: usize,
+) -> (K, K) {
+    // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
+    let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
+    keys.iter().fold((K::ONES, K::ZERO), |(and, or), &k| {
+        let e = if ENC { C::encode(k) } else { k };
+        (and & e, or | e)
+    })
+}
+
+/// The bits in which some of the (encoded) keys of `src[..len]` differ (see [`and_or`]).
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+pub(super) unsafe fn varying_bits<K: RadixKey, V, C: Codec<K>, const ENC: bool>(
+    src: Buf<K, V>,
+    len: usize,
+) -> K {
+    // SAFETY: forwarded from the caller.
+    let (and, or) = unsafe { and_or::<K, V, C, ENC>(src, len) };
+    and ^ or
+}
+
+/// Histogram of digit `d` of the (already encoded) keys of `src[..len]`.
+///
+/// # Safety
+/// `src` must hold `len` initialised elements.
+pub(super) unsafe fn count_one<K: RadixKey, V, const W: u32>(
+    src: Buf<K, V>,
+    len: usize,
+    d: usize,
+) -> Vec<usize> {
+    // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
+    let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
+    let mut hist = vec![0usize; 1 << W];
+    let mut block_counts = vec![0u32; 1 << W];
+    for block in keys.chunks(COUNT_BLOCK) {
+        for &k in block {
+            // SAFETY: a digit is below `1 << W`, the counters' length.
+            unsafe { *block_counts.get_unchecked_mut(k.digit::<W>(d)) += 1 };
+        }
+        add_block_counts(&mut hist, &mut block_counts);
+    }
+    hist
+}
+
+pub(super) fn exclusive_prefix(h: &[usize]) -> Vec<usize> {
+    let mut out = vec![0usize; h.len()];
+    let mut sum = 0;
+    for (o, &c) in out.iter_mut().zip(h) {
+        *o = sum;
+        sum += c;
+    }
+    out
+}
+
+/// Splits `0..n` into `parts` contiguous ranges of nearly equal length.
+pub(super) fn chunk_bounds(n: usize, parts: usize) -> Vec<(usize, usize)> {
+    (0..parts)
+        .map(|t| (n * t / parts, n * (t + 1) / parts))
+        .collect()
+}

@@ -1,0 +1,408 @@
+//! `radix`: a stable least-significant-digit radix sort on the unsigned images of the keys,
+//! with one most-significant-digit pass in front for inputs larger than the cache.
+//!
+//! # Shape
+//!
+//! * Digits are 11 bits wide for plain LSD sorts from [`WIDE_DIGITS_MIN_LEN32`] /
+//!   [`WIDE_DIGITS_MIN_LEN64`] keys on (3 passes for 32-bit keys, 6 for 64-bit keys at
+//!   most) and 8 bits wide below them and in the MSD route (4 and 8 passes), where the
+//!   smaller histograms and write-combining buffers pay.
+//! * One read of the input counts the histograms of every digit at once. A digit that is the
+//!   same for every key moves nothing and its pass is skipped (small integers in `u64`s, data
+//!   with a common prefix, all-equal slices).
+//! * The [`KeyMap`] is fused into the passes: the counting pass and the first scatter encode
+//!   as they read, the last scatter decodes as it writes. No separate sweep over the data.
+//! * Slices of at least [`MSD_MIN_BYTES`] bytes of keys first scatter once on their highest
+//!   varying digit (the "MSD pass"; one read finds it from the AND and OR of all keys and
+//!   counts it), which cuts them into up to 256 buckets that each fit in the private cache;
+//!   every bucket is then sorted by LSD passes on the remaining digits, ping-ponging with a
+//!   bucket-sized buffer that stays in cache, and one copy writes it to the final place.
+//!   Main memory sees about two reads and two writes of the data for the whole sort,
+//!   instead of one of each per digit. Where the top digit is skewed (a bucket of at least
+//!   [`BUCKET_MSD_MIN_BYTES`], as floats over a few binades make), the MSD pass takes a
+//!   13-bit field instead, counted by one more read.
+//! * The MSD scatter goes through software write-combining buffers (one cache line per
+//!   bucket, in L1) and, for outputs of at least [`STREAM_MIN_BYTES`], writes whole lines
+//!   with non-temporal stores, as does the copy that ends every bucket's sort: no
+//!   read-for-ownership of lines that are about to be overwritten.
+//! * The MSD route runs on rayon: the survey and the MSD scatter split the input, each
+//!   thread over one contiguous chunk with its own histogram and its own prefix offsets per
+//!   bucket (chunk `t` writes after chunks `0..t` in every bucket, so the order of equal keys
+//!   is kept), and the buckets are sorted in parallel. A bucket that is itself large (skewed
+//!   data) gets its own MSD pass on the next digit.
+//! * Between [`PARALLEL_LSD_MIN_LEN`] and the MSD route, every LSD pass is split over the
+//!   rayon threads the same way (per-chunk histograms, per-chunk offsets, one scatter per
+//!   chunk); digits after the first are recounted per chunk, since the chunks' contents
+//!   change with every pass.
+//! * Runs of at most [`INSERTION_MAX_LEN`] elements (small inputs, small buckets) are sorted
+//!   by insertion sort, which beats clearing and scanning 256-entry histograms.
+//! * Passes below the digits that tell the keys apart are skipped: an LSD sort keeps the
+//!   most significant varying digits spanning `log2(n) + 4` bits and then sorts each run of
+//!   keys that agree on them (mostly runs of one for uniform keys) by the whole key
+//!   (`first_digit`, `finish_runs`); the digits below are not even counted. Uniform
+//!   64-bit keys need 2 or 3 passes instead of 6.
+//! * Key-only sorts from [`FEW_DISTINCT_MIN_LEN`] keys first try counting the distinct keys
+//!   (`few`): at most 256 distinct keys are sorted in one read and one write.
+//!
+//! Every step is stable, so values in [`sort_pairs32`]/[`sort_pairs64`] keep the input order
+//! of equal keys.
+//!
+//! # Memory
+//!
+//! One scratch buffer the size of the input (`n` keys, plus `n` values for pairs) ping-pongs
+//! with the caller's slices: `4n` extra bytes for 32-bit keys, `8n` for 64-bit keys, plus `4n`
+//! for the values of pairs. A call allocates it and frees it before it returns; a
+//! [`RadixSorter`] keeps it between calls instead. During the bucket phase every rayon thread
+//! also holds one bucket-sized buffer (a few hundred KiB for uniform keys, at most
+//! [`BUCKET_MSD_MIN_BYTES`]) and the histograms, a few KiB, all freed by the end of the call.
+//!
+//! # Files
+//!
+//! `digits` (keys as digits, maps, raw buffers), `count` (histograms), `scatter` (moving
+//! elements, streaming stores), `lsd` (one thread), `parallel_lsd` (passes split over
+//! threads), `msd` (the MSD route), this file (the thresholds, the route by size, the
+//! entry points).
+
+mod count;
+mod digits;
+mod lsd;
+mod msd;
+mod parallel_lsd;
+mod scatter;
+#[cfg(test)]
+mod tests;
+
+use super::few;
+use super::key::{as_bits32, as_bits64, Key, KeyMap};
+use super::scratch::{Reserve, Scratch};
+use crate::error::{Error, Result};
+use digits::{digits, Buf, Codec, Float, RadixKey, Signed, Unsigned, NARROW, WIDE};
+use lsd::{lsd, small_sort};
+use msd::msd_lsd;
+use parallel_lsd::lsd_parallel;
+
+// The figures of the thresholds below come from a 2-core AMD EPYC Zen 4 VM (1 MiB L2 per
+// core, 32 MiB L3; BENCHMARKS.md, "CPU key sort, one thread" and "CPU key sort, all
+// threads"); they have not been measured again on the 2-core Intel Xeon build machine.
+
+/// Plain LSD sorts of at least this many 32-bit keys use `WIDE` digits.
+///
+/// A pass costs about the same per key with 2048 buckets as with 256 while the data sit in
+/// L2/L3 (the 2048 write positions, 16 KiB, and the lines they point into still mostly hit
+/// L1), so one pass fewer wins once it outweighs the larger histograms (clearing and scanning
+/// 3 x 2048 counters, a few microseconds). Measured with a best-of-N loop, one thread,
+/// random keys, 8-bit / 11-bit digits: `u32` 2^12: 16 / 18 us, 2^13: 30 / 32 us, 2^14: 65 /
+/// 61 us, 2^16: 258 / 229 us; on both cores of the idle machine 2^20: 3.19 / 2.68 ms.
+pub(crate) const WIDE_DIGITS_MIN_LEN32: usize = 1 << 14;
+
+/// Plain LSD sorts of at least this many 64-bit keys use `WIDE` digits (6 passes instead
+/// of 8; see [`WIDE_DIGITS_MIN_LEN32`]). Measured as there, `u64`: 2^13: 68 / 107 us, 2^14:
+/// 144 / 131 us, 2^16: 565 / 515 us, 2^18: 2.30 / 2.11 ms.
+pub(crate) const WIDE_DIGITS_MIN_LEN64: usize = 1 << 14;
+
+/// Key-only sorts of at least this many keys first try counting them
+/// (`few::sort_if_few`), which sorts inputs of at most `few::MAX_DISTINCT` distinct keys
+/// in one read and one write and gives up after about 260 keys on random ones.
+///
+/// Measured with a best-of-N loop, one thread, `u32` keys, radix without / with the count:
+/// random keys 2^12: 15.5 / 16.0 us (giving up costs 3% at this length, less above it);
+/// 64 distinct keys 2^12: 17.4 / 5.1 us, 2^16: 201 / 91 us, 2^20: 3.2 / 1.8 ms; two threads
+/// 2^24: 124 / 30 ms (loaded machine).
+pub(crate) const FEW_DISTINCT_MIN_LEN: usize = 1 << 12;
+
+/// Runs up to this length are insertion-sorted instead of radix-sorted.
+///
+/// An LSD sort pays a fixed cost per call (scratch, one 256-entry histogram per digit and
+/// its prefix sum) of about 2 µs for `u32` and 5 µs for `u64` keys, against insertion
+/// sort's quadratic moves. Measured (`cargo bench --bench keys -- keys-small`, random keys,
+/// one call per fresh slice): `u32` at 48 keys 1.1 µs by insertion sort, at 49 keys 1.9 µs
+/// by LSD, at 64 keys 2.3 µs by LSD; `u64` at 49 keys 5.3 µs by LSD.
+pub(crate) const INSERTION_MAX_LEN: usize = 64;
+
+/// Inputs whose keys take at least this many bytes get an MSD pass in front of the LSD passes
+/// (and use more than one thread): 2^22 `u32` keys, 2^21 `u64` keys.
+///
+/// From there on the keys and their scratch fill the 32 MiB L3 of the test machine (AMD EPYC,
+/// Zen 4, 1 MiB L2 per core), and whole-input LSD passes run from memory while the MSD
+/// route's buckets stay in cache. Measured with a best-of-N loop (best of 15 to 21, both
+/// cores, random keys), whole-input LSD (`lsd_parallel`) / MSD route, ms: `u32` 2^20
+/// (4 MiB): 2.9 / 3.5, 2^21: 6.6-7.8 / 8.0-8.5, 2^22 (16 MiB): 22.5 / 12.7; `u64` 2^20
+/// (8 MiB): 4.2-5.5 / 4.3-4.5, 2^21 (16 MiB): 13.9-15.1 / 8.6-9.0; `f32` in ±1e6 2^21:
+/// 7.2-12.1 / 7.5-7.8, 2^22: 22.5-23.7 / 16.0-16.2 (BENCHMARKS.md, "CPU key sort, all
+/// threads").
+pub(crate) const MSD_MIN_BYTES: usize = 16 << 20;
+
+/// Buckets of the MSD route with at least this many bytes of keys get an MSD pass of their
+/// own on the next digit instead of LSD passes.
+///
+/// Uniform keys make buckets of 1/256 of the input (256 KiB at 2^24 `u32` keys), whose LSD
+/// passes ping-pong within L2. Skewed keys, such as floats over a few binades, whose top
+/// digit takes a handful of values, make buckets of megabytes, whose LSD passes would run
+/// from L3 or memory. Measured with a best-of-5 loop on both cores of the loaded machine,
+/// 2^24 `f32` keys uniform in ±1e6 (the bench's floats: 4 buckets of about 2^22 keys), LSD
+/// buckets / MSD buckets from 2 MiB: 250 to 261 / 209 to 241 ms; uniform `u32` unchanged
+/// (173 to 189 / 184 to 188 ms). The same size decides when the MSD pass takes a wider
+/// digit in the first place (`WIDE_MSD_BITS`), which leaves most such buckets below it.
+pub(crate) const BUCKET_MSD_MIN_BYTES: usize = 2 << 20;
+
+/// MSD routes over at least this many elements split their survey and scatter over all
+/// rayon threads, and sort their buckets in parallel.
+///
+/// Every MSD route chosen by size is above it; it matters where tests force the MSD route
+/// on small inputs: below it rayon's fork/join costs more than a second core saves.
+pub(crate) const PARALLEL_MIN_LEN: usize = 1 << 17;
+
+/// Inputs from this length on (and below the MSD route) run their LSD passes on all rayon
+/// threads, each pass split into one chunk per thread (`lsd_parallel`).
+///
+/// Measured with the best-of-N loop of [`MSD_MIN_BYTES`] on the 2-core machine when it was
+/// quieter (load about 1), plain LSD on one thread / split passes on 2 threads: `u32` 2^17:
+/// 0.53 / 0.59 ms, 2^18: 1.42 / 1.28 to 1.41 ms, 2^20: 4.4 / 3.2 ms (one run in three 4.5 /
+/// 4.9), 2^22: 23 / 17.6 ms; `u64` 2^18: 3.0 / 2.4 to 2.8 ms, 2^20: 10.4 to 11.7 / 8.2 to
+/// 8.6 ms. At load 4 to 5 (other processes holding the second core) the split passes lost
+/// at every size (see [`MSD_MIN_BYTES`]).
+pub(crate) const PARALLEL_LSD_MIN_LEN: usize = 1 << 18;
+
+/// Sorts 32-bit keys ascending by `map.encode32(key)`, with scratch allocated and freed by
+/// the call.
+pub(crate) fn sort32(keys: &mut [u32], map: KeyMap) {
+    sort_with_map(keys, &mut unit_values(keys.len()), map, Route::BySize, None);
+}
+
+/// Sorts 64-bit keys ascending by `map.encode64(key)`, as [`sort32`].
+pub(crate) fn sort64(keys: &mut [u64], map: KeyMap) {
+    sort_with_map(keys, &mut unit_values(keys.len()), map, Route::BySize, None);
+}
+
+/// Sorts 32-bit keys and moves `values[i]` with `keys[i]`; stable. The caller has checked
+/// that the slices have the same length.
+pub(crate) fn sort_pairs32(keys: &mut [u32], values: &mut [u32], map: KeyMap) {
+    debug_assert_eq!(keys.len(), values.len(), "one value per key");
+    sort_with_map(keys, values, map, Route::BySize, None);
+}
+
+/// Sorts 64-bit keys and moves `values[i]` with `keys[i]`, as [`sort_pairs32`].
+pub(crate) fn sort_pairs64(keys: &mut [u64], values: &mut [u32], map: KeyMap) {
+    debug_assert_eq!(keys.len(), values.len(), "one value per key");
+    sort_with_map(keys, values, map, Route::BySize, None);
+}
+
+/// The `radix` backend's sort with scratch memory kept between calls, for programs that
+/// sort large slices again and again.
+///
+/// A call through a backend ([`backend::auto`](crate::backend::auto) or `radix`)
+/// allocates its scratch (the size of the input: `4n` bytes for `n` 32-bit keys, `8n` for
+/// 64-bit keys, `4n` more for the values of pairs) and frees it before it returns, so the
+/// process holds no more memory after the call than before. A fresh block of many megabytes
+/// costs a page fault per 4 KiB page on first touch: on a 2-core VM, up to a few tens of
+/// percent of a sort of 2^24 keys. A `RadixSorter` keeps its scratch instead, grown to the
+/// largest call, until it is dropped or [`release`](Self::release)d. The sort is the same
+/// (stable, the same routes and threads); results are identical.
+///
+/// ```
+/// use sortnet::keys::RadixSorter;
+/// let mut sorter = RadixSorter::new();
+/// for round in 0..3u32 {
+///     let mut keys: Vec<u32> = (0..100_000u32).map(|i| i.wrapping_mul(2_654_435_761) ^ round).collect();
+///     sorter.sort(&mut keys);
+///     assert!(keys.windows(2).all(|w| w[0] <= w[1]));
+/// }
+/// assert!(sorter.scratch_bytes() >= 400_000);
+/// sorter.release();
+/// assert_eq!(sorter.scratch_bytes(), 0);
+/// ```
+#[derive(Default)]
+pub struct RadixSorter {
+    keys: Reserve,
+    values: Reserve,
+}
+
+impl RadixSorter {
+    /// A sorter holding no memory yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sorts `keys` ascending; floats in IEEE-754 total order, as [`SortBackend::sort`](
+    /// crate::SortBackend) does on every backend.
+    pub fn sort<K: Key>(&mut self, keys: &mut [K]) {
+        if let Some(bits) = as_bits32(keys) {
+            sort_with_map(
+                bits,
+                &mut unit_values(bits.len()),
+                K::MAP,
+                Route::BySize,
+                Some(self),
+            );
+        } else if let Some(bits) = as_bits64(keys) {
+            sort_with_map(
+                bits,
+                &mut unit_values(bits.len()),
+                K::MAP,
+                Route::BySize,
+                Some(self),
+            );
+        } else {
+            unreachable!("every Key is 32 or 64 bits wide")
+        }
+    }
+
+    /// Sorts `keys` ascending and moves `values[i]` with `keys[i]`; stable (equal keys keep
+    /// their values in input order).
+    ///
+    /// Slices of different lengths give [`Error::LengthMismatch`] and are left unchanged.
+    pub fn sort_pairs<K: Key>(&mut self, keys: &mut [K], values: &mut [u32]) -> Result<()> {
+        if keys.len() != values.len() {
+            return Err(Error::LengthMismatch {
+                keys: keys.len(),
+                values: values.len(),
+            });
+        }
+        if let Some(bits) = as_bits32(keys) {
+            sort_with_map(bits, values, K::MAP, Route::BySize, Some(self));
+        } else if let Some(bits) = as_bits64(keys) {
+            sort_with_map(bits, values, K::MAP, Route::BySize, Some(self));
+        } else {
+            unreachable!("every Key is 32 or 64 bits wide")
+        }
+        Ok(())
+    }
+
+    /// Bytes of scratch memory held now.
+    pub fn scratch_bytes(&self) -> usize {
+        self.keys.bytes() + self.values.bytes()
+    }
+
+    /// Frees the scratch memory now (the next call allocates it again).
+    pub fn release(&mut self) {
+        self.keys.release();
+        self.values.release();
+    }
+}
+
+impl std::fmt::Debug for RadixSorter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RadixSorter")
+            .field("scratch_bytes", &self.scratch_bytes())
+            .finish()
+    }
+}
+
+/// Which shape a sort takes at the top.
+#[derive(Clone, Copy, Debug)]
+enum Route {
+    /// LSD or MSD+LSD by [`use_msd`], threads and digit width by length.
+    BySize,
+    /// MSD+LSD whatever the size (tests exercise it below [`MSD_MIN_BYTES`]).
+    Msd,
+    /// LSD on one thread, whatever the size; `wide`: [`WIDE`] digits, else [`NARROW`].
+    Lsd { wide: bool },
+    /// LSD with every pass split over the rayon threads, whatever the size.
+    ParallelLsd { wide: bool },
+}
+
+/// Values for a keys-only sort: zero-sized, so every value move compiles to nothing and one
+/// code path serves keys and pairs.
+fn unit_values(n: usize) -> Vec<()> {
+    vec![(); n]
+}
+
+/// Sorts by the map's order, on `route`, with scratch from `sorter` (kept) or allocated for
+/// the call.
+fn sort_with_map<K, V>(
+    keys: &mut [K],
+    values: &mut [V],
+    map: KeyMap,
+    route: Route,
+    sorter: Option<&mut RadixSorter>,
+) where
+    K: RadixKey,
+    V: Copy + Send + Sync,
+    Unsigned: Codec<K>,
+    Signed: Codec<K>,
+    Float: Codec<K>,
+{
+    match map {
+        KeyMap::Unsigned => sort_kv::<K, V, Unsigned>(keys, values, route, sorter),
+        KeyMap::Signed => sort_kv::<K, V, Signed>(keys, values, route, sorter),
+        KeyMap::Float => sort_kv::<K, V, Float>(keys, values, route, sorter),
+    }
+}
+
+fn sort_kv<K, V, C>(
+    keys: &mut [K],
+    values: &mut [V],
+    route: Route,
+    sorter: Option<&mut RadixSorter>,
+) where
+    K: RadixKey,
+    V: Copy + Send + Sync,
+    C: Codec<K>,
+{
+    let n = keys.len();
+    debug_assert_eq!(n, values.len());
+    if n < 2 {
+        return;
+    }
+    // Keys only (values are zero-sized): few distinct keys are counted, not sorted.
+    if matches!(route, Route::BySize)
+        && std::mem::size_of::<V>() == 0
+        && n >= FEW_DISTINCT_MIN_LEN
+        && few::sort_if_few(keys, C::encode)
+    {
+        return;
+    }
+    let data = Buf {
+        k: keys.as_mut_ptr(),
+        v: values.as_mut_ptr(),
+    };
+    if n <= INSERTION_MAX_LEN {
+        // SAFETY: `data` covers `n` initialised elements owned by this call.
+        unsafe { small_sort::<K, V, C>(data, n, false) };
+        return;
+    }
+    // The scratch buffer: `n` keys and `n` values, written before they are read.
+    let (mut scratch_k, mut scratch_v) = match sorter {
+        Some(sorter) => (sorter.keys.take::<K>(n), sorter.values.take::<V>(n)),
+        None => (Scratch::<K>::new(n), Scratch::<V>::new(n)),
+    };
+    let scratch = Buf {
+        k: scratch_k.as_mut_ptr(),
+        v: scratch_v.as_mut_ptr(),
+    };
+    // SAFETY: `data` holds `n` initialised elements, `scratch` has room for `n`; both are
+    // exclusively ours for the duration of the call and do not overlap.
+    unsafe {
+        let wide_min = match K::BITS {
+            32 => WIDE_DIGITS_MIN_LEN32,
+            _ => WIDE_DIGITS_MIN_LEN64,
+        };
+        let wide = n >= wide_min;
+        let route = match route {
+            Route::BySize if use_msd::<K>(n) => Route::Msd,
+            Route::BySize if n >= PARALLEL_LSD_MIN_LEN && rayon::current_num_threads() > 1 => {
+                Route::ParallelLsd { wide }
+            }
+            Route::BySize => Route::Lsd { wide },
+            other => other,
+        };
+        match route {
+            Route::Msd => msd_lsd::<K, V, C>(data, scratch, n, digits::<K, NARROW>(), false, false),
+            Route::BySize => unreachable!("resolved above"),
+            Route::ParallelLsd { wide: true } => lsd_parallel::<K, V, C, WIDE>(data, scratch, n),
+            Route::ParallelLsd { wide: false } => lsd_parallel::<K, V, C, NARROW>(data, scratch, n),
+            Route::Lsd { wide: true } => {
+                lsd::<K, V, C, WIDE>(data, scratch, data, n, digits::<K, WIDE>(), false, false)
+            }
+            Route::Lsd { wide: false } => {
+                let d = digits::<K, NARROW>();
+                lsd::<K, V, C, NARROW>(data, scratch, data, n, d, false, false)
+            }
+        }
+    }
+}
+
+/// Whether `len` keys of type `K` take the MSD route ([`msd_lsd`]) rather than plain LSD.
+fn use_msd<K>(len: usize) -> bool {
+    len.saturating_mul(std::mem::size_of::<K>()) >= MSD_MIN_BYTES
+}

@@ -1,0 +1,501 @@
+//! The radix sort against std's sort on every route, pattern and awkward length.
+
+use super::lsd::*;
+use super::msd::*;
+use super::scatter::*;
+use super::*;
+
+fn rng(seed: &mut u64) -> u64 {
+    // xorshift64*
+    *seed ^= *seed >> 12;
+    *seed ^= *seed << 25;
+    *seed ^= *seed >> 27;
+    seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
+}
+
+fn patterns(n: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
+    let mut s = seed | 1;
+    let random: Vec<u64> = (0..n).map(|_| rng(&mut s)).collect();
+    let few: Vec<u64> = (0..n).map(|_| rng(&mut s) % 7).collect();
+    vec![
+        ("random", random),
+        ("ascending", (0..n as u64).collect()),
+        ("descending", (0..n as u64).rev().collect()),
+        ("saw", (0..n as u64).map(|i| i % 17).collect()),
+        (
+            "organ",
+            (0..n as u64).map(|i| i.min(n as u64 - i)).collect(),
+        ),
+        ("equal", vec![42; n]),
+        ("few", few),
+    ]
+}
+
+/// Every forced route, for tests that must cover each shape at every length.
+const ROUTES: [Route; 5] = [
+    Route::Msd,
+    Route::Lsd { wide: false },
+    Route::Lsd { wide: true },
+    Route::ParallelLsd { wide: false },
+    Route::ParallelLsd { wide: true },
+];
+
+fn lengths() -> Vec<usize> {
+    let mut v: Vec<usize> = (0..=300).collect();
+    // The MSD shape starts at 2^16 and the parallel one at 2^17; the shared harness
+    // (tests/backends.rs) goes on to 2^20.
+    for k in 9..=18 {
+        v.extend([(1 << k) - 1, 1 << k, (1 << k) + 1]);
+    }
+    v
+}
+
+fn specials_f32() -> Vec<u32> {
+    [
+        f32::from_bits(0xffc0_0000),
+        -f32::NAN,
+        f32::NEG_INFINITY,
+        f32::MIN,
+        -1.5,
+        -f32::MIN_POSITIVE,
+        -f32::from_bits(1),
+        -0.0,
+        0.0,
+        f32::from_bits(1),
+        f32::MIN_POSITIVE,
+        2.5,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NAN,
+        f32::from_bits(0x7f80_0001),
+    ]
+    .iter()
+    .map(|f| f.to_bits())
+    .collect()
+}
+
+#[test]
+fn u32_patterns_and_lengths() {
+    for n in lengths() {
+        for (name, v) in patterns(n, n as u64) {
+            let a: Vec<u32> = v.iter().map(|&x| x as u32 ^ (x >> 32) as u32).collect();
+            let mut want = a.clone();
+            want.sort_unstable();
+            let mut b = a.clone();
+            sort32(&mut b, KeyMap::Unsigned);
+            assert_eq!(b, want, "{name} n={n}");
+            for route in ROUTES {
+                let mut b = a.clone();
+                sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, route, None);
+                assert_eq!(b, want, "{route:?} {name} n={n}");
+            }
+        }
+    }
+}
+
+#[test]
+fn u64_patterns_and_lengths() {
+    for n in lengths() {
+        for (name, a) in patterns(n, n as u64 + 7) {
+            let mut want = a.clone();
+            want.sort_unstable();
+            let mut b = a.clone();
+            sort64(&mut b, KeyMap::Unsigned);
+            assert_eq!(b, want, "{name} n={n}");
+            for route in ROUTES {
+                let mut b = a.clone();
+                sort_with_map(&mut b, &mut unit_values(n), KeyMap::Unsigned, route, None);
+                assert_eq!(b, want, "{route:?} {name} n={n}");
+            }
+        }
+    }
+}
+
+#[test]
+fn signed_extremes() {
+    for n in [0, 1, 5, 47, 48, 49, 300, 1 << 16, (1 << 17) + 3] {
+        let mut s = 99u64 + n as u64;
+        let mut a: Vec<i32> = (0..n)
+            .map(|i| match i % 5 {
+                0 => i32::MIN,
+                1 => i32::MAX,
+                2 => 0,
+                3 => -1,
+                _ => rng(&mut s) as i32,
+            })
+            .collect();
+        let mut want = a.clone();
+        want.sort_unstable();
+        // SAFETY: test-only reinterpretation of i32 as u32 (same layout).
+        let bits = unsafe { std::slice::from_raw_parts_mut(a.as_mut_ptr().cast(), n) };
+        sort32(bits, KeyMap::Signed);
+        assert_eq!(a, want, "i32 n={n}");
+
+        let mut b: Vec<i64> = (0..n)
+            .map(|i| match i % 4 {
+                0 => i64::MIN,
+                1 => i64::MAX,
+                2 => -1,
+                _ => rng(&mut s) as i64 >> (i % 40),
+            })
+            .collect();
+        let mut want = b.clone();
+        want.sort_unstable();
+        // SAFETY: as above, i64 as u64.
+        let bits = unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr().cast(), n) };
+        sort64(bits, KeyMap::Signed);
+        assert_eq!(b, want, "i64 n={n}");
+    }
+}
+
+#[test]
+fn floats_total_order() {
+    let sp = specials_f32();
+    for n in [
+        0,
+        2,
+        16,
+        48,
+        49,
+        255,
+        256,
+        257,
+        4097,
+        1 << 16,
+        (1 << 17) + 1,
+    ] {
+        let mut s = 5u64 + n as u64;
+        let mut a: Vec<u32> = (0..n)
+            .map(|i| {
+                if i % 3 == 0 {
+                    sp[rng(&mut s) as usize % sp.len()]
+                } else {
+                    rng(&mut s) as u32
+                }
+            })
+            .collect();
+        let mut want: Vec<f32> = a.iter().map(|&b| f32::from_bits(b)).collect();
+        want.sort_by(f32::total_cmp);
+        sort32(&mut a, KeyMap::Float);
+        let got: Vec<u32> = a.clone();
+        let want: Vec<u32> = want.iter().map(|f| f.to_bits()).collect();
+        assert_eq!(got, want, "f32 n={n}");
+        for route in ROUTES {
+            let mut c: Vec<u32> = a.iter().rev().copied().collect();
+            sort_with_map(&mut c, &mut unit_values(n), KeyMap::Float, route, None);
+            assert_eq!(c, want, "{route:?} f32 n={n}");
+        }
+
+        let mut b: Vec<u64> = (0..n)
+            .map(|i| {
+                if i % 3 == 0 {
+                    (f32::from_bits(sp[rng(&mut s) as usize % sp.len()]) as f64).to_bits()
+                } else {
+                    rng(&mut s)
+                }
+            })
+            .collect();
+        let mut want: Vec<f64> = b.iter().map(|&x| f64::from_bits(x)).collect();
+        want.sort_by(f64::total_cmp);
+        sort64(&mut b, KeyMap::Float);
+        let want: Vec<u64> = want.iter().map(|f| f.to_bits()).collect();
+        assert_eq!(b, want, "f64 n={n}");
+    }
+}
+
+#[test]
+fn pairs_are_stable() {
+    for n in [0, 1, 30, 48, 49, 300, 1000, 1 << 16, (1 << 17) + 5, 1 << 19] {
+        for modulus in [1u64, 3, 256, 1 << 20] {
+            let mut s = 1234 + n as u64;
+            let keys: Vec<u64> = (0..n).map(|_| rng(&mut s) % modulus).collect();
+            let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+            want.sort_by_key(|p| p.0);
+
+            for route in std::iter::once(Route::BySize).chain(ROUTES) {
+                let mut k64 = keys.clone();
+                let mut v: Vec<u32> = (0..n as u32).collect();
+                sort_with_map(&mut k64, &mut v, KeyMap::Unsigned, route, None);
+                let got: Vec<(u64, u32)> = k64.into_iter().zip(v).collect();
+                assert_eq!(got, want, "u64 pairs n={n} mod={modulus}");
+            }
+
+            // Signed 32-bit keys with negative values, still stable.
+            let k32: Vec<u32> = keys.iter().map(|&k| (k as i32 - 100) as u32).collect();
+            let mut want32: Vec<(i32, u32)> =
+                k32.iter().map(|&k| k as i32).zip(0..n as u32).collect();
+            want32.sort_by_key(|p| p.0);
+            for route in std::iter::once(Route::BySize).chain(ROUTES) {
+                let mut k = k32.clone();
+                let mut v: Vec<u32> = (0..n as u32).collect();
+                sort_with_map(&mut k, &mut v, KeyMap::Signed, route, None);
+                let got: Vec<(i32, u32)> = k.into_iter().map(|k| k as i32).zip(v).collect();
+                assert_eq!(got, want32, "i32 pairs n={n} mod={modulus}");
+            }
+        }
+    }
+}
+
+#[test]
+fn streaming_sizes() {
+    // Above STREAM_MIN_BYTES: the MSD scatter and the buckets' last passes stream.
+    let n = (STREAM_MIN_BYTES / 4) + 77;
+    let mut s = 4242u64;
+    let mut a: Vec<u32> = (0..n).map(|_| rng(&mut s) as u32).collect();
+    let mut want = a.clone();
+    want.sort_unstable();
+    // Forced MSD route: the size alone takes it only from MSD_MIN_BYTES.
+    sort_with_map(
+        &mut a,
+        &mut unit_values(n),
+        KeyMap::Unsigned,
+        Route::Msd,
+        None,
+    );
+    assert!(a == want, "u32 n={n}");
+
+    let n = (STREAM_MIN_BYTES / 8) + 5;
+    let mut k: Vec<u64> = (0..n).map(|_| rng(&mut s) % (1 << 40)).collect();
+    let mut want: Vec<(u64, u32)> = k.iter().copied().zip(0..n as u32).collect();
+    want.sort_by_key(|p| p.0);
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    sort_with_map(&mut k, &mut v, KeyMap::Unsigned, Route::Msd, None);
+    assert!(k.iter().copied().zip(v).eq(want), "u64 pairs n={n}");
+
+    // Buckets far smaller than a write-combining block (odd top bytes, about 8 keys
+    // each) between large ones (even top bytes): blocks that start and end inside a
+    // bucket, partial blocks at both ends of the large ones.
+    let n = (STREAM_MIN_BYTES / 4) + 11;
+    let mut a: Vec<u32> = (0..n)
+        .map(|i| {
+            let low = rng(&mut s) as u32 & 0x00ff_ffff;
+            let top = if i % 4096 == 7 {
+                1 + 2 * (i % 128)
+            } else {
+                2 * (i % 128)
+            };
+            (top as u32) << 24 | low
+        })
+        .collect();
+    let mut want = a.clone();
+    want.sort_unstable();
+    sort_with_map(
+        &mut a,
+        &mut unit_values(n),
+        KeyMap::Unsigned,
+        Route::Msd,
+        None,
+    );
+    assert!(a == want, "tiny buckets n={n}");
+
+    // Sixteen distinct signed keys, each with a top byte of its own: every bucket (1 MiB,
+    // below BUCKET_MSD_MIN_BYTES) is constant below its top digit, so its LSD sort runs
+    // no pass and only decodes before the streaming copy.
+    let n = (STREAM_MIN_BYTES / 4) + 3;
+    let distinct: Vec<i32> = (0..16).map(|i| ((i - 8) << 27) | 0x123).collect();
+    let mut a: Vec<u32> = (0..n).map(|i| distinct[(i * 7) % 16] as u32).collect();
+    let mut want = a.clone();
+    want.sort_unstable_by_key(|&b| b as i32);
+    sort_with_map(
+        &mut a,
+        &mut unit_values(n),
+        KeyMap::Signed,
+        Route::Msd,
+        None,
+    );
+    assert!(a == want, "sixteen signed keys n={n}");
+}
+
+#[test]
+fn prefix_split_finishes_long_runs() {
+    // The top three wide digits each hold one varying bit: the LSD sort keeps them (they
+    // span enough nominal bits) and leaves runs of about n / 8 keys that agree on all
+    // three to `finish_runs`, which sorts them on the 32 low bits.
+    let mut s = 31u64;
+    for n in [5000usize, 1 << 16, (1 << 18) + 9] {
+        let keys: Vec<u64> = (0..n)
+            .map(|_| {
+                let r = rng(&mut s);
+                (r & 1) << 63 | (r >> 1 & 1) << 50 | (r >> 2 & 1) << 40 | (r >> 32)
+            })
+            .collect();
+        let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        want.sort_by_key(|p| p.0);
+        for route in ROUTES {
+            let mut k = keys.clone();
+            let mut v: Vec<u32> = (0..n as u32).collect();
+            sort_with_map(&mut k, &mut v, KeyMap::Unsigned, route, None);
+            assert!(
+                k.iter().copied().zip(v).eq(want.iter().copied()),
+                "{route:?} n={n}"
+            );
+        }
+    }
+}
+
+#[test]
+fn skewed_prefixes_sort_on_every_digit() {
+    // Floats over a few binades: their top digits span many bits but take few values,
+    // so `prefixes_tell_apart` refuses the skip and the LSD sorts sort one digit more
+    // (2^12 keys, 8-bit digits) or every digit (11-bit digits).
+    let mut s = 3u64;
+    for n in [1usize << 12, 1 << 14, 1 << 16, (1 << 18) + 5] {
+        let keys: Vec<u32> = (0..n)
+            .map(|_| ((rng(&mut s) >> 11) as f64 / (1u64 << 53) as f64 * 2e6 - 1e6) as f32)
+            .map(f32::to_bits)
+            .collect();
+        let mut want: Vec<f32> = keys.iter().map(|&b| f32::from_bits(b)).collect();
+        want.sort_by(f32::total_cmp);
+        let want: Vec<u32> = want.into_iter().map(f32::to_bits).collect();
+        for route in std::iter::once(Route::BySize).chain(ROUTES) {
+            let mut k = keys.clone();
+            sort_with_map(&mut k, &mut unit_values(n), KeyMap::Float, route, None);
+            assert!(k == want, "{route:?} n={n}");
+        }
+    }
+}
+
+#[test]
+fn lower_first_digit_steps_down_once_then_to_every_digit() {
+    let n = 4096;
+    let uniform = vec![n / 256; 256];
+    let mut skewed = vec![0; 256];
+    (skewed[0], skewed[1]) = (n / 2, n / 2);
+    let mut asked = Vec::new();
+    let count_as = |h: &Vec<usize>, a: usize, b: usize, asked: &mut Vec<(usize, usize)>| {
+        asked.push((a, b));
+        vec![h.clone(); b - a]
+    };
+    // Two uniform digits tell 4096 keys apart: nothing more is counted.
+    let kept = [uniform.clone(), uniform.clone()];
+    let got = lower_first_digit(n, 2, &kept, |a, b| count_as(&uniform, a, b, &mut asked));
+    assert_eq!((got.0, asked.len()), (2, 0));
+    // A skewed top digit: one uniform digit more is enough.
+    let kept = [uniform.clone(), skewed.clone()];
+    let got = lower_first_digit(n, 2, &kept, |a, b| count_as(&uniform, a, b, &mut asked));
+    assert_eq!(
+        (got, &asked[..]),
+        ((1, vec![uniform.clone()]), &[(1, 2)][..])
+    );
+    // Skewed everywhere: every digit, the one below first.
+    asked.clear();
+    let kept = [skewed.clone(), skewed.clone()];
+    let got = lower_first_digit(n, 3, &kept, |a, b| count_as(&skewed, a, b, &mut asked));
+    assert_eq!(
+        (got, &asked[..]),
+        ((0, vec![skewed.clone(); 3]), &[(2, 3), (0, 2)][..])
+    );
+}
+
+#[test]
+fn skewed_buckets_recurse() {
+    // 90% of the keys share their top 13 bits: one MSD bucket of over
+    // BUCKET_MSD_MIN_BYTES even after the wide split, which takes the MSD route again.
+    let n = 1 << 20;
+    assert!(n * 9 / 10 * 4 >= BUCKET_MSD_MIN_BYTES);
+    assert!(0x0007_ffff_u32.leading_zeros() >= WIDE_MSD_BITS);
+    let mut s = 77u64;
+    let mut a: Vec<u32> = (0..n)
+        .map(|i| {
+            let r = rng(&mut s) as u32;
+            if i % 10 == 0 {
+                r
+            } else {
+                0x4200_0000 | (r & 0x0007_ffff)
+            }
+        })
+        .collect();
+    let mut want = a.clone();
+    want.sort_unstable();
+    sort_with_map(
+        &mut a,
+        &mut unit_values(n),
+        KeyMap::Unsigned,
+        Route::Msd,
+        None,
+    );
+    assert_eq!(a, want);
+}
+
+#[test]
+fn wide_split_only_for_skewed_top_digits() {
+    // u32 keys whose top digit (24..32) leaves a bucket of 2 MiB: the 13 bits from 19 up.
+    let big = BUCKET_MSD_MIN_BYTES / 4;
+    assert_eq!(
+        wide_split::<u32>(3, big),
+        Some(Split {
+            shift: 32 - WIDE_MSD_BITS,
+            bits: WIDE_MSD_BITS
+        })
+    );
+    assert_eq!(wide_split::<u32>(3, big - 1), None);
+    // u64 keys count 8 bytes each; a top digit of 1 (bits 8..16) is wide enough.
+    assert_eq!(
+        wide_split::<u64>(1, big / 2),
+        Some(Split {
+            shift: 16 - WIDE_MSD_BITS,
+            bits: WIDE_MSD_BITS
+        })
+    );
+    // The lowest digit has only 8 bits: no wide field fits.
+    assert_eq!(wide_split::<u64>(0, big), None);
+}
+
+#[test]
+fn floats_over_few_binades_take_the_wide_split_stably() {
+    // f32 uniform in ±1e6: the top digit (sign and high exponent bits) takes a handful
+    // of values, and the largest bucket (about a quarter of the keys) is over
+    // BUCKET_MSD_MIN_BYTES, so the MSD pass takes the wide split. Pairs stay stable:
+    // the keys are rounded to few distinct values, each repeated many times.
+    let n = 1 << 22;
+    assert!(n / 4 * 4 >= BUCKET_MSD_MIN_BYTES);
+    let mut s = 99u64;
+    let keys: Vec<u32> = (0..n)
+        .map(|_| {
+            let u = (rng(&mut s) >> 11) as f64 / (1u64 << 53) as f64;
+            (((u * 2e6 - 1e6) as f32 / 64.0).round() * 64.0).to_bits()
+        })
+        .collect();
+    let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+    want.sort_by(|a, b| f32::from_bits(a.0).total_cmp(&f32::from_bits(b.0)));
+    let mut k = keys.clone();
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    sort_with_map(&mut k, &mut v, KeyMap::Float, Route::Msd, None);
+    let got: Vec<(u32, u32)> = k.into_iter().zip(v).collect();
+    assert!(got == want, "f32 pairs n={n}");
+}
+
+#[test]
+fn a_sorter_keeps_its_scratch_and_sorts_alike() {
+    let mut sorter = RadixSorter::new();
+    // Every route by size: insertion sort, one-thread LSD, split LSD, MSD (2^22 u32 keys).
+    for (i, n) in [10usize, 5000, 1 << 18, 1 << 22, 1000]
+        .into_iter()
+        .enumerate()
+    {
+        let mut seed = i as u64 + 7;
+        let keys: Vec<u32> = (0..n).map(|_| rng(&mut seed) as u32).collect();
+        let mut a = keys.clone();
+        let mut b = keys.clone();
+        sort32(&mut a, KeyMap::Unsigned);
+        sorter.sort(&mut b);
+        assert_eq!(a, b, "n={n}");
+        let mut k: Vec<i64> = keys.iter().map(|&x| (x % 97) as i64 - 48).collect();
+        let mut v: Vec<u32> = (0..n as u32).collect();
+        sorter.sort_pairs(&mut k, &mut v).unwrap();
+        assert!(k
+            .windows(2)
+            .zip(v.windows(2))
+            .all(|(k, v)| k[0] < k[1] || (k[0] == k[1] && v[0] < v[1])));
+    }
+    // The largest call's scratch stays: 2^22 keys of 4 bytes (pairs of 2^22 i64 keys: 8 +
+    // 4 bytes).
+    assert!(
+        sorter.scratch_bytes() >= (1 << 22) * 12,
+        "{}",
+        sorter.scratch_bytes()
+    );
+    assert!(sorter.sort_pairs(&mut [1u32, 2], &mut [0]).is_err());
+    sorter.release();
+    assert_eq!(sorter.scratch_bytes(), 0);
+}
