@@ -68,7 +68,7 @@ pub fn run() -> Outcome {
             b.status()
         );
     }
-    let _ = writeln!(out, "\ncalibration profile: {}", profile::state());
+    let _ = writeln!(out, "\ncalibration profile: {}", backend::profile_state());
     for switch in ["SORTNET_NO_GPU", "SORTNET_NO_AVX512", "SORTNET_PROFILE"] {
         if let Some(value) = std::env::var_os(switch) {
             let _ = writeln!(out, "{switch}={}", value.to_string_lossy());

@@ -293,13 +293,6 @@ impl State {
     }
 }
 
-/// The process-wide registry's profile state: the same as
-/// [`backend::profile_state`](super::profile_state), which new code calls. Kept for the
-/// `sortnet` tool until it calls that; the only arrow from this module up to the registry.
-pub fn state() -> &'static State {
-    super::profile_state()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
