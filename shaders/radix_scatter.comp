@@ -43,15 +43,8 @@ layout(constant_id = 1) const uint KPT = 8;            // keys per invocation
 layout(constant_id = 2) const uint MAX_SUBGROUPS = 8;  // WG / the smallest subgroup size
 layout(constant_id = 3) const uint SPIN_LIMIT = 8192;  // reads of a missing look-back word before the fallback
 layout(constant_id = 4) const uint BALLOT_WORDS = 4;   // ballot words in use: 1 when subgroups have at most 32 lanes
-layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before scattering into shared memory
 layout(constant_id = 10) const uint LOOKAHEAD = 4;     // earlier tiles whose words one look-back step reads
-layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back words with relaxed atomic loads, 0: with atomicOr(w, 0)
-layout(constant_id = 13) const uint LB_STORE = 1;      // 1: publish look-back words with relaxed atomic stores, 0: with atomicExchange
-layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
-layout(constant_id = 15) const uint NO_RANK = 0;       // timing only (wrong output): 1 skips the ranking's ballots and atomics
-layout(constant_id = 17) const uint LB_STATS = 0;      // diagnostics: 1 adds look-back steps and waits to the state's ST_LB_STATS words
 layout(constant_id = 18) const uint LB_LANES_WANTED = 2; // invocations that walk one digit's look-back together (a power of two)
-layout(constant_id = 20) const uint TILE_COUNTER = 0;  // 1: tiles in the order workgroups start (a counter) instead of by workgroup id
 layout(constant_id = 21) const uint REDUCE_SCAN = 0;   // 1: reduce-then-scan, no look-back (see main)
 layout(constant_id = 22) const uint HALF_KEYS = 0;     // 64-bit keys: 1 reorders one 32-bit half of the keys at a time
 layout(constant_id = 23) const uint SCAN_IN_PASS = 1;  // reduce-then-scan: 1: the first SCAN_GROUPS workgroups scan (see main)
@@ -108,11 +101,8 @@ shared uint s_out[RADIX];       // output index of tile-local index 0 of each di
 // an earlier version kept cost the larger tile: 512 x 11 keys now fit two workgroups per
 // multiprocessor where 512 x 8 did (runs 113-114).
 shared uint s_sg_sum[MAX_SUBGROUPS];
-shared uint s_tile;
 shared uint s_pending;
 shared uint s_stalled;
-shared uint s_lb_steps;         // LB_STATS: look-back steps (reads of LOOKAHEAD words) of this tile
-shared uint s_lb_waits;         // LB_STATS: steps that found the next word not yet published
 
 #define SCAN_SHARED s_mem
 #include "radix_partition_scan.glsl"
@@ -123,21 +113,14 @@ uint status_index(uint slot, uint tile, uint digit) {
 
 // One look-back word, read so that it sees the latest store (the loop around it spins).
 uint read_status(uint at) {
-    if (LB_LOAD == 1u) {
-        return atomicLoad(st[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
-    }
-    return atomicOr(st[at], 0u);
+    return atomicLoad(st[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
 // Publishes a look-back word. Other tiles read only the word itself, so no ordering with
 // other memory is needed: a relaxed store (a plain store to L2, as CUB's volatile store),
 // which BENCHMARKS.md (vulkan-radix run 8) measured 3-5% faster per sort than atomicExchange.
 void publish_status(uint at, uint word) {
-    if (LB_STORE == 1u) {
-        atomicStore(st[at], word, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
-    } else {
-        atomicExchange(st[at], word);
-    }
+    atomicStore(st[at], word, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
 // Digits per invocation in the per-digit phases (at most 4: workgroups have at least 64
@@ -166,7 +149,7 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
     uint lb_next[LB_ROUNDS];
     uint lb_sum[LB_ROUNDS];
     [[unroll]] for (uint r = 0u; r < LB_ROUNDS; r++) {
-        lb_next[r] = NO_WAIT == 1u ? 0u : tile;
+        lb_next[r] = tile;
         lb_sum[r] = 0u;
     }
     for (;;) {
@@ -176,8 +159,6 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
             uint next = has_digit ? lb_next[r] : 0u;
             uint sum = lb_sum[r];
             uint spins = 0u;
-            uint steps = 0u;
-            uint waits = 0u;
             while (subgroupBallot(next > 0u && spins < SPIN_LIMIT) != uvec4(0u)) {
                 const bool walking_digit = next > 0u && spins < SPIN_LIMIT;
                 // This lane's share of the step: LOOKAHEAD earlier tiles at once
@@ -233,30 +214,19 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
                         }
                     }
                 }
-                if (walking_digit) {
-                    spins = next == start ? spins + 1u : 0u;
-                    steps++;
-                    if (next == start) waits++;
-                }
+                if (walking_digit) spins = next == start ? spins + 1u : 0u;
             }
             lb_next[r] = next;
             lb_sum[r] = sum;
-            if (has_digit && part == 0u) {
-                if (next > 0u) {
-                    atomicAdd(s_pending, 1u);
-                    atomicMax(s_stalled, next);
-                }
-                if (LB_STATS == 1u) {
-                    atomicAdd(s_lb_steps, steps);
-                    atomicAdd(s_lb_waits, waits);
-                }
+            if (has_digit && part == 0u && next > 0u) {
+                atomicAdd(s_pending, 1u);
+                atomicMax(s_stalled, next);
             }
         }
         barrier();
         if (s_pending == 0u) break;
         // Recount the highest tile some digit is stuck on, in s_out.
         const uint stuck = s_stalled - 1u;
-        if (LB_STATS == 1u && tid == 0u) atomicAdd(st[ST_LB_STATS + params.step * 4u + 3u], 1u);
         for (uint d = tid; d < RADIX; d += WG) s_out[d] = 0u;
         barrier();
         // Every invocation has read s_pending and s_stalled by now.
@@ -297,12 +267,6 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         }
         const uint bucket = d == tid ? bucket_first : st[ST_BUCKET + (shift / 8u) * RADIX + d];
         s_out[d] = bucket + earlier - excl[j];
-    }
-    if (LB_STATS == 1u && tid == 0u) {
-        const uint at = ST_LB_STATS + params.step * 4u;
-        atomicAdd(st[at], s_lb_steps);
-        atomicAdd(st[at + 1u], s_lb_waits);
-        atomicAdd(st[at + 2u], 1u);
     }
 }
 
@@ -388,10 +352,6 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     // on all four.
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint d = digit_of(keys[k], shift);
-        if (NO_RANK == 1u) {
-            RANK_SET(k, sg_first + k * gl_SubgroupSize + lane);
-            continue;
-        }
         uint below;
         uint count;
         uint leader;
@@ -458,8 +418,6 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     if (tid == 0u) {
         s_pending = 0u;
         s_stalled = 0u;
-        s_lb_steps = 0u;
-        s_lb_waits = 0u;
     }
     const uint run_before = subgroupExclusiveAdd(run_total);
     const uint sg_total = subgroupAdd(run_total);
@@ -484,9 +442,6 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         digit_at += counts[j];
     }
     barrier();
-    if (REDUCE_SCAN == 0u && LOOKBACK_FIRST == 1u) {
-        look_back(tile, slot, n, encode, shift, first, counts, excl);
-    }
 
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         RANK_SET(k, RANK_GET(k) + s_mem[sg * RADIX + digit_of(keys[k], shift)]);
@@ -508,7 +463,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
 #endif
     }
 
-    if (REDUCE_SCAN == 0u && LOOKBACK_FIRST == 0u) {
+    if (REDUCE_SCAN == 0u) {
         look_back(tile, slot, n, encode, shift, first, counts, excl);
     }
     barrier();
@@ -599,15 +554,8 @@ void main() {
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
     // the ranking (it is needed only at the end).
     const uint bucket_first = tid < RADIX ? st[ST_BUCKET + STEP_PASS(flags) * RADIX + tid] : 0u;
-    // The tile: the workgroup id (one dispatch per pass covers every tile). A look-back may
+    // The tile is the workgroup id (one dispatch per pass covers every tile). A look-back may
     // then wait for a workgroup that has not started; the bounded spin and the recount
-    // cover that. TILE_COUNTER hands tiles out in the order workgroups start instead, so
-    // every tile waited for is running, at the cost of the counter's round trip (3-5% on an
-    // H200: run 19 of BENCHMARKS.md).
-    if (tid == 0u) {
-        s_tile = TILE_COUNTER == 1u ? atomicAdd(st[ST_TILE_COUNTER + params.step], 1u)
-                                    : gl_WorkGroupID.x;
-    }
-    barrier();
-    sort_tile(s_tile, n, flags, bucket_first);
+    // cover that.
+    sort_tile(gl_WorkGroupID.x, n, flags, bucket_first);
 }
