@@ -616,12 +616,25 @@ fn merge_runs<T: Copy>(
 
 /// The `vulkan-bitonic` backend: [`BitonicSorter`] for keys (not pairs: it is not stable),
 /// the GPU nibble sort for words.
-pub(crate) struct VulkanBitonic {
+pub struct VulkanBitonic {
     sorter: BitonicSorter,
 }
 
+impl std::fmt::Debug for VulkanBitonic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VulkanBitonic")
+            .field("sorter", &self.sorter)
+            .finish()
+    }
+}
+
 impl VulkanBitonic {
-    /// The backend on the shared context; `None` without a Vulkan device.
+    /// The backend of `sorter` (e.g. one with a [`BitonicConfig`] of the caller's).
+    pub fn new(sorter: BitonicSorter) -> Self {
+        VulkanBitonic { sorter }
+    }
+
+    /// The registry's backend, on the shared context; `None` without a Vulkan device.
     pub(crate) fn get() -> Option<&'static VulkanBitonic> {
         static BACKEND: std::sync::OnceLock<Option<VulkanBitonic>> = std::sync::OnceLock::new();
         BACKEND

@@ -529,9 +529,6 @@ fn read_limits(physical: &Arc<PhysicalDevice>, family: u32, shader_int64: bool) 
     }
 }
 
-/// Diagnostics of one round trip that is not streamed (`SORTNET_GPU_HOST_TRACE` set): host
-/// times of its steps and GPU timestamps of its upload, work and download, printed to
-
 #[cfg(test)]
 mod tests {
     use super::*;

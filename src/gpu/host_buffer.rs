@@ -194,9 +194,17 @@ impl<T: BufferContents + Pod> HostSide<T> {
     }
 }
 
+impl<T: BufferContents> HostBuffer<T> {
+    /// Whether `data` (non-empty) lies inside a live host buffer, so that `vulkan-radix`
+    /// copies it without staging.
+    pub fn holds(data: &[T]) -> bool {
+        is_in_host_buffer(data)
+    }
+}
+
 /// Whether `data` (non-empty) lies inside a live [`HostBuffer`], so that `vulkan-radix`
 /// copies it without staging.
-pub fn is_in_host_buffer<T: BufferContents>(data: &[T]) -> bool {
+pub(crate) fn is_in_host_buffer<T: BufferContents>(data: &[T]) -> bool {
     device_view(data).is_some()
 }
 

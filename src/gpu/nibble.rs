@@ -105,7 +105,7 @@ fn default_kernel(ctx: &GpuContext, pairs: u64) -> Kernel {
 }
 
 /// Whether the device can run the nibble kernel (it needs 64-bit integers in shaders).
-pub(crate) fn supported(ctx: &GpuContext) -> bool {
+pub fn supported(ctx: &GpuContext) -> bool {
     ctx.limits().shader_int64
 }
 
@@ -307,4 +307,105 @@ fn sort_chunk(path: &HostPath, words: &mut [u64]) -> Result<()> {
         .map_err(gpu_err("recording the download"))?;
     ctx.submit_and_wait(builder)?;
     host.finish(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::context::context;
+    use crate::gpu::transfer::TransferConfig;
+    use crate::nibble::tests::xorshift_words;
+
+    /// The pathological buffer (every byte of word i is i mod 256), all-equal words, 15 equal
+    /// nibbles and one other in every position, the examples, random words.
+    fn cases() -> Vec<u64> {
+        let mut words: Vec<u64> = (0..1024u64)
+            .map(|i| (i % 256) * 0x0101_0101_0101_0101)
+            .collect();
+        for v in 0..16u64 {
+            words.push(v * 0x1111_1111_1111_1111);
+            for pos in 0..16 {
+                let other = (v + 1 + pos as u64) % 16;
+                let w = v * 0x1111_1111_1111_1111;
+                words.push((w & !(0xf << (4 * pos))) | (other << (4 * pos)));
+            }
+        }
+        words.extend([0x42badc0ffeed00d5, 0x0badbeef, 0, u64::MAX]);
+        words.extend(xorshift_words(1, 5000));
+        words
+    }
+
+    /// Runs `kernel` on the GPU over `words` (through a host path's staging buffer).
+    fn run(ctx: &Arc<GpuContext>, words: &[u64], kernel: Kernel) -> Vec<u64> {
+        let path = HostPath::new(ctx.clone(), TransferConfig::default());
+        let n = words.len() as u64;
+        let staging = path.stage_in(words).unwrap();
+        let dev = path
+            .buffer(Memory::Device, n * 8)
+            .unwrap()
+            .detach()
+            .slice(0..n * 8)
+            .reinterpret::<[u64]>();
+        let mut b = ctx.command_builder().unwrap();
+        b.copy_buffer(CopyBufferInfo::buffers(
+            staging.slice::<u64>(n),
+            dev.clone(),
+        ))
+        .unwrap();
+        record_kernel(ctx, &mut b, dev.clone(), kernel).unwrap();
+        b.copy_buffer(CopyBufferInfo::buffers(dev, staging.slice::<u64>(n)))
+            .unwrap();
+        ctx.submit_and_wait(b).unwrap();
+        let got = staging.slice::<u64>(n).read().unwrap().to_vec();
+        got
+    }
+
+    /// Both shipped kernels (counting, and the network where the device has 16-bit floats,
+    /// which the backends never run on a software driver) at several loads per invocation,
+    /// tiles per workgroup and workgroup sizes, at lengths that end inside a tile, inside a
+    /// workgroup's share and past it.
+    #[test]
+    fn both_kernels_in_every_shape_match_the_reference() {
+        let Some(ctx) = context() else {
+            assert!(
+                std::env::var("SORTNET_REQUIRE_GPU").is_err(),
+                "SORTNET_REQUIRE_GPU is set but no Vulkan device is usable"
+            );
+            return;
+        };
+        if !supported(&ctx) {
+            return;
+        }
+        let cases = cases();
+        let mut kernels = Vec::new();
+        for network in [false, true] {
+            if network && !ctx.limits().shader_float16 {
+                eprintln!("no shaderFloat16: the network kernel is not tested here");
+                continue;
+            }
+            for loads in [1, 2, 4] {
+                kernels.push(Kernel::new(network, loads));
+            }
+            for (workgroup, tiles, loads) in [(64, 3, 2), (32, 5, 1), (96, 2, 2), (64, 4, 2)] {
+                kernels.push(Kernel {
+                    workgroup,
+                    tiles,
+                    ..Kernel::new(network, loads)
+                });
+            }
+        }
+        for kernel in kernels {
+            for n in [1usize, 2, 7, 1025, 2 * 64 * 2 * 3 + 5, cases.len()] {
+                let words = &cases[cases.len() - n..];
+                let got = run(&ctx, words, kernel);
+                for (i, (&g, &w)) in got.iter().zip(words).enumerate() {
+                    assert_eq!(
+                        g,
+                        crate::nibble::reference(w),
+                        "{kernel:?} n {n} word {i} input {w:#x}"
+                    );
+                }
+            }
+        }
+    }
 }

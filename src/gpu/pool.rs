@@ -146,10 +146,7 @@ impl GpuContext {
                 .free
                 .lock()
                 .map_err(|_| Error::Gpu("buffer pool lock poisoned".into()))?;
-            let reused = free
-                .buffers
-                .get_mut(&(memory, class))
-                .and_then(Vec::pop);
+            let reused = free.buffers.get_mut(&(memory, class)).and_then(Vec::pop);
             if reused.is_some() {
                 free.bytes -= class;
             }
@@ -248,7 +245,10 @@ impl GpuContext {
 
     /// Copies the first `out.len()` elements of a staging buffer (after the GPU wrote it and
     /// the work was waited for) into `out`.
-    pub(crate) fn stage_out<T: BufferContents + Pod>(staging: &Pooled, out: &mut [T]) -> Result<()> {
+    pub(crate) fn stage_out<T: BufferContents + Pod>(
+        staging: &Pooled,
+        out: &mut [T],
+    ) -> Result<()> {
         if !out.is_empty() {
             par_copy(
                 out,
@@ -284,5 +284,31 @@ impl GpuContext {
             self.allocated.fetch_sub(256, Ordering::SeqCst);
             coherent
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::context::context;
+
+    /// Small buffers come back from the pool; buffers past its budget go back to the driver.
+    #[test]
+    fn a_pool_reuses_within_its_budget_and_frees_beyond() {
+        let Some(ctx) = context() else { return };
+        let pool = Arc::new(Pool::new(1 << 20));
+        let bytes = (300 << 10) + 12345;
+        let first = ctx
+            .buffer_from(&pool, Memory::Staging, bytes)
+            .unwrap()
+            .bytes();
+        let again = ctx.buffer_from(&pool, Memory::Staging, bytes).unwrap();
+        assert!(Arc::ptr_eq(again.bytes().buffer(), first.buffer()));
+        assert!(again.bytes().size() >= bytes);
+        drop(again);
+        let big = ctx.buffer_from(&pool, Memory::Staging, 4 << 20).unwrap();
+        drop(big);
+        let free = pool.free.lock().unwrap();
+        assert_eq!(free.bytes, 512 << 10, "only the small buffer is kept");
     }
 }

@@ -63,6 +63,24 @@ impl Default for TransferConfig {
     }
 }
 
+impl TransferConfig {
+    /// Whether host slices of `bytes` bytes (not inside a [`HostBuffer`](super::HostBuffer))
+    /// take the streamed path on `ctx` under this config: at least two pieces, a queue with
+    /// timestamps (they mark finished pieces) and host-coherent staging memory (finished
+    /// pieces are read while the GPU still writes others).
+    pub fn streams(&self, ctx: &GpuContext, bytes: u64) -> bool {
+        bytes >= 2 * piece_bytes(self)
+            && ctx.limits().timestamp_period_ns.is_some()
+            && ctx.staging_is_coherent()
+    }
+}
+
+/// Bytes of the smallest streamed piece: a multiple of 256, so that every piece of a buffer
+/// starts at an offset a storage-buffer binding may take.
+fn piece_bytes(config: &TransferConfig) -> u64 {
+    config.piece_bytes.max(256) & !255
+}
+
 /// A sorter's way to and from host slices: the context, its transfer config and its own
 /// buffer pool.
 pub(crate) struct HostPath {
@@ -102,19 +120,10 @@ impl HostPath {
         self.ctx.stage_in(&self.pool, data)
     }
 
-    /// Bytes of the smallest streamed piece: a multiple of 256, so that every piece of a
-    /// buffer starts at an offset a storage-buffer binding may take.
-    fn piece_bytes(&self) -> u64 {
-        self.config.piece_bytes.max(256) & !255
-    }
-
-    /// Whether host slices of `bytes` bytes take the streamed path: at least two pieces, a
-    /// queue with timestamps (they mark finished pieces) and host-coherent staging memory
-    /// (finished pieces are read while the GPU still writes others).
+    /// Whether host slices of `bytes` bytes take the streamed path
+    /// ([`TransferConfig::streams`]).
     pub(crate) fn streams(&self, bytes: u64) -> bool {
-        bytes >= 2 * self.piece_bytes()
-            && self.ctx.limits().timestamp_period_ns.is_some()
-            && self.ctx.staging_is_coherent()
+        self.config.streams(&self.ctx, bytes)
     }
 
     /// The pieces a streamed transfer of `len` elements of `size` bytes moves, in order:
@@ -123,7 +132,7 @@ impl HostPath {
     /// pieces for 1-2 GiB; 4 MiB pieces were slower at 16-128 MiB (BENCHMARKS.md, "GPU host
     /// path").
     fn pieces(&self, len: u64, size: u64) -> Vec<Range<u64>> {
-        let piece_bytes = self.piece_bytes();
+        let piece_bytes = piece_bytes(&self.config);
         let bytes = (len * size / 32).clamp(piece_bytes, 4 * piece_bytes) & !255;
         let piece = (bytes / size).max(1);
         (0..len)
@@ -254,8 +263,6 @@ impl HostPath {
         result
     }
 
-    /// A timestamp query pool of `count` queries, marking finished pieces (or, for
-
     /// A timestamp query pool of `count` queries, marking finished pieces.
     fn piece_marks(&self, count: u32) -> Result<Arc<QueryPool>> {
         QueryPool::new(
@@ -366,10 +373,8 @@ impl<T: BufferContents + Pod> HostStream<'_, T> {
             .map_err(gpu_err("recording a download"))?;
             // SAFETY: query `mark` was reset by the work's submission, which the download
             // waits for (a semaphore); it is written once, after this piece's copy.
-            unsafe {
-                down.write_timestamp(marks.clone(), mark as u32, PipelineStage::AllCommands)
-            }
-            .map_err(gpu_err("recording a timestamp"))?;
+            unsafe { down.write_timestamp(marks.clone(), mark as u32, PipelineStage::AllCommands) }
+                .map_err(gpu_err("recording a timestamp"))?;
         }
         let work = builder.build().map_err(gpu_err("building commands"))?;
         let down = down.build().map_err(gpu_err("building commands"))?;

@@ -57,9 +57,9 @@ use super::context::context;
 use super::nibble;
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::Result;
-use crate::keys::key::{KeyMap, KeyWidth};
 #[allow(unused_imports)] // for the docs
 use crate::gpu::transfer::TransferConfig;
+use crate::keys::key::{KeyMap, KeyWidth};
 
 const NAME: &str = "vulkan-radix";
 
@@ -155,4 +155,3 @@ impl SortBackend for VulkanRadix {
             .sort_host(words_of(keys), Some(values), KeyWidth::W64, map)
     }
 }
-

@@ -13,8 +13,6 @@ use super::plan::{self, DeviceLimits, Scheme, TileShape, Variant};
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
 
-
-
 /// SPIR-V of one variant's pipelines.
 struct Spirv {
     histogram: &'static [u8],
@@ -236,7 +234,8 @@ pub(super) fn build(
                     (4, flag),
                 ],
             )?,
-            scatter: ctx.compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1, flag))?,
+            scatter: ctx
+                .compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1, flag))?,
             scan: (!in_pass)
                 .then(|| {
                     ctx.compute_pipeline(
@@ -264,7 +263,8 @@ pub(super) fn build(
                     code.histogram,
                     &[(0, stream_wg), (1, reduce_batch), (2, 1), (3, partitions)],
                 )?,
-                upsweep: ctx.compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
+                upsweep: ctx
+                    .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
                 in_pass_below,
                 in_pass: (in_pass_below > 0).then(|| scan_scheme(true)).transpose()?,
                 separate: (in_pass_below < u64::MAX)

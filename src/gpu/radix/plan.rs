@@ -459,10 +459,6 @@ pub(crate) fn histogram_groups(capacity: u64, max_groups_x: u32, keys_per_invoca
         .clamp(1, u64::from(max_groups_x.min(65535))) as u32
 }
 
-/// How the host path's grouped sort lays keys out after its one pass by the most
-/// significant digit that tells them apart: the buckets of that digit, cut into contiguous
-/// groups of roughly equal key counts, each group starting at an offset a storage-buffer
-
 #[cfg(test)]
 mod tests {
     use super::*;

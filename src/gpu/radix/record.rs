@@ -340,17 +340,14 @@ impl RadixSorter {
         // slots zero (at 2^28 u32 keys the slots are 215 MB, whose clearing took 0.05 ms).
         match (reduce.map(|r| &r.clear), &job.count) {
             (Some(clear), Count::Known(n)) => {
-                let clear_set = self.descriptor_set(
-                    clear,
-                    vec![WriteDescriptorSet::buffer(4, state.clone())],
-                )?;
+                let clear_set =
+                    self.descriptor_set(clear, vec![WriteDescriptorSet::buffer(4, state.clone())])?;
                 let mut push = params(0);
                 push[0] = *n;
                 Self::bind(builder, clear, clear_set, push)?;
                 // SAFETY: one workgroup writes the state's first STATUS words, all of
                 // which exist (state_words > STATUS).
-                unsafe { builder.dispatch([1, 1, 1]) }
-                    .map_err(gpu_err("clearing radix state"))?;
+                unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("clearing radix state"))?;
             }
             _ => {
                 let cleared = match reduce {
@@ -362,10 +359,7 @@ impl RadixSorter {
                     .map_err(gpu_err("clearing radix state"))?;
                 match &job.count {
                     Count::Known(n) => builder
-                        .update_buffer(
-                            state.clone().index(plan::state::COUNT.into()),
-                            Box::new(*n),
-                        )
+                        .update_buffer(state.clone().index(plan::state::COUNT.into()), Box::new(*n))
                         .map_err(gpu_err("setting the key count"))?,
                     Count::Buffer(buf) => builder
                         .copy_buffer(CopyBufferInfo::buffers(
@@ -546,7 +540,6 @@ impl RadixSorter {
             .map_err(gpu_err("setting radix parameters"))?;
         Ok(())
     }
-
 }
 
 /// The shaders' code for a key map.
@@ -578,7 +571,6 @@ fn scatter_writes(
     }
     w
 }
-
 
 /// The plan's pass mask of a whole sort: every pass may run (the plan skips those whose
 /// digit is the same for every key).
