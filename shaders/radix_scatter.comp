@@ -8,7 +8,7 @@
 // 30-bit count in one word, read with relaxed atomic loads and published with relaxed
 // atomic stores. LB_LANES lanes walk each digit together,
 // each reading LOOKAHEAD earlier tiles per step, so a step covers LB_LANES * LOOKAHEAD tiles
-// (a tile's walk reaches about 25 tiles back on an H200: run 12 of BENCHMARKS.md).
+// (a tile's walk reaches about 25 tiles back on an H200: BENCHMARKS.md, "GPU radix tiles").
 //
 // Vulkan promises no forward progress between workgroups, so the look-back never waits
 // unboundedly: a digit that sees no word from tile j after SPIN_LIMIT reads gives up, and the
@@ -27,7 +27,7 @@
 // the subgroup counters), so equal digits keep their input order. Nothing assumes a
 // subgroup size: the match uses all four words of a ballot and every count loops over
 // gl_NumSubgroups. (subgroupPartitionNV in place of the eight ballots made a u32 sort 28%
-// slower on an H200: BENCHMARKS.md, vulkan-radix run 6.)
+// slower on an H200: BENCHMARKS.md, "GPU radix tiles".)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -58,9 +58,9 @@ const uint MIN_SUBGROUP = WG / MAX_SUBGROUPS;
 const uint LB_LANES_MAX = MIN_SUBGROUP < LB_LANES_WANTED ? MIN_SUBGROUP : LB_LANES_WANTED;
 const uint LB_LANES = LB_LANES_MAX > 1u ? LB_LANES_MAX : 1u;
 const uint STOP_PREFIX = 0x100u;  // look-back share: the walk ended on a prefix (LOOKAHEAD < 256)
-// Ranks in a tile are below TILE <= 65536 (radix_plan::choose_shape), so two share a
-// register: fewer registers let u64 keys take 5 keys per invocation at 64 registers (run 14
-// of BENCHMARKS.md).
+// Ranks in a tile are below TILE <= 65536 (radix::plan::choose_shape), so two share a
+// register: fewer registers let u64 keys take 5 keys per invocation at 64 registers
+// (BENCHMARKS.md, "GPU radix tiles").
 const uint RANK_WORDS = (KPT + 1u) / 2u;
 #define RANK_GET(k) bitfieldExtract(rank[(k) / 2u], int(16u * ((k) % 2u)), 16)
 #define RANK_SET(k, v) rank[(k) / 2u] = bitfieldInsert(rank[(k) / 2u], (v), int(16u * ((k) % 2u)), 16)
@@ -68,12 +68,12 @@ const uint TILE = WG * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 // HALF_KEYS halves the sorted tile of 64-bit keys: the half that holds the pass's digit goes
 // through shared memory first (it tells where each key goes), then the other half. Shared
-// memory, not registers, decides how many workgroups share a multiprocessor (run 44).
+// memory, not registers, decides how many workgroups share a multiprocessor.
 const uint TILE_WORDS = TILE * (HALF_KEYS == 1u ? 1u : KEY_WORDS);
 // The sorted tile reuses the counters' words. (Giving it words of its own saves the barrier
 // between reading the counters and writing the keys, but the larger footprint kept the
 // second workgroup off each multiprocessor of an H200: 3.07 against 2.07 ms for 2^26 u32
-// keys, run 42 of BENCHMARKS.md.)
+// keys, BENCHMARKS.md, "GPU radix tiles".)
 // (The scan's workgroups use them too: radix_partition_scan.glsl.)
 const uint SORT_WORDS = HIST_WORDS > TILE_WORDS ? HIST_WORDS : TILE_WORDS;
 const uint SCAN_WORDS = 2u * MAX_SUBGROUPS + RADIX / SCAN_GROUPS;
@@ -97,9 +97,8 @@ shared uint s_out[RADIX];       // output index of tile-local index 0 of each di
 // registers of the lanes that walk the digit, the tile's counts and first indices in the
 // registers of the invocations that own the digits, and s_out carries a walk's result to its
 // owner (and serves the fallback's recount). On an H200 a multiprocessor gives a compute
-// pipeline 48 KiB of shared memory in all (run 44 of BENCHMARKS.md), so the 5 KiB of arrays
-// an earlier version kept cost the larger tile: 512 x 11 keys now fit two workgroups per
-// multiprocessor where 512 x 8 did (runs 113-114).
+// pipeline 48 KiB of shared memory in all, so per-digit arrays here (5 KiB) would cost the
+// larger tile: 512 x 11 keys fit two workgroups per multiprocessor (BENCHMARKS.md, "GPU radix tiles").
 shared uint s_sg_sum[MAX_SUBGROUPS];
 shared uint s_pending;
 shared uint s_stalled;
@@ -118,7 +117,7 @@ uint read_status(uint at) {
 
 // Publishes a look-back word. Other tiles read only the word itself, so no ordering with
 // other memory is needed: a relaxed store (a plain store to L2, as CUB's volatile store),
-// which BENCHMARKS.md (vulkan-radix run 8) measured 3-5% faster per sort than atomicExchange.
+// which measured 3-5% faster per sort than atomicExchange (BENCHMARKS.md, "GPU radix tiles").
 void publish_status(uint at, uint word) {
     atomicStore(st[at], word, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
@@ -400,7 +399,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         if (j >= PER || d >= RADIX) continue;
         uint sum = 0u;
         // (Loading all the subgroup counters first, unrolled to MAX_SUBGROUPS, measured no
-        // faster: run 10 of BENCHMARKS.md.)
+        // faster.)
         for (uint s = 0u; s < gl_NumSubgroups; s++) {
             uint t = s_mem[s * RADIX + d];
             s_mem[s * RADIX + d] = sum;
@@ -473,7 +472,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     if (HALF_KEYS == 1u) {
         // The digit's half first: where each key goes. It waits in registers while the
         // other half takes its turn in shared memory; then the whole key is written (each
-        // half written as its own 32-bit word was far slower: run 50 of BENCHMARKS.md).
+        // half written as its own 32-bit word was far slower).
         uint digit_half[KPT];
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG + tid;
@@ -532,7 +531,7 @@ void main() {
     const uint n = min(st[ST_COUNT], params.capacity);
     if (REDUCE_SCAN == 1u) {
         // Reduce-then-scan. With SCAN_IN_PASS the first SCAN_GROUPS workgroups scan the
-        // partitions' counts (saving a dispatch and its drain: BENCHMARKS.md, runs 74-75) and
+        // partitions' counts (saving a dispatch and its drain: BENCHMARKS.md, "GPU radix tiles") and
         // the tiles follow them; a tile waits for the scan only where it needs the offsets,
         // after the ranking, and only the first tiles to start find it unfinished.
         if (SCAN_IN_PASS == 1u && gl_WorkGroupID.x < SCAN_GROUPS) {

@@ -16,7 +16,7 @@
 //!   and device buffers; slices larger than one storage buffer are sorted in chunks and
 //!   merged on the CPU.
 //!
-//! The dispatch schedule is pure Rust ([`plan::bitonic_schedule`]), tested without a GPU.
+//! The dispatch schedule is pure Rust (`plan::bitonic_schedule`), tested without a GPU.
 //!
 //! # Data already on the GPU
 //!

@@ -1,6 +1,6 @@
 //! The one Vulkan context every GPU backend shares: device choice, queues, allocators,
 //! limits, and the helpers that turn committed SPIR-V into compute pipelines and submit
-//! command buffers. Buffers come from [`pool`](super::pool), host slices travel through
+//! command buffers. Buffers come from `pool`, host slices travel through
 //! [`transfer`](super::transfer).
 //!
 //! [`context()`] creates it lazily, once per process, and hands out the same

@@ -170,7 +170,7 @@ pub(crate) struct HostSide<T> {
 }
 
 impl<T: BufferContents + Pod> HostSide<T> {
-    pub fn of(path: &HostPath, data: &[T]) -> Result<Self> {
+    pub(crate) fn of(path: &HostPath, data: &[T]) -> Result<Self> {
         if let Some(view) = device_view(data) {
             return Ok(HostSide {
                 view,
@@ -186,7 +186,7 @@ impl<T: BufferContents + Pod> HostSide<T> {
 
     /// After the GPU's copy into `view` was waited for: brings a staged result back into
     /// `data` (a host buffer's range already holds it).
-    pub fn finish(self, data: &mut [T]) -> Result<()> {
+    pub(crate) fn finish(self, data: &mut [T]) -> Result<()> {
         match self.staging {
             Some(staging) => GpuContext::stage_out(&staging, data),
             None => Ok(()),

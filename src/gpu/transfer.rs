@@ -2,7 +2,7 @@
 //! whose host copies (on all cores) overlap the GPU's copies piece by piece.
 //!
 //! A [`TransferConfig`] says how: the size of a streamed piece and how many bytes of
-//! buffers a sorter keeps for its next call. Each sorter has a [`HostPath`] of its own: its
+//! buffers a sorter keeps for its next call. Each sorter has a `HostPath` of its own: its
 //! config and its buffer pool.
 
 use std::ops::Range;

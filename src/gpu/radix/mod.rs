@@ -2,7 +2,7 @@
 //! histogram of every digit, then one pass per digit whose offsets across tiles come either
 //! from decoupled look-back (Onesweep) or from reduce-then-scan.
 //!
-//! Per sort, all recorded into one command buffer ([`record`](record::RadixSorter::record)):
+//! Per sort, all recorded into one command buffer ([`RadixSorter::record`]):
 //!
 //! 1. clear the state buffer and set the key count (from the host, or copied from a GPU
 //!    buffer of the caller's; by reduce-then-scan with the host's count, `radix_clear`);
@@ -35,18 +35,18 @@
 //! `shaders/radix_scatter.comp`. Reduce-then-scan has no tile wait for another. The
 //! sort is stable, so pairs keep equal keys' values in input order.
 //!
-//! Files: [`config`] (the tuning as a value), `plan` (dispatch math, tested without a GPU),
-//! `pipelines` (built per variant), [`record`] (recording a [`SortJob`]), `host` (host
-//! slices). Data already on the GPU: [`RadixSorter::record`] records the sort into the
+//! Files: `config` ([`RadixConfig`], the tuning as a value), `plan` (dispatch math, tested
+//! without a GPU), `pipelines` (built per variant), `record` ([`RadixSorter`], recording a
+//! [`SortJob`]), `host` (host slices). Data already on the GPU: [`RadixSorter::record`] records the sort into the
 //! caller's command buffer for caller-owned buffers, with scratch from
 //! [`RadixSorter::new_scratch`] (its size from [`RadixSorter::scratch_bytes`]); keep the
 //! scratch and reuse it for every sort of at most its capacity.
 
-pub mod config;
+mod config;
 mod host;
 mod pipelines;
 pub(crate) mod plan;
-pub mod record;
+mod record;
 
 use std::sync::OnceLock;
 

@@ -489,7 +489,7 @@ impl RadixSorter {
             // tile reads and writes keys and values below count in buffers of capacity
             // elements, and look-back words (by reduce-then-scan: offset words) of tiles below
             // ceil(capacity / tile) in a state buffer sized for exactly that
-            // (radix_plan::state_words, for this scheme's tile). Tile ids are workgroup ids
+            // (radix::plan::state_words, for this scheme's tile). Tile ids are workgroup ids
             // (less SCAN_GROUPS).
             unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                 .map_err(gpu_err("dispatching a radix pass"))?;
