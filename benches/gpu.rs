@@ -16,8 +16,9 @@
 //! "GPU radix sort" table; CUB's figures come from `scripts/cub_reference.py` on the same
 //! machine); `--scheme`, `--tile` and `--partitions` reproduce "GPU radix tiles".
 //! `roundtrip` times host slices end to end (wall clock, best of N): the registry's
-//! `vulkan-radix`, one that keeps its buffers between calls, and rayon's
-//! `par_sort_unstable` ("GPU host path"). Every result is checked.
+//! `vulkan-radix` (which gives its buffers back after each call), one that keeps them
+//! between calls (from a `Vec` and from a `HostBuffer`), and rayon's `par_sort_unstable`
+//! ("GPU host path"). Every result is checked.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -36,7 +37,7 @@ use sortnet::gpu::vulkano::command_buffer::{
 use sortnet::gpu::vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use sortnet::gpu::vulkano::query::{QueryPool, QueryPoolCreateInfo, QueryResultFlags, QueryType};
 use sortnet::gpu::vulkano::sync::PipelineStage;
-use sortnet::gpu::{copy, nibble};
+use sortnet::gpu::{copy, nibble, HostBuffer};
 use sortnet::{KeyMap, KeyWidth, SortBackend};
 
 type Builder = AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>;
