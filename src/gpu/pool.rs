@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use bytemuck::Pod;
 use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer};
-use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
+use vulkano::memory::allocator::{
+    AllocationCreateInfo, MemoryAllocatePreference, MemoryTypeFilter,
+};
 use vulkano::memory::MemoryPropertyFlags;
 use vulkano::DeviceSize;
 
@@ -24,6 +26,11 @@ use crate::error::{Error, Result};
 /// the small buffers every sort needs (state, dispatch sizes, counts), far below a large
 /// sort's data, which goes back to the driver when the call returns.
 pub(crate) const SHARED_KEEP_BYTES: u64 = 2 << 20;
+
+/// Buffers of at least this many bytes get a device memory allocation of their own, so that
+/// dropping them returns the memory (a few allocations per sort, each of megabytes: their
+/// cost is small against the copies of as many bytes).
+const DEDICATED_FROM_BYTES: u64 = 4 << 20;
 
 /// Which memory a pooled buffer lives in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -212,6 +219,14 @@ impl GpuContext {
             },
             AllocationCreateInfo {
                 memory_type_filter: filter,
+                // Large buffers get memory of their own, which goes back to the driver when
+                // they are dropped; suballocated from vulkano's blocks, their memory would stay
+                // with the allocator (and staging memory resident) after the call.
+                allocate_preference: if bytes >= DEDICATED_FROM_BYTES {
+                    MemoryAllocatePreference::AlwaysAllocate
+                } else {
+                    MemoryAllocatePreference::Unknown
+                },
                 ..Default::default()
             },
             bytes as DeviceSize,
