@@ -11,9 +11,10 @@
 use sortnet::gpu::bitonic::BitonicSorter;
 use sortnet::gpu::context::context;
 use sortnet::gpu::radix::{Count, RadixSorter, SortJob};
+// The vulkano version sortnet is built with, so that the buffers' types match.
+use sortnet::gpu::vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
+use sortnet::gpu::vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use sortnet::{KeyMap, KeyWidth};
-use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
-use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 
 /// A storage buffer of the caller's, filled from `data` and readable from the host after.
 fn my_buffer(data: impl ExactSizeIterator<Item = u32>) -> Subbuffer<[u32]> {
@@ -52,11 +53,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let floats = (0..n).map(|i| (i.wrapping_mul(2_654_435_761) % 1000) as f32 - 500.25);
     let keys = my_buffer(floats.map(f32::to_bits));
     let values = my_buffer(0..n);
-    let radix = RadixSorter::get().ok_or("no radix sorter on this device")?;
+    let radix = RadixSorter::new(ctx.clone())?;
     println!(
         "radix scratch for {n} f32 pairs: {} bytes",
         radix.scratch_bytes(KeyWidth::W32, true, u64::from(n))?
     );
+    // Scratch for sorts of up to n pairs: allocate it once and reuse it for every sort.
     let scratch = radix.new_scratch(KeyWidth::W32, true, u64::from(n))?;
     let job = SortJob {
         keys: keys.clone(),
@@ -66,7 +68,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         count: Count::Known(n),
     };
 
-    // u32 keys sorted in place by the bitonic sorter, in the same command buffer.
+    // u32 keys sorted in place by the bitonic sorter, in the same command buffer (no
+    // scratch; not stable, which keys alone do not need).
     let other = my_buffer((0..n).map(|i| i.wrapping_mul(0x9E37_79B9)));
     let bitonic = BitonicSorter::new(ctx.clone());
     println!(

@@ -1,13 +1,12 @@
 #version 450
-// variants: nibble: nibble_bytetable:-DBYTE_TABLE nibble_mixed:-DMIXED nibble_shifts:-DSHIFTS nibble_f16:-DNET_F16 nibble_f16b:-DNET_F16,-DMID_NIBBLE nibble_u16:-DNET_U16 nibble_f16sum:-DNET_F16,-DMID_NIBBLE,-DMAX_BY_SUM nibble_f16sat:-DNET_F16,-DSAT_CX nibble_f16mix:-DNET_F16,-DSAT_CX,-DMIX_CX
+// variants: nibble: nibble_f16mix:-DNET_F16
 //
 // GPU nibble sort: every invocation sorts 2 * V words (V 16-byte loads, all issued before
 // the first word is sorted), by counting, with tables in shared memory and one multiply:
 // 1. histogram: c_v, the count of nibble value v, as 16 packed 4-bit counters: the sum of
 //    one_hot[nibble] = 1 << 4 * nibble over the 16 nibbles (default: 16 lookups in a
-//    17-entry table, which no two lanes read from the same bank at different addresses;
-//    BYTE_TABLE: 8 lookups in a 256-entry table of byte -> counts of its two nibbles, which
-//    lanes read with bank conflicts). Only an all-equal word reaches a count of 16; its
+//    17-entry table, which no two lanes read from the same bank at different addresses).
+//    Only an all-equal word reaches a count of 16; its
 //    carry leaves small garbage counts, and the word is its own sorted form, kept as is.
 // 2. prefix sums in bytes: the even and odd counters spread into byte lanes and multiplied
 //    by 0x0101..01 give running sums, combined into the number of nibbles below v for
@@ -18,35 +17,18 @@
 //    value's run starts, whose nibbles stay <= 15, times the ones pattern, whose product
 //    nibbles are prefix sums <= 15 (one_hot[16] = 0 drops values above the maximum; v = 0
 //    is routed to that entry).
-//    MIXED: the odd values' terms by two 64-bit shifts instead of table loads (shifting
-//    twice by 2 * below keeps every shift under 64 and makes below = 16 vanish), to split
-//    the work between the load/store and the integer units.
-// SHIFTS: the same counting with every table load replaced by 64-bit shifts (no shared
-//    memory at all).
-// NET_F16 / NET_U16: no counting; Green's 60-comparator network (the one of
-//    src/nibble/network.rs) on two words at once: lane 0 of every 16-bit pair holds a nibble
-//    of the first word of a 16-byte load, lane 1 the same nibble of the second word.
-//    NET_F16 runs it on f16vec2 (values 1024 + n, bit pattern 0x6400 | n, exact and ordered
-//    like n; needs shaderFloat16), NET_U16 on u16vec2 (needs shaderInt16). Unpacking takes a
-//    shift and one and-or per nibble pair; packing is linear, four multiply-adds per four
-//    nibble pairs, because every lane is bias + n and the bias is subtracted once.
-//    MID_NIBBLE (with NET_F16): every lane holds its nibble in bits 8-11 over the bias
-//    0x3000 (positive normal halves 0x3000..0x3F00, ordered like n), so that unpacking
-//    moves nibbles up by multiplies (the FMA pipe) where it can and needs one shift in
-//    four; packing joins two lanes by one multiply-add and four by one byte permute.
-//    MAX_BY_SUM (with MID_NIBBLE): a comparator takes one min and gets the max as
-//    (a + b) - min(a, b), exact because the lanes are multiples of 1/32 in [0.125, 1.75]
-//    (sums below 4 keep 1/512 steps): the min/max unit (shared with the integer ops)
-//    does half the network, the FMA pipe the other half.
+// NET_F16: no counting; Green's 60-comparator network (the one of src/nibble/network.rs) on
+//    two words at once, on f16vec2 lanes (needs shaderFloat16): lane 0 of every 16-bit pair
+//    holds a nibble of the first word of a 16-byte load, lane 1 the same nibble of the second
+//    word. Lanes hold 64 + n / 16 (bit pattern 0x5400 | n, exact and ordered like n).
+//    Unpacking takes a shift and one and-or per nibble pair; packing is linear, four
+//    multiply-adds per four nibble pairs, because every lane is bias + n and the bias is
+//    subtracted once. Every other comparator of a row is three adds on the FMA pipe:
+//    t = clamp(a - b, 0, 1) (one add with saturation; a - b is a multiple of 1/16 in
+//    (-1, 1), exact), then min = a - t and max = b + t, exact; the others are a min and a
+//    max, so the network is split between the FMA pipe and the min/max unit (BENCHMARKS.md,
+//    "GPU nibble sort").
 // An odd last word arrives through the `tail` binding (the uvec4 view cannot hold it).
-//    SAT_CX (with NET_F16): lanes hold 64 + n / 16 (bit pattern 0x5400 | n), and a
-//    comparator is three adds on the FMA pipe instead of a min and a max: t = clamp(a - b,
-//    0, 1) (one add with saturation; a - b is a multiple of 1/16 in (-1, 1), exact), then
-//    min = a - t and max = b + t, exact. MIX_CX: every other comparator of a row so, the
-//    others by min/max, to split the network between the FMA pipe and the min/max unit.
-// ROUNDS (specialisation constant 3, benchmarks only): the network runs ROUNDS times (0: the
-//    words are written back unsorted, the memory traffic alone; 2 and more: sorted words are
-//    sorted again, the result unchanged), to tell the network's cost from the memory's.
 // TILES (specialisation constant 2): tiles of V loads per invocation that one workgroup sorts,
 //    grid-stride (tile group + t * workgroups, so that the groups resident at once work on
 //    neighbouring memory). With more than one, each invocation issues the loads of its next
@@ -60,25 +42,13 @@
 #define LANES f16vec2
 #define TO_LANES(u) unpackFloat2x16(u)
 #define FROM_LANES(l) packFloat2x16(l)
-#ifdef SAT_CX
 const uint BIAS = 0x54005400u;
-#else
-const uint BIAS = 0x64006400u;
-#endif
-#define NETWORK
-#elif defined(NET_U16)
-#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
-#define LANES u16vec2
-#define TO_LANES(u) unpack16(u)
-#define FROM_LANES(l) pack32(l)
-const uint BIAS = 0u;
 #define NETWORK
 #endif
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint V = 4;   // uvec4 loads per invocation
 layout(constant_id = 2) const uint TILES = 1;  // tiles (V loads each) per workgroup
-layout(constant_id = 3) const uint ROUNDS = 1;  // network runs per word (benchmarks)
 
 layout(set = 0, binding = 0) buffer Pairs { uvec4 pairs[]; };
 layout(set = 0, binding = 1) buffer Tail { uvec2 tail[]; };
@@ -89,18 +59,10 @@ layout(push_constant) uniform Params {
     uint groups_x;    // width of the 2-D dispatch grid
 } params;
 
-#if defined(SHIFTS)
-// 1 << 4x for x <= 15 and 0 for x = 16, by two shifts that stay below 64.
-#define ONE_HOT(x) ((1ul << (2u * (x))) << (2u * (x)))
-#elif !defined(NETWORK)
+#ifndef NETWORK
 shared uint64_t one_hot[17];
 #define ONE_HOT(x) one_hot[x]
-#endif
-#ifdef BYTE_TABLE
-shared uint64_t byte_counts[256];
-#endif
 
-#ifndef NETWORK
 const uint64_t ONES = 0x1111111111111111ul;
 const uint64_t BYTE_ONES = 0x0101010101010101ul;
 const uint64_t LOW_NIBBLES = 0x0F0F0F0F0F0F0F0Ful;
@@ -108,34 +70,15 @@ const uint64_t LOW_NIBBLES = 0x0F0F0F0F0F0F0F0Ful;
 uint64_t sort_word(uint64_t w) {
     uvec2 halves = unpack32(w);
     uint64_t hist = 0ul;
-#ifdef BYTE_TABLE
-    for (int b = 0; b < 32; b += 8) {
-        hist += byte_counts[bitfieldExtract(halves.x, b, 8)];
-        hist += byte_counts[bitfieldExtract(halves.y, b, 8)];
-    }
-#else
     for (int b = 0; b < 32; b += 4) {
         hist += ONE_HOT(bitfieldExtract(halves.x, b, 4));
         hist += ONE_HOT(bitfieldExtract(halves.y, b, 4));
     }
-#endif
     uint64_t even = (hist & LOW_NIBBLES) * BYTE_ONES;         // byte i: c_0 + c_2 + .. + c_2i
     uint64_t odd = ((hist >> 4) & LOW_NIBBLES) * BYTE_ONES;   // byte i: c_1 + c_3 + .. + c_2i+1
     uvec2 below_odd = unpack32(even + (odd << 8));            // byte i: nibbles below 2i + 1
     uvec2 below_even = unpack32(((even + odd) << 8) | 16ul);  // byte i: below 2i (byte 0: 16)
     uint64_t starts = 0ul;
-#ifdef MIXED
-    uint64_t odd_terms = 0ul;
-    for (int b = 0; b < 32; b += 8) {
-        starts += ONE_HOT(bitfieldExtract(below_even.x, b, 8));
-        starts += ONE_HOT(bitfieldExtract(below_even.y, b, 8));
-        uint lo = 2u * bitfieldExtract(below_odd.x, b, 8);
-        uint hi = 2u * bitfieldExtract(below_odd.y, b, 8);
-        odd_terms += (ONES << lo) << lo;
-        odd_terms += (ONES << hi) << hi;
-    }
-    uint64_t sorted = starts * ONES + odd_terms;
-#else
     for (int b = 0; b < 32; b += 8) {
         starts += ONE_HOT(bitfieldExtract(below_even.x, b, 8));
         starts += ONE_HOT(bitfieldExtract(below_odd.x, b, 8));
@@ -143,7 +86,6 @@ uint64_t sort_word(uint64_t w) {
         starts += ONE_HOT(bitfieldExtract(below_odd.y, b, 8));
     }
     uint64_t sorted = starts * ONES;
-#endif
     bool all_equal = ((w >> 4) | (w << 60)) == w;
     return all_equal ? w : sorted;
 }
@@ -152,41 +94,13 @@ uvec4 sort_pair(uvec4 d) {
     return uvec4(unpack32(sort_word(pack64(d.xy))), unpack32(sort_word(pack64(d.zw))));
 }
 #else
-// One comparator on both words: r[a] gets the minimum, r[b] the maximum.
-#ifdef MAX_BY_SUM
-#define CX(a, b) { LANES lo = min(r[a], r[b]); r[b] = (r[a] + r[b]) - lo; r[a] = lo; }
-#else
+// One comparator on both words: r[a] gets the minimum, r[b] the maximum. CX by min/max,
+// CY by a saturated difference: t = max(a - b, 0) (a - b lies in (-1, 1)); min = a - t,
+// max = b + t.
 #define CX(a, b) { LANES lo = min(r[a], r[b]); r[b] = max(r[a], r[b]); r[a] = lo; }
-#endif
-#ifdef SAT_CX
-// t = max(a - b, 0) (a - b lies in (-1, 1)); min = a - t, max = b + t.
-#define CX_SAT(a, b) { LANES t = clamp(r[a] - r[b], LANES(0.0), LANES(1.0)); \
+#define CY(a, b) { LANES t = clamp(r[a] - r[b], LANES(0.0), LANES(1.0)); \
     r[a] = r[a] - t; r[b] = r[b] + t; }
-#ifdef MIX_CX
-#define CY(a, b) CX_SAT(a, b)
-#else
-#undef CX
-#define CX(a, b) CX_SAT(a, b)
-#define CY(a, b) CX_SAT(a, b)
-#endif
-#else
-#define CY(a, b) CX(a, b)
-#endif
 
-#ifdef MID_NIBBLE
-const uint MID_BIAS = 0x30003000u;
-// The 16 lanes of nibble 4k + j, moved to bits 8-11 of each half, the bias or-ed in.
-#define UNPACK4(k, p) \
-    r[4 * k] = TO_LANES(((p * 256u) & 0x0F000F00u) | MID_BIAS); \
-    r[4 * k + 1] = TO_LANES(((p * 16u) & 0x0F000F00u) | MID_BIAS); \
-    r[4 * k + 2] = TO_LANES((p & 0x0F000F00u) | MID_BIAS); \
-    r[4 * k + 3] = TO_LANES(((p >> 4) & 0x0F000F00u) | MID_BIAS);
-// Lanes 2m and 2m + 1 joined: byte 1 of each half holds their two nibbles.
-#define JOIN2(m) (FROM_LANES(r[2 * (m)]) + FROM_LANES(r[2 * (m) + 1]) * 16u - MID_BIAS * 17u)
-// Bytes 1 of the two joins: nibbles 4k..4k+3 of the first word in the low half, of the
-// second word in the high half.
-#define PACK4(k) ((JOIN2(2 * k) >> 8) & 0x00FF00FFu | (JOIN2(2 * k + 1) & 0xFF00FF00u))
-#else
 // The 16 lanes of nibble 4k + j: shifted down and masked, the bias or-ed in.
 #define UNPACK4(k, p) \
     r[4 * k] = TO_LANES((p & 0x000F000Fu) | BIAS); \
@@ -198,8 +112,6 @@ const uint MID_BIAS = 0x30003000u;
 // the weighted sum minus BIAS * 0x1111 is exact and carries nothing between halves.
 #define PACK4(k) (FROM_LANES(r[4 * k]) + FROM_LANES(r[4 * k + 1]) * 16u \
     + FROM_LANES(r[4 * k + 2]) * 256u + FROM_LANES(r[4 * k + 3]) * 4096u - BIAS * 0x1111u)
-
-#endif
 
 // Sorts the nibbles of the two words of a 16-byte load (d.xy and d.zw) with Green's network.
 uvec4 sort_pair(uvec4 d) {
@@ -213,23 +125,21 @@ uvec4 sort_pair(uvec4 d) {
     UNPACK4(1, p1)
     UNPACK4(2, p2)
     UNPACK4(3, p3)
-    [[unroll]] for (uint k = 0u; k < ROUNDS; ++k) {
-        CX(0, 1) CY(2, 3) CX(4, 5) CY(6, 7)
-        CX(8, 9) CY(10, 11) CX(12, 13) CY(14, 15)
-        CX(0, 2) CY(1, 3) CX(4, 6) CY(5, 7)
-        CX(8, 10) CY(9, 11) CX(12, 14) CY(13, 15)
-        CX(0, 4) CY(1, 5) CX(2, 6) CY(3, 7)
-        CX(8, 12) CY(9, 13) CX(10, 14) CY(11, 15)
-        CX(0, 8) CY(1, 9) CX(2, 10) CY(3, 11)
-        CX(4, 12) CY(5, 13) CX(6, 14) CY(7, 15)
-        CX(5, 10) CY(6, 9) CX(3, 12) CY(13, 14)
-        CX(7, 11) CY(1, 2) CX(4, 8) CY(1, 4)
-        CX(7, 13) CY(2, 8) CX(11, 14) CY(2, 4)
-        CX(5, 6) CY(9, 10) CX(11, 13) CY(3, 8)
-        CX(7, 12) CY(6, 8) CX(10, 12) CY(3, 5)
-        CX(7, 9) CY(3, 4) CX(5, 6) CY(7, 8)
-        CX(9, 10) CY(11, 12) CX(6, 7) CY(8, 9)
-    }
+    CX(0, 1) CY(2, 3) CX(4, 5) CY(6, 7)
+    CX(8, 9) CY(10, 11) CX(12, 13) CY(14, 15)
+    CX(0, 2) CY(1, 3) CX(4, 6) CY(5, 7)
+    CX(8, 10) CY(9, 11) CX(12, 14) CY(13, 15)
+    CX(0, 4) CY(1, 5) CX(2, 6) CY(3, 7)
+    CX(8, 12) CY(9, 13) CX(10, 14) CY(11, 15)
+    CX(0, 8) CY(1, 9) CX(2, 10) CY(3, 11)
+    CX(4, 12) CY(5, 13) CX(6, 14) CY(7, 15)
+    CX(5, 10) CY(6, 9) CX(3, 12) CY(13, 14)
+    CX(7, 11) CY(1, 2) CX(4, 8) CY(1, 4)
+    CX(7, 13) CY(2, 8) CX(11, 14) CY(2, 4)
+    CX(5, 6) CY(9, 10) CX(11, 13) CY(3, 8)
+    CX(7, 12) CY(6, 8) CX(10, 12) CY(3, 5)
+    CX(7, 9) CY(3, 4) CX(5, 6) CY(7, 8)
+    CX(9, 10) CY(11, 12) CX(6, 7) CY(8, 9)
     uint q0 = PACK4(0);
     uint q1 = PACK4(1);
     uint q2 = PACK4(2);
@@ -241,15 +151,10 @@ uvec4 sort_pair(uvec4 d) {
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
-#if !defined(SHIFTS) && !defined(NETWORK)
+#ifndef NETWORK
     for (uint i = lid; i < 17u; i += gl_WorkGroupSize.x) {
         one_hot[i] = i < 16u ? 1ul << (4u * i) : 0ul;
     }
-#ifdef BYTE_TABLE
-    for (uint i = lid; i < 256u; i += gl_WorkGroupSize.x) {
-        byte_counts[i] = (1ul << (4u * (i & 15u))) + (1ul << (4u * (i >> 4)));
-    }
-#endif
     barrier();
 #endif
     uint group = gl_WorkGroupID.y * params.groups_x + gl_WorkGroupID.x;

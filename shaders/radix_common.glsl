@@ -1,5 +1,5 @@
 // Shared by the radix_*.comp shaders: the layout of the state buffer (mirrored by
-// src/gpu/radix_plan.rs, whose unit test reads this file so the two cannot drift apart), the
+// src/gpu/radix/plan.rs, whose unit test reads this file so the two cannot drift apart), the
 // key type of the variant being compiled, and the order-preserving key maps (the GPU twin of
 // src/keys/key.rs).
 //
@@ -18,10 +18,10 @@
 #define ST_PASS0_OFFSETS 3u  // 1: the histogram left pass 0's tile offsets (reduce-then-scan)
 #define ST_KEYS_OR 4u        // [2]   OR of every (mapped) key, low word first: with ST_KEYS_NAND,
 #define ST_KEYS_NAND 6u      // [2]   OR of every key's complement: the digits that vary
-#define ST_BUCKETS_GIVEN 8u  // 1: the host wrote a pass's bucket offsets (the scan takes them)
-#define ST_TILE_COUNTER 16u  // [8]   next tile id of each step (Onesweep hands tiles out in launch order)
+#define ST_BUCKETS_GIVEN 8u  // 1: the host wrote a pass's bucket offsets (the scan takes them; no shipped path does)
+#define ST_TILE_COUNTER 16u  // [8]   reserved (per-step tile counters; no shipped scatter uses them)
 #define ST_FLAGS 32u         // [8]   per step (see STEP_PASS): bit 0 encode on read, bit 1 decode on write, bit 2 look-back slot
-#define ST_LB_STATS 64u      // [8][4] per step, diagnostics only (LB_STATS): look-back steps, waits, tiles, fallbacks
+#define ST_LB_STATS 64u      // [8][4] reserved (per-step look-back statistics; none written)
 #define ST_BUCKET 128u       // [8][256] first output index of each digit of each pass
 #define ST_HIST 2176u        // [8][256] digit counts of each pass (the upfront histogram; by
                              // reduce-then-scan pass 0's and then each upsweep's own)
@@ -43,9 +43,8 @@
 // bound in that order, while only the plan knows which passes run: it writes each step's
 // pass (its digit) into the step's flags, and zero workgroups for the steps past the last.
 // (Recording every pass in both directions, the plan sizing one to zero workgroups, cost an
-// empty dispatch and its barrier per pass and stage: 4-8 us each on an H200, BENCHMARKS.md
-// runs 38 and 50; choosing the buffers in the shader by a flag made the scatter 10-60%
-// slower, run 60.)
+// empty dispatch and its barrier per pass and stage, 4-8 us each on an H200; choosing the
+// buffers in the shader by a flag made the scatter 10-60% slower: BENCHMARKS.md, "GPU radix tiles".)
 #define STEP_PASS(flags) (((flags) >> 8) & 7u)
 
 #define FLAG_AGGREGATE (1u << 30)
@@ -56,7 +55,7 @@
 // Reduce-then-scan: the workgroups that scan the partitions' counts, two digits each.
 #define SCAN_GROUPS 128u
 // Reduce-then-scan: set in every partition offset the scan wrote (partition_offset_index);
-// offsets are below 2^30 (radix_plan::LOOKBACK_COUNT_LIMIT).
+// offsets are below 2^30 (radix::plan::LOOKBACK_COUNT_LIMIT).
 #define OFFSET_READY (1u << 31)
 
 // Reduce-then-scan: tiles per partition, so that at most `most` partitions cover `tiles`.

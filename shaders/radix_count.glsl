@@ -61,7 +61,7 @@ uint tile_end(uint tile, uint n) {
 // takes the bucket offsets. It also zeroes the partition's offsets row of `step`, which the
 // scan fills in next (partition_offset_index). The keys of each chunk are loaded while the
 // chunk before is counted (one chunk at a time left each tile's loads waiting on the
-// barriers between tiles: BENCHMARKS.md, run 76). Called in uniform control flow.
+// barriers between tiles: BENCHMARKS.md, "GPU radix tiles"). Called in uniform control flow.
 void count_partition(uint n, uint per, bool encode, uint shift, uint step) {
     const uint tid = gl_LocalInvocationIndex;
     const uint wg = gl_WorkGroupSize.x;

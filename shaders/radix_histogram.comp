@@ -14,7 +14,7 @@
 // offset in its partition and the partition's counts. The plan then skips pass 0's upsweep;
 // every other pass's digit counts come from its own upsweep. (Counting all four digits of
 // u32 keys here took twice an upsweep's time on an H200, the shared-memory atomics of the
-// other three digits: BENCHMARKS.md, run 62.)
+// other three digits: BENCHMARKS.md, "GPU radix tiles".)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -45,7 +45,7 @@ void main() {
     for (uint i = tid; i < DIGITS * RADIX; i += wg) s_hist[i] = 0u;
     barrier();
     const uint n = min(st[ST_COUNT], params.capacity);
-    // Unsigned keys map to themselves: applying the identity map cost time (run 86).
+    // Unsigned keys map to themselves: applying the identity map cost time.
     const bool encode = params.map != MAP_UNSIGNED;
     if (TILE_OFFSETS == 1u) {
         const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;

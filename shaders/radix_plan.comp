@@ -15,8 +15,7 @@
 // scan's workgroups to the scatter's, SCAN_IN_PASS).
 //
 // The plan takes, in the push constants' step, the mask of the passes it may run (bit p:
-// pass p; all ones for a whole sort); the others count as trivial. The host path's grouped
-// sort (src/gpu/radix.rs) runs one pass by the most significant digit that way.
+// pass p; the host always passes all ones, a whole sort); the others count as trivial.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -78,7 +77,7 @@ void main() {
         // Step k sorts by the k-th pass that runs (radix_common.glsl: STEP_PASS); the first
         // step applies the key map on read, the last undoes it on write. Unsigned keys map
         // to themselves, so no step is told to (first and last steps that applied the
-        // identity map ran 3-8% slower than the others on an H200: BENCHMARKS.md, run 85).
+        // identity map ran 3-8% slower than the others on an H200).
         const uint map_ends = params.map == MAP_UNSIGNED ? 0u : 3u;
         uint running = 0u;
         for (uint p = 0u; p < PASSES; p++) running += 1u - s_trivial[p];

@@ -1,8 +1,8 @@
 #version 450
 // variants: radix_scan:-DKEY64=0
 //
-// Reduce-then-scan, step 2 of a pass, as a dispatch of its own (SORTNET_RADIX_SCAN_IN_PASS=0;
-// by default the scatter's first workgroups do it): SCAN_GROUPS workgroups turn the
+// Reduce-then-scan, step 2 of a pass, as a dispatch of its own (pairs, and keys alone from
+// 2^26 keys; below that the scatter's first workgroups do it): SCAN_GROUPS workgroups turn the
 // partitions' counts into offsets (radix_partition_scan.glsl).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require

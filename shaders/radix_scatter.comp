@@ -8,7 +8,7 @@
 // 30-bit count in one word, read with relaxed atomic loads and published with relaxed
 // atomic stores. LB_LANES lanes walk each digit together,
 // each reading LOOKAHEAD earlier tiles per step, so a step covers LB_LANES * LOOKAHEAD tiles
-// (a tile's walk reaches about 25 tiles back on an H200: run 12 of BENCHMARKS.md).
+// (a tile's walk reaches about 25 tiles back on an H200: BENCHMARKS.md, "GPU radix tiles").
 //
 // Vulkan promises no forward progress between workgroups, so the look-back never waits
 // unboundedly: a digit that sees no word from tile j after SPIN_LIMIT reads gives up, and the
@@ -27,7 +27,7 @@
 // the subgroup counters), so equal digits keep their input order. Nothing assumes a
 // subgroup size: the match uses all four words of a ballot and every count loops over
 // gl_NumSubgroups. (subgroupPartitionNV in place of the eight ballots made a u32 sort 28%
-// slower on an H200: BENCHMARKS.md, vulkan-radix run 6.)
+// slower on an H200: BENCHMARKS.md, "GPU radix tiles".)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -43,15 +43,8 @@ layout(constant_id = 1) const uint KPT = 8;            // keys per invocation
 layout(constant_id = 2) const uint MAX_SUBGROUPS = 8;  // WG / the smallest subgroup size
 layout(constant_id = 3) const uint SPIN_LIMIT = 8192;  // reads of a missing look-back word before the fallback
 layout(constant_id = 4) const uint BALLOT_WORDS = 4;   // ballot words in use: 1 when subgroups have at most 32 lanes
-layout(constant_id = 8) const uint LOOKBACK_FIRST = 0; // 1: look back before scattering into shared memory
 layout(constant_id = 10) const uint LOOKAHEAD = 4;     // earlier tiles whose words one look-back step reads
-layout(constant_id = 11) const uint LB_LOAD = 1;       // 1: read look-back words with relaxed atomic loads, 0: with atomicOr(w, 0)
-layout(constant_id = 13) const uint LB_STORE = 1;      // 1: publish look-back words with relaxed atomic stores, 0: with atomicExchange
-layout(constant_id = 14) const uint NO_WAIT = 0;       // timing only (wrong output): 1 skips the look-back's reads
-layout(constant_id = 15) const uint NO_RANK = 0;       // timing only (wrong output): 1 skips the ranking's ballots and atomics
-layout(constant_id = 17) const uint LB_STATS = 0;      // diagnostics: 1 adds look-back steps and waits to the state's ST_LB_STATS words
 layout(constant_id = 18) const uint LB_LANES_WANTED = 2; // invocations that walk one digit's look-back together (a power of two)
-layout(constant_id = 20) const uint TILE_COUNTER = 0;  // 1: tiles in the order workgroups start (a counter) instead of by workgroup id
 layout(constant_id = 21) const uint REDUCE_SCAN = 0;   // 1: reduce-then-scan, no look-back (see main)
 layout(constant_id = 22) const uint HALF_KEYS = 0;     // 64-bit keys: 1 reorders one 32-bit half of the keys at a time
 layout(constant_id = 23) const uint SCAN_IN_PASS = 1;  // reduce-then-scan: 1: the first SCAN_GROUPS workgroups scan (see main)
@@ -65,9 +58,9 @@ const uint MIN_SUBGROUP = WG / MAX_SUBGROUPS;
 const uint LB_LANES_MAX = MIN_SUBGROUP < LB_LANES_WANTED ? MIN_SUBGROUP : LB_LANES_WANTED;
 const uint LB_LANES = LB_LANES_MAX > 1u ? LB_LANES_MAX : 1u;
 const uint STOP_PREFIX = 0x100u;  // look-back share: the walk ended on a prefix (LOOKAHEAD < 256)
-// Ranks in a tile are below TILE <= 65536 (radix_plan::choose_shape), so two share a
-// register: fewer registers let u64 keys take 5 keys per invocation at 64 registers (run 14
-// of BENCHMARKS.md).
+// Ranks in a tile are below TILE <= 65536 (radix::plan::choose_shape), so two share a
+// register: fewer registers let u64 keys take 5 keys per invocation at 64 registers
+// (BENCHMARKS.md, "GPU radix tiles").
 const uint RANK_WORDS = (KPT + 1u) / 2u;
 #define RANK_GET(k) bitfieldExtract(rank[(k) / 2u], int(16u * ((k) % 2u)), 16)
 #define RANK_SET(k, v) rank[(k) / 2u] = bitfieldInsert(rank[(k) / 2u], (v), int(16u * ((k) % 2u)), 16)
@@ -75,12 +68,12 @@ const uint TILE = WG * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 // HALF_KEYS halves the sorted tile of 64-bit keys: the half that holds the pass's digit goes
 // through shared memory first (it tells where each key goes), then the other half. Shared
-// memory, not registers, decides how many workgroups share a multiprocessor (run 44).
+// memory, not registers, decides how many workgroups share a multiprocessor.
 const uint TILE_WORDS = TILE * (HALF_KEYS == 1u ? 1u : KEY_WORDS);
 // The sorted tile reuses the counters' words. (Giving it words of its own saves the barrier
 // between reading the counters and writing the keys, but the larger footprint kept the
 // second workgroup off each multiprocessor of an H200: 3.07 against 2.07 ms for 2^26 u32
-// keys, run 42 of BENCHMARKS.md.)
+// keys, BENCHMARKS.md, "GPU radix tiles".)
 // (The scan's workgroups use them too: radix_partition_scan.glsl.)
 const uint SORT_WORDS = HIST_WORDS > TILE_WORDS ? HIST_WORDS : TILE_WORDS;
 const uint SCAN_WORDS = 2u * MAX_SUBGROUPS + RADIX / SCAN_GROUPS;
@@ -104,15 +97,11 @@ shared uint s_out[RADIX];       // output index of tile-local index 0 of each di
 // registers of the lanes that walk the digit, the tile's counts and first indices in the
 // registers of the invocations that own the digits, and s_out carries a walk's result to its
 // owner (and serves the fallback's recount). On an H200 a multiprocessor gives a compute
-// pipeline 48 KiB of shared memory in all (run 44 of BENCHMARKS.md), so the 5 KiB of arrays
-// an earlier version kept cost the larger tile: 512 x 11 keys now fit two workgroups per
-// multiprocessor where 512 x 8 did (runs 113-114).
+// pipeline 48 KiB of shared memory in all, so per-digit arrays here (5 KiB) would cost the
+// larger tile: 512 x 11 keys fit two workgroups per multiprocessor (BENCHMARKS.md, "GPU radix tiles").
 shared uint s_sg_sum[MAX_SUBGROUPS];
-shared uint s_tile;
 shared uint s_pending;
 shared uint s_stalled;
-shared uint s_lb_steps;         // LB_STATS: look-back steps (reads of LOOKAHEAD words) of this tile
-shared uint s_lb_waits;         // LB_STATS: steps that found the next word not yet published
 
 #define SCAN_SHARED s_mem
 #include "radix_partition_scan.glsl"
@@ -123,21 +112,14 @@ uint status_index(uint slot, uint tile, uint digit) {
 
 // One look-back word, read so that it sees the latest store (the loop around it spins).
 uint read_status(uint at) {
-    if (LB_LOAD == 1u) {
-        return atomicLoad(st[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
-    }
-    return atomicOr(st[at], 0u);
+    return atomicLoad(st[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
 // Publishes a look-back word. Other tiles read only the word itself, so no ordering with
 // other memory is needed: a relaxed store (a plain store to L2, as CUB's volatile store),
-// which BENCHMARKS.md (vulkan-radix run 8) measured 3-5% faster per sort than atomicExchange.
+// which measured 3-5% faster per sort than atomicExchange (BENCHMARKS.md, "GPU radix tiles").
 void publish_status(uint at, uint word) {
-    if (LB_STORE == 1u) {
-        atomicStore(st[at], word, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
-    } else {
-        atomicExchange(st[at], word);
-    }
+    atomicStore(st[at], word, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
 // Digits per invocation in the per-digit phases (at most 4: workgroups have at least 64
@@ -166,7 +148,7 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
     uint lb_next[LB_ROUNDS];
     uint lb_sum[LB_ROUNDS];
     [[unroll]] for (uint r = 0u; r < LB_ROUNDS; r++) {
-        lb_next[r] = NO_WAIT == 1u ? 0u : tile;
+        lb_next[r] = tile;
         lb_sum[r] = 0u;
     }
     for (;;) {
@@ -176,8 +158,6 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
             uint next = has_digit ? lb_next[r] : 0u;
             uint sum = lb_sum[r];
             uint spins = 0u;
-            uint steps = 0u;
-            uint waits = 0u;
             while (subgroupBallot(next > 0u && spins < SPIN_LIMIT) != uvec4(0u)) {
                 const bool walking_digit = next > 0u && spins < SPIN_LIMIT;
                 // This lane's share of the step: LOOKAHEAD earlier tiles at once
@@ -233,30 +213,19 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
                         }
                     }
                 }
-                if (walking_digit) {
-                    spins = next == start ? spins + 1u : 0u;
-                    steps++;
-                    if (next == start) waits++;
-                }
+                if (walking_digit) spins = next == start ? spins + 1u : 0u;
             }
             lb_next[r] = next;
             lb_sum[r] = sum;
-            if (has_digit && part == 0u) {
-                if (next > 0u) {
-                    atomicAdd(s_pending, 1u);
-                    atomicMax(s_stalled, next);
-                }
-                if (LB_STATS == 1u) {
-                    atomicAdd(s_lb_steps, steps);
-                    atomicAdd(s_lb_waits, waits);
-                }
+            if (has_digit && part == 0u && next > 0u) {
+                atomicAdd(s_pending, 1u);
+                atomicMax(s_stalled, next);
             }
         }
         barrier();
         if (s_pending == 0u) break;
         // Recount the highest tile some digit is stuck on, in s_out.
         const uint stuck = s_stalled - 1u;
-        if (LB_STATS == 1u && tid == 0u) atomicAdd(st[ST_LB_STATS + params.step * 4u + 3u], 1u);
         for (uint d = tid; d < RADIX; d += WG) s_out[d] = 0u;
         barrier();
         // Every invocation has read s_pending and s_stalled by now.
@@ -297,12 +266,6 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         }
         const uint bucket = d == tid ? bucket_first : st[ST_BUCKET + (shift / 8u) * RADIX + d];
         s_out[d] = bucket + earlier - excl[j];
-    }
-    if (LB_STATS == 1u && tid == 0u) {
-        const uint at = ST_LB_STATS + params.step * 4u;
-        atomicAdd(st[at], s_lb_steps);
-        atomicAdd(st[at + 1u], s_lb_waits);
-        atomicAdd(st[at + 2u], 1u);
     }
 }
 
@@ -388,10 +351,6 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     // on all four.
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint d = digit_of(keys[k], shift);
-        if (NO_RANK == 1u) {
-            RANK_SET(k, sg_first + k * gl_SubgroupSize + lane);
-            continue;
-        }
         uint below;
         uint count;
         uint leader;
@@ -440,7 +399,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         if (j >= PER || d >= RADIX) continue;
         uint sum = 0u;
         // (Loading all the subgroup counters first, unrolled to MAX_SUBGROUPS, measured no
-        // faster: run 10 of BENCHMARKS.md.)
+        // faster.)
         for (uint s = 0u; s < gl_NumSubgroups; s++) {
             uint t = s_mem[s * RADIX + d];
             s_mem[s * RADIX + d] = sum;
@@ -458,8 +417,6 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     if (tid == 0u) {
         s_pending = 0u;
         s_stalled = 0u;
-        s_lb_steps = 0u;
-        s_lb_waits = 0u;
     }
     const uint run_before = subgroupExclusiveAdd(run_total);
     const uint sg_total = subgroupAdd(run_total);
@@ -484,9 +441,6 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         digit_at += counts[j];
     }
     barrier();
-    if (REDUCE_SCAN == 0u && LOOKBACK_FIRST == 1u) {
-        look_back(tile, slot, n, encode, shift, first, counts, excl);
-    }
 
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         RANK_SET(k, RANK_GET(k) + s_mem[sg * RADIX + digit_of(keys[k], shift)]);
@@ -508,7 +462,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
 #endif
     }
 
-    if (REDUCE_SCAN == 0u && LOOKBACK_FIRST == 0u) {
+    if (REDUCE_SCAN == 0u) {
         look_back(tile, slot, n, encode, shift, first, counts, excl);
     }
     barrier();
@@ -518,7 +472,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     if (HALF_KEYS == 1u) {
         // The digit's half first: where each key goes. It waits in registers while the
         // other half takes its turn in shared memory; then the whole key is written (each
-        // half written as its own 32-bit word was far slower: run 50 of BENCHMARKS.md).
+        // half written as its own 32-bit word was far slower).
         uint digit_half[KPT];
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG + tid;
@@ -577,7 +531,7 @@ void main() {
     const uint n = min(st[ST_COUNT], params.capacity);
     if (REDUCE_SCAN == 1u) {
         // Reduce-then-scan. With SCAN_IN_PASS the first SCAN_GROUPS workgroups scan the
-        // partitions' counts (saving a dispatch and its drain: BENCHMARKS.md, runs 74-75) and
+        // partitions' counts (saving a dispatch and its drain: BENCHMARKS.md, "GPU radix tiles") and
         // the tiles follow them; a tile waits for the scan only where it needs the offsets,
         // after the ranking, and only the first tiles to start find it unfinished.
         if (SCAN_IN_PASS == 1u && gl_WorkGroupID.x < SCAN_GROUPS) {
@@ -599,15 +553,8 @@ void main() {
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
     // the ranking (it is needed only at the end).
     const uint bucket_first = tid < RADIX ? st[ST_BUCKET + STEP_PASS(flags) * RADIX + tid] : 0u;
-    // The tile: the workgroup id (one dispatch per pass covers every tile). A look-back may
+    // The tile is the workgroup id (one dispatch per pass covers every tile). A look-back may
     // then wait for a workgroup that has not started; the bounded spin and the recount
-    // cover that. TILE_COUNTER hands tiles out in the order workgroups start instead, so
-    // every tile waited for is running, at the cost of the counter's round trip (3-5% on an
-    // H200: run 19 of BENCHMARKS.md).
-    if (tid == 0u) {
-        s_tile = TILE_COUNTER == 1u ? atomicAdd(st[ST_TILE_COUNTER + params.step], 1u)
-                                    : gl_WorkGroupID.x;
-    }
-    barrier();
-    sort_tile(s_tile, n, flags, bucket_first);
+    // cover that.
+    sort_tile(gl_WorkGroupID.x, n, flags, bucket_first);
 }

@@ -10,7 +10,7 @@
 // radix_scatter.comp (REDUCE_SCAN = 1) adds the two: no tile waits for another, for one more
 // read of the keys.
 // (Tiles taken in order by one workgroup per partition, instead of one workgroup per tile,
-// made the scatter slower: BENCHMARKS.md, run 22.)
+// made the scatter slower: BENCHMARKS.md, "GPU radix tiles".)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "radix_common.glsl"

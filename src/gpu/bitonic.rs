@@ -16,7 +16,7 @@
 //!   and device buffers; slices larger than one storage buffer are sorted in chunks and
 //!   merged on the CPU.
 //!
-//! The dispatch schedule is pure Rust ([`plan::bitonic_schedule`]), tested without a GPU.
+//! The dispatch schedule is pure Rust (`plan::bitonic_schedule`), tested without a GPU.
 //!
 //! # Data already on the GPU
 //!
@@ -51,8 +51,10 @@ use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryA
 use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 
-use super::context::{gpu_err, GpuContext, Memory};
+use super::context::{gpu_err, GpuContext};
 use super::plan::{self, BitonicStep};
+use super::pool::Memory;
+use super::transfer::{HostPath, TransferConfig};
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::{Error, Result};
 use crate::keys::key::KeyMap;
@@ -60,13 +62,13 @@ use crate::keys::key::KeyMap;
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
 /// At most this many elements per thread in the local (shared-memory) kernels: tiles of
-/// 256 x 4 = 1024 keys. Measured on an NVIDIA H200 (BENCHMARKS.md (vulkan-bitonic and GPU nibbles), tuning sweep, u32
-/// keys on the GPU): 4 per thread sorted 2^16 / 2^20 / 2^24 keys in 0.067 / 0.226 / 3.56 ms,
-/// 8 in 0.070 / 0.258 / 4.30, 16 in 0.083 / 0.263 / 4.59, 32 in 0.124 / 0.292 / 5.55 ms.
+/// 256 x 4 = 1024 keys. On an H200, u32 keys on the GPU, 4 per thread beat 8, 16 and 32 at
+/// 2^16, 2^20 and 2^24 keys (3.56 against 4.30-5.55 ms at 2^24; BENCHMARKS.md, "GPU bitonic
+/// sort").
 const MAX_PER_THREAD: u32 = 4;
-/// Global steps fused into one dispatch: each thread holds `2^FUSE` keys in registers.
-/// Measured on an NVIDIA H200 with 16 elements per thread: fusing 3 / 4 / 5 steps sorted
-/// 2^24 u32 keys in 4.56 / 4.59 / 4.79 ms and 2^20 in 0.265 / 0.263 / 0.273 ms.
+/// Global steps fused into one dispatch: each thread holds `2^FUSE` keys in registers. On an
+/// H200 fusing 4 steps was as fast as 3 and faster than 5 at 2^20 and 2^24 keys
+/// (BENCHMARKS.md, "GPU bitonic sort").
 const FUSE: u32 = 4;
 /// The most elements one GPU sort takes: indices are 32-bit in the shaders and the padded
 /// length must fit them.
@@ -143,7 +145,38 @@ enum Kernel {
     Global(u32),
 }
 
-/// Records bitonic sorts of GPU buffers, and sorts host slices through the GPU.
+/// The bitonic sorter's tuning. `Default` is the shipped tuning; every value gives the same
+/// result (values are clamped to what the shaders take).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BitonicConfig {
+    /// Most elements per thread in the local (shared-memory) kernels (a power of two,
+    /// 2 to 64).
+    pub max_per_thread: u32,
+    /// Global steps fused into one dispatch (1 to 5).
+    pub fuse: u32,
+    /// Host slices longer than this are sorted in chunks of at most this many elements on
+    /// the GPU and merged on the CPU (the path that slices larger than one storage buffer
+    /// take; at least 2).
+    pub chunk_limit: u64,
+    /// How host slices travel.
+    pub transfer: TransferConfig,
+}
+
+impl Default for BitonicConfig {
+    fn default() -> Self {
+        BitonicConfig {
+            max_per_thread: MAX_PER_THREAD,
+            fuse: FUSE,
+            chunk_limit: MAX_LEN,
+            transfer: TransferConfig::default(),
+        }
+    }
+}
+
+/// Records bitonic sorts of GPU buffers, and sorts host slices through the GPU. The
+/// bitonic sort is not stable: pairs come out with their keys sorted and every (key, value)
+/// pair kept, but equal keys' values in no particular order.
 pub struct BitonicSorter {
     ctx: Arc<GpuContext>,
     workgroup: u32,
@@ -151,6 +184,7 @@ pub struct BitonicSorter {
     chunk_limit: u64,
     max_per_thread: u32,
     fuse: u32,
+    host: HostPath,
 }
 
 impl std::fmt::Debug for BitonicSorter {
@@ -165,42 +199,27 @@ impl std::fmt::Debug for BitonicSorter {
 }
 
 impl BitonicSorter {
-    /// A sorter on the shared context. Pipelines are built on first use of each variant.
+    /// A sorter on `ctx` with the shipped tuning. Pipelines are built on first use of each
+    /// variant.
     pub fn new(ctx: Arc<GpuContext>) -> Self {
+        Self::with_config(ctx, BitonicConfig::default())
+    }
+
+    /// A sorter on `ctx` with the tuning of `config`.
+    pub fn with_config(ctx: Arc<GpuContext>, config: BitonicConfig) -> Self {
         let l = ctx.limits();
         let workgroup = WORKGROUP
             .min(l.max_workgroup_invocations)
             .min(l.max_workgroup_size_x);
         let workgroup = 1 << (31 - workgroup.max(1).leading_zeros());
         BitonicSorter {
+            host: HostPath::new(ctx.clone(), config.transfer),
             ctx,
             workgroup,
             pipelines: Mutex::new(HashMap::new()),
-            chunk_limit: MAX_LEN,
-            max_per_thread: MAX_PER_THREAD,
-            fuse: FUSE,
-        }
-    }
-
-    /// A sorter with other tuning: at most `max_per_thread` elements per thread in the
-    /// local kernels (a power of two, 2..=64) and `fuse` global steps per dispatch (1..=5).
-    /// For benchmarks that tune the defaults.
-    #[doc(hidden)]
-    pub fn with_tuning(ctx: Arc<GpuContext>, max_per_thread: u32, fuse: u32) -> Self {
-        BitonicSorter {
-            max_per_thread: max_per_thread.clamp(2, 64).next_power_of_two(),
-            fuse: fuse.clamp(1, 5),
-            ..Self::new(ctx)
-        }
-    }
-
-    /// Like [`new`](Self::new), but host slices longer than `elements` are sorted in chunks
-    /// of at most `elements` on the GPU and merged on the CPU (the same path that slices
-    /// larger than one storage buffer take).
-    pub fn with_chunk_limit(ctx: Arc<GpuContext>, elements: usize) -> Self {
-        BitonicSorter {
-            chunk_limit: (elements as u64).clamp(2, MAX_LEN),
-            ..Self::new(ctx)
+            chunk_limit: config.chunk_limit.clamp(2, MAX_LEN),
+            max_per_thread: config.max_per_thread.clamp(2, 64).next_power_of_two(),
+            fuse: config.fuse.clamp(1, 5),
         }
     }
 
@@ -275,6 +294,7 @@ impl BitonicSorter {
     }
 
     /// Records the sort of `keys` with `values` moving along (same length) into `builder`.
+    /// Not stable: equal keys' values end in no particular order.
     pub fn record_pairs(
         &self,
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
@@ -326,34 +346,9 @@ impl BitonicSorter {
         len: u64,
         map: KeyMap,
     ) -> Result<()> {
-        self.record_steps(builder, variant, keys, values, len, map, &mut |_, _| {})
+        self.record_steps(builder, variant, keys, values, len, map)
     }
 
-    /// Records the sort of `len` u32 keys like [`record`](Self::record) and calls
-    /// `after_step(builder, step)` after each dispatch (benchmarks put timestamps there).
-    #[doc(hidden)]
-    pub fn record_profiled(
-        &self,
-        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
-        keys: Subbuffer<[u32]>,
-        after_step: &mut dyn FnMut(
-            &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
-            BitonicStep,
-        ),
-    ) -> Result<()> {
-        let len = keys.len();
-        self.record_steps(
-            builder,
-            Variant::U32,
-            keys.into_bytes(),
-            None,
-            len,
-            KeyMap::Unsigned,
-            after_step,
-        )
-    }
-
-    #[allow(clippy::too_many_arguments)]
     fn record_steps(
         &self,
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
@@ -362,10 +357,6 @@ impl BitonicSorter {
         values: Option<Subbuffer<[u32]>>,
         len: u64,
         map: KeyMap,
-        after_step: &mut dyn FnMut(
-            &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
-            BitonicStep,
-        ),
     ) -> Result<()> {
         if len < 2 {
             return Ok(());
@@ -440,12 +431,12 @@ impl BitonicSorter {
             // limits and groups past `groups` return at once. vulkano inserts the barriers
             // between dispatches that touch the same buffer.
             unsafe { builder.dispatch(grid) }.map_err(gpu_err("dispatching a bitonic step"))?;
-            after_step(builder, *step);
         }
         Ok(())
     }
 
     /// Sorts host `u32` keys with `values` along on the GPU (see [`sort_host`](Self::sort_host)).
+    /// Not stable.
     pub fn sort_pairs(&self, keys: &mut [u32], values: &mut [u32]) -> Result<()> {
         if keys.len() != values.len() {
             return Err(Error::LengthMismatch {
@@ -476,20 +467,20 @@ impl BitonicSorter {
             return self.sort_chunked(keys, values, map, max_len as usize);
         }
         let variant = Variant::new(key_bytes as u32, values.is_some());
-        if values.is_none() && self.ctx.streams(n * key_bytes) {
+        if values.is_none() && self.host.streams(n * key_bytes) {
             // Host copies overlap the PCIe copies, piece by piece.
-            let device_keys = self.ctx.buffer(Memory::Device, n * key_bytes)?;
+            let device_keys = self.host.buffer(Memory::Device, n * key_bytes)?;
             let dk = device_keys.slice::<T>(n);
-            return self.ctx.round_trip_streamed(keys, &dk, |builder| {
+            return self.host.round_trip_streamed(keys, &dk, |builder| {
                 self.record_mapped(builder, variant, dk.clone().into_bytes(), None, n, map)
             });
         }
-        let staging_keys = self.ctx.stage_in(keys)?;
-        let device_keys = self.ctx.buffer(Memory::Device, n * key_bytes)?;
+        let staging_keys = self.host.stage_in(keys)?;
+        let device_keys = self.host.buffer(Memory::Device, n * key_bytes)?;
         let staged_values = match values.as_deref() {
             Some(v) => Some((
-                self.ctx.stage_in(v)?,
-                self.ctx.buffer(Memory::Device, n * 4)?,
+                self.host.stage_in(v)?,
+                self.host.buffer(Memory::Device, n * 4)?,
             )),
             None => None,
         };
@@ -623,14 +614,27 @@ fn merge_runs<T: Copy>(
     }
 }
 
-/// The `vulkan-bitonic` backend: [`BitonicSorter`] for keys and pairs, the GPU nibble sort
-/// for words.
-pub(crate) struct VulkanBitonic {
+/// The `vulkan-bitonic` backend: [`BitonicSorter`] for keys (not pairs: it is not stable),
+/// the GPU nibble sort for words.
+pub struct VulkanBitonic {
     sorter: BitonicSorter,
 }
 
+impl std::fmt::Debug for VulkanBitonic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VulkanBitonic")
+            .field("sorter", &self.sorter)
+            .finish()
+    }
+}
+
 impl VulkanBitonic {
-    /// The backend on the shared context; `None` without a Vulkan device.
+    /// The backend of `sorter` (e.g. one with a [`BitonicConfig`] of the caller's).
+    pub fn new(sorter: BitonicSorter) -> Self {
+        VulkanBitonic { sorter }
+    }
+
+    /// The registry's backend, on the shared context; `None` without a Vulkan device.
     pub(crate) fn get() -> Option<&'static VulkanBitonic> {
         static BACKEND: std::sync::OnceLock<Option<VulkanBitonic>> = std::sync::OnceLock::new();
         BACKEND
@@ -658,15 +662,19 @@ impl SortBackend for VulkanBitonic {
         self.sorter.ctx.status()
     }
 
+    /// No pairs: the bitonic sort is not stable, and `sort_pairs` promises stability on
+    /// every backend that accepts pairs (`BitonicSorter::sort_pairs` still sorts them,
+    /// unstably, for data the caller chooses to send there).
     fn supports(&self, workload: Workload) -> bool {
         match workload {
             Workload::Nibbles => super::nibble::supported(&self.sorter.ctx),
-            Workload::Keys(_) | Workload::Pairs(_) => true,
+            Workload::Keys(_) => true,
+            Workload::Pairs(_) => false,
         }
     }
 
     fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
-        super::nibble::sort_host(&self.sorter.ctx, words)
+        super::nibble::sort_host(&self.sorter.host, words)
     }
 
     fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
@@ -675,13 +683,5 @@ impl SortBackend for VulkanBitonic {
 
     fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
         self.sorter.sort_host(keys, None, map)
-    }
-
-    fn sort_pairs32(&self, keys: &mut [u32], values: &mut [u32], map: KeyMap) -> Result<()> {
-        self.sorter.sort_host(keys, Some(values), map)
-    }
-
-    fn sort_pairs64(&self, keys: &mut [u64], values: &mut [u32], map: KeyMap) -> Result<()> {
-        self.sorter.sort_host(keys, Some(values), map)
     }
 }

@@ -1,12 +1,11 @@
 //! A plain device-to-device copy kernel (16 bytes per load and store): the bandwidth
-//! yardstick the GPU benchmarks set the sorts against, and the context's smoke test.
+//! yardstick the GPU benchmarks set the sorts against (BENCHMARKS.md, "GPU nibble sort").
 
 use std::sync::{Arc, OnceLock};
 
-use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::buffer::Subbuffer;
 use vulkano::command_buffer::{AutoCommandBufferBuilder, PrimaryAutoCommandBuffer};
 use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
-use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 
 use super::context::{gpu_err, GpuContext};
@@ -86,85 +85,5 @@ pub fn record_copy(
     // hold count * 4 words (checked above); the grid covers count.div_ceil(size) workgroups
     // and the shader drops those past the end.
     unsafe { builder.dispatch(grid) }.map_err(gpu_err("dispatching the copy"))?;
-    Ok(())
-}
-
-const GATHER_SPIRV: &[u8] = include_bytes!("../../shaders/spv/gather.spv");
-
-/// Words each workgroup of the gather kernel copies.
-const GATHER_CHUNK: u32 = 4096;
-
-/// A run of words for [`record_gather`]: from `src_word` in the source buffer, `words` of
-/// them, to `dst_word` in the destination.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Run {
-    pub src_word: u32,
-    pub dst_word: u32,
-    pub words: u32,
-}
-
-/// Records copies of `runs` from `src` into `dst` into `builder`, on the SMs (a compute
-/// kernel, `shaders/gather.comp`) rather than as a transfer command, which NVIDIA runs on a
-/// copy engine at a small fraction of the memory bandwidth. Runs must lie inside both
-/// buffers and must not overlap in `dst`.
-pub fn record_gather(
-    ctx: &GpuContext,
-    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
-    src: Subbuffer<[u32]>,
-    dst: Subbuffer<[u32]>,
-    runs: &[Run],
-) -> Result<()> {
-    let fits = |at: u32, words: u32, len: u64| u64::from(at) + u64::from(words) <= len;
-    if runs
-        .iter()
-        .any(|r| !fits(r.src_word, r.words, src.len()) || !fits(r.dst_word, r.words, dst.len()))
-    {
-        return Err(Error::Gpu("a gather run reaches past its buffers".into()));
-    }
-    let chunks = runs
-        .iter()
-        .map(|r| r.words.div_ceil(GATHER_CHUNK))
-        .max()
-        .unwrap_or(0);
-    if chunks == 0 {
-        return Ok(());
-    }
-    let limits = ctx.limits();
-    if runs.len() as u64 > u64::from(limits.max_workgroup_count[1])
-        || chunks > limits.max_workgroup_count[0]
-    {
-        return Err(Error::Gpu(format!(
-            "a gather of {} runs of up to {chunks} chunks exceeds the dispatch limits",
-            runs.len()
-        )));
-    }
-    static PIPELINE: OnceLock<Arc<ComputePipeline>> = OnceLock::new();
-    let pipeline = match PIPELINE.get() {
-        Some(p) => p.clone(),
-        None => {
-            let size = workgroup_size(ctx);
-            let p = ctx.compute_pipeline(GATHER_SPIRV, &[(0, size), (1, GATHER_CHUNK)])?;
-            PIPELINE.get_or_init(|| p).clone()
-        }
-    };
-    let table = Buffer::from_iter(
-        ctx.memory_allocator().clone(),
-        BufferCreateInfo {
-            usage: BufferUsage::STORAGE_BUFFER,
-            ..Default::default()
-        },
-        AllocationCreateInfo {
-            memory_type_filter: MemoryTypeFilter::PREFER_HOST
-                | MemoryTypeFilter::HOST_SEQUENTIAL_WRITE,
-            ..Default::default()
-        },
-        runs.iter().map(|r| [r.src_word, r.dst_word, r.words, 0]),
-    )
-    .map_err(gpu_err("allocating the gather runs"))?;
-    bind_buffers(ctx, builder, &pipeline, vec![src, dst, table.reinterpret()])?;
-    // SAFETY: workgroup (x, y) copies words [x * CHUNK, min((x + 1) * CHUNK, words)) of run y,
-    // which lie inside both buffers (checked above); workgroups past a run's end do nothing.
-    unsafe { builder.dispatch([chunks, runs.len() as u32, 1]) }
-        .map_err(gpu_err("dispatching the gather"))?;
     Ok(())
 }

@@ -2,10 +2,9 @@
 //!
 //! A slice of an ordinary `Vec` reaches the GPU through staging memory: the host copies it
 //! there (and back), beside the GPU's own copies over PCIe, which costs the end-to-end sort
-//! 15-40% of the transfer bound (BENCHMARKS.md, "GPU keys from host slices"); pinning the
-//! caller's pages in place instead costs more than the transfers themselves (run 89:
-//! 2.2 ms to pin and 1.4 ms to unpin 64 MiB on the H200's host, against 2.5 ms to move them
-//! up and down). A [`HostBuffer`] is allocated where the GPU can copy directly (the staging
+//! 15-40% of the transfer bound; pinning the caller's pages in place instead costs more than
+//! the transfers themselves (2.2 ms to pin and 1.4 ms to unpin 64 MiB on the H200's host,
+//! against 2.5 ms to move them up and down; BENCHMARKS.md, "GPU host path"). A [`HostBuffer`] is allocated where the GPU can copy directly (the staging
 //! memory type), once, and reused: `vulkan-radix` sorting a slice that lies inside one copies
 //! it to the device and back with no host copy.
 //!
@@ -28,7 +27,9 @@ use std::sync::{Arc, Mutex};
 use bytemuck::Pod;
 use vulkano::buffer::{BufferContents, Subbuffer};
 
-use super::context::{context, gpu_err, GpuContext, Memory, Pooled};
+use super::context::{context, gpu_err, GpuContext};
+use super::pool::{Memory, Pooled};
+use super::transfer::HostPath;
 use crate::error::{Error, Result};
 
 /// `len` values of `T` in host memory that the GPU copies directly (host-visible and
@@ -36,10 +37,16 @@ use crate::error::{Error, Result};
 /// that slice, or a part of it, with `vulkan-radix` skips the staging copies (other backends
 /// see an ordinary slice).
 ///
-/// The memory counts as the GPU's staging memory (on NVIDIA, pinned host pages). The
-/// sorted keys are written into it by the GPU's last copy, so a device lost during that
-/// copy can leave it partly written (with staging, the caller's slice is written by the
-/// host only after every GPU copy succeeded).
+/// The memory counts as the GPU's staging memory (on NVIDIA, pinned host pages).
+///
+/// # Errors and the data
+///
+/// A sort that returns `Err` before its last GPU command leaves the slice untouched, as
+/// for any slice. The sorted result, however, is written into the buffer by the GPU's own
+/// final copy (that is what saves the staging copies), so a device lost *during that copy*
+/// can leave the slice partly written: sorted in its first part, original in the rest.
+/// With an ordinary slice the host writes the result only after every GPU command
+/// succeeded, so it is untouched or fully sorted on `Err`.
 pub struct HostBuffer<T> {
     buffer: Subbuffer<[u8]>,
     ptr: NonNull<T>,
@@ -163,14 +170,14 @@ pub(crate) struct HostSide<T> {
 }
 
 impl<T: BufferContents + Pod> HostSide<T> {
-    pub fn of(ctx: &Arc<GpuContext>, data: &[T]) -> Result<Self> {
+    pub(crate) fn of(path: &HostPath, data: &[T]) -> Result<Self> {
         if let Some(view) = device_view(data) {
             return Ok(HostSide {
                 view,
                 staging: None,
             });
         }
-        let staging = ctx.stage_in(data)?;
+        let staging = path.stage_in(data)?;
         Ok(HostSide {
             view: staging.slice::<T>(data.len() as u64),
             staging: Some(staging),
@@ -179,7 +186,7 @@ impl<T: BufferContents + Pod> HostSide<T> {
 
     /// After the GPU's copy into `view` was waited for: brings a staged result back into
     /// `data` (a host buffer's range already holds it).
-    pub fn finish(self, data: &mut [T]) -> Result<()> {
+    pub(crate) fn finish(self, data: &mut [T]) -> Result<()> {
         match self.staging {
             Some(staging) => GpuContext::stage_out(&staging, data),
             None => Ok(()),
@@ -187,9 +194,17 @@ impl<T: BufferContents + Pod> HostSide<T> {
     }
 }
 
+impl<T: BufferContents> HostBuffer<T> {
+    /// Whether `data` (non-empty) lies inside a live host buffer, so that `vulkan-radix`
+    /// copies it without staging.
+    pub fn holds(data: &[T]) -> bool {
+        is_in_host_buffer(data)
+    }
+}
+
 /// Whether `data` (non-empty) lies inside a live [`HostBuffer`], so that `vulkan-radix`
 /// copies it without staging.
-pub fn is_in_host_buffer<T: BufferContents>(data: &[T]) -> bool {
+pub(crate) fn is_in_host_buffer<T: BufferContents>(data: &[T]) -> bool {
     device_view(data).is_some()
 }
 

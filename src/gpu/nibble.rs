@@ -1,14 +1,14 @@
 //! The GPU nibble sort (shaders/nibble.comp), shared by both Vulkan backends
-//! (`vulkan-bitonic` and `vulkan-radix` call [`sort_host`]; data already on the GPU goes
+//! (`vulkan-bitonic` and `vulkan-radix` call `sort_host`; data already on the GPU goes
 //! through [`record`]).
 //!
 //! Each invocation loads its words with 16-byte loads, coalesced across the workgroup, and
 //! sorts the two words of each load at once with Green's 60-comparator network on
 //! `f16vec2` lanes (no shared memory, no tables; half of the comparators as saturated adds
 //! on the FMA pipe, half as min/max) where the device has `shaderFloat16`, else
-//! by counting nibbles with small tables in shared memory ([`default_kernel`]); see the
-//! shader's header for these and the other variants kept for benchmarks. It needs
-//! `shaderInt64`, which the context enables where the device has it ([`supported`]).
+//! by counting nibbles with small tables in shared memory (`default_kernel`); see the
+//! shader's header for both. It needs `shaderInt64`, which the context enables where the
+//! device has it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -18,109 +18,61 @@ use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryA
 use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 
-use super::context::{gpu_err, GpuContext, Memory};
+use super::context::{gpu_err, GpuContext};
 use super::host_buffer::{self, HostSide};
 use super::plan;
+use super::pool::Memory;
+use super::transfer::HostPath;
 use crate::error::{Error, Result};
 
-const SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
-/// The kernel variants (see the shader's header), by index: 0 counting with shared-memory
-/// tables, 1 the histogram from a 256-entry byte table, 2 half of the reconstruction by
-/// shifts, 3 every table load replaced by shifts, 4 Green's network on `f16vec2` (needs
-/// `shaderFloat16`), 5 the network on `u16vec2` (needs `shaderInt16`), 6 the `f16vec2`
-/// network with nibbles in bits 8-11 of each lane (fewer shifts; needs `shaderFloat16`), 7
-/// the same with every comparator's max as sum minus min (half the network on the FMA
-/// pipe; needs `shaderFloat16`), 8 the `f16vec2` network with every comparator as three
-/// adds on the FMA pipe (a saturated difference; needs `shaderFloat16`), 9 half of the
-/// comparators so, half by min/max (needs `shaderFloat16`).
-const SPIRV_VARIANTS: [&[u8]; 10] = [
-    SPIRV,
-    include_bytes!("../../shaders/spv/nibble_bytetable.spv"),
-    include_bytes!("../../shaders/spv/nibble_mixed.spv"),
-    include_bytes!("../../shaders/spv/nibble_shifts.spv"),
-    include_bytes!("../../shaders/spv/nibble_f16.spv"),
-    include_bytes!("../../shaders/spv/nibble_u16.spv"),
-    include_bytes!("../../shaders/spv/nibble_f16b.spv"),
-    include_bytes!("../../shaders/spv/nibble_f16sum.spv"),
-    include_bytes!("../../shaders/spv/nibble_f16sat.spv"),
-    include_bytes!("../../shaders/spv/nibble_f16mix.spv"),
-];
-/// Index of the `f16vec2` network variant in `SPIRV_VARIANTS`.
-pub const VARIANT_F16: usize = 4;
-/// Index of the `u16vec2` network variant in `SPIRV_VARIANTS`.
-pub const VARIANT_U16: usize = 5;
-/// Index of the `f16vec2` network variant with nibbles in bits 8-11 of each lane.
-pub const VARIANT_F16_MID: usize = 6;
-/// Index of the `f16vec2` network variant whose maxima are sums minus minima.
-pub const VARIANT_F16_SUM: usize = 7;
-/// Index of the `f16vec2` network variant whose comparators are saturated adds.
-pub const VARIANT_F16_SAT: usize = 8;
-/// Index of the `f16vec2` network variant with half the comparators as saturated adds.
-pub const VARIANT_F16_MIX: usize = 9;
-/// How many kernel variants [`record_variant`] takes.
-pub const VARIANTS: usize = SPIRV_VARIANTS.len();
-
-/// Whether the device has what kernel `variant` needs beyond [`supported`].
-pub fn variant_supported(ctx: &GpuContext, variant: usize) -> bool {
-    supported(ctx)
-        && match variant {
-            VARIANT_F16 | VARIANT_F16_MID | VARIANT_F16_SUM | VARIANT_F16_SAT | VARIANT_F16_MIX => {
-                ctx.limits().shader_float16
-            }
-            VARIANT_U16 => ctx.limits().shader_int16,
-            v => v < VARIANTS,
-        }
-}
+/// Counting with tables in shared memory.
+const COUNTING_SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble.spv");
+/// Green's network on `f16vec2` lanes, half of its comparators as saturated adds.
+const NETWORK_SPIRV: &[u8] = include_bytes!("../../shaders/spv/nibble_f16mix.spv");
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
 
-/// One configuration of the nibble kernel: which shader variant (an index below
-/// [`VARIANTS`]), how many 16-byte loads each invocation issues before it sorts, the
-/// workgroup size asked for (less where the device allows less), and how many tiles of
-/// `loads` loads per invocation one workgroup sorts (more than one: a grid-stride loop that
-/// loads the next tile while it sorts the current one).
+/// One configuration of the nibble kernel: which shader, how many 16-byte loads each
+/// invocation issues before it sorts, the workgroup size asked for (less where the device
+/// allows less), and how many tiles of `loads` loads per invocation one workgroup sorts
+/// (more than one: a grid-stride loop that loads the next tile while it sorts the current
+/// one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Kernel {
-    /// The shader variant, an index below [`VARIANTS`].
-    pub variant: usize,
+struct Kernel {
+    /// The network (else counting).
+    network: bool,
     /// 16-byte loads (two words each) per invocation and tile, 1 to 16.
-    pub loads: u32,
+    loads: u32,
     /// Threads per workgroup asked for.
-    pub workgroup: u32,
+    workgroup: u32,
     /// Tiles per workgroup, 1 to 4096 (1: no loop).
-    pub tiles: u32,
-    /// Runs of the network per word, for benchmarks only (network variants; 1 sorts, 0
-    /// leaves the words unsorted, more sort sorted words again), 0 to 8.
-    pub rounds: u32,
+    tiles: u32,
 }
 
 impl Kernel {
-    /// `variant` with `loads` loads per invocation, the default workgroup, one tile.
-    pub fn new(variant: usize, loads: u32) -> Self {
+    /// The network or counting with `loads` loads per invocation, the default workgroup,
+    /// one tile.
+    fn new(network: bool, loads: u32) -> Self {
         Kernel {
-            variant,
+            network,
             loads,
             workgroup: WORKGROUP,
             tiles: 1,
-            rounds: 1,
         }
     }
 }
 
-/// 16-byte loads per invocation (two words each) for the counting kernel (variant 0), all in
-/// flight before the first sort.
+/// 16-byte loads per invocation (two words each) for the counting kernel, all in flight
+/// before the first sort.
 const LOADS_PER_THREAD: u32 = 4;
-/// 16-byte loads per invocation for the network kernels. Measured on an H200
-/// (BENCHMARKS.md (GPU nibble), run 2, 2^28 words, warmed GPU, copy kernel 0.998-1.000 ms):
-/// the mixed network took 1.340 ms with 2 loads and 16 tiles per workgroup, 1.392 ms with 1
-/// load and 8 tiles, 1.395 ms with 2 loads and 1 tile.
+/// 16-byte loads per invocation for the network kernel: 2 loads with 16 tiles per workgroup
+/// beat 1 load with 8 tiles and 2 loads with 1 tile at 2^28 words on an H200 (BENCHMARKS.md,
+/// "GPU nibble sort").
 const NETWORK_LOADS: u32 = 2;
 /// The most tiles one workgroup of the network kernel loops over (next tile loaded while
-/// the current one sorts). H200, 2^28 words (BENCHMARKS.md (GPU nibble), runs 1-2): 16 tiles
-/// of 2 loads were the fastest of 1-64 tiles for the mixed (1.340 ms against 1.395 ms for
-/// 1 tile), the saturated-add (1.391 / 1.476 ms) and the min/max (1.548-1.551 / 1.622 ms)
-/// networks.
+/// the current one sorts): 16 tiles of 2 loads were the fastest of 1-64 tiles at 2^28 words
+/// on an H200, 4% ahead of 1 tile (BENCHMARKS.md, "GPU nibble sort").
 const NETWORK_MAX_TILES: u32 = 16;
 /// The fewest workgroups the tile loop leaves a dispatch (fewer tiles per workgroup below
 /// 16 x this many tiles), so that small sorts still spread over the whole GPU (an H200 holds
@@ -130,15 +82,16 @@ const NETWORK_MIN_GROUPS: u32 = 4096;
 
 /// The kernel the backends run: where the device has `shaderFloat16`, Green's network on
 /// `f16vec2` lanes with half of its comparators as saturated adds (the FMA pipe) and half
-/// as min/max (H200, 2^28 words: 74.6% of the copy kernel's bandwidth in the same run,
-/// against 64.6% with min/max only, 71.8% with adds only and 20% for counting; the network
-/// alone costs about as much as the memory traffic, BENCHMARKS.md (GPU nibble)), 2 loads per
-/// invocation and up to `NETWORK_MAX_TILES` tiles per workgroup; else counting with
-/// tables. Software drivers count too: lavapipe emulates 16-bit floats and ran the network
-/// 4-5x slower than counting (2^20 words). `pairs`: the 16-byte elements to sort.
-pub fn default_kernel(ctx: &GpuContext, pairs: u64) -> Kernel {
-    if variant_supported(ctx, VARIANT_F16_MIX) && !ctx.is_software() {
-        let k = clamped(ctx, Kernel::new(VARIANT_F16_MIX, NETWORK_LOADS));
+/// as min/max (on an H200 at 2^28 words 74.6% of the copy kernel's bandwidth in the same
+/// run, against 64.6% with min/max only, 71.8% with adds only and 20% for counting; the
+/// network alone costs about as much as the memory traffic: BENCHMARKS.md, "GPU nibble
+/// sort"), 2 loads per invocation and up to `NETWORK_MAX_TILES` tiles per workgroup; else
+/// counting with tables. Software drivers count too: lavapipe emulates 16-bit floats and
+/// ran the network 4-5x slower than counting (2^20 words). `pairs`: the 16-byte elements to
+/// sort.
+fn default_kernel(ctx: &GpuContext, pairs: u64) -> Kernel {
+    if ctx.limits().shader_float16 && !ctx.is_software() {
+        let k = clamped(ctx, Kernel::new(true, NETWORK_LOADS));
         let tiles = pairs.div_ceil(u64::from(k.workgroup * k.loads));
         let per_group = (tiles / u64::from(NETWORK_MIN_GROUPS)).clamp(1, NETWORK_MAX_TILES.into());
         // A power of two, so that few pipelines are built.
@@ -147,7 +100,7 @@ pub fn default_kernel(ctx: &GpuContext, pairs: u64) -> Kernel {
             ..k
         }
     } else {
-        Kernel::new(0, LOADS_PER_THREAD)
+        Kernel::new(false, LOADS_PER_THREAD)
     }
 }
 
@@ -169,25 +122,17 @@ fn clamped(ctx: &GpuContext, kernel: Kernel) -> Kernel {
             .workgroup
             .clamp(1, l.max_workgroup_invocations.min(l.max_workgroup_size_x)),
         tiles: kernel.tiles.clamp(1, 4096),
-        rounds: kernel.rounds.min(8),
         ..kernel
     }
 }
 
 /// The pipeline and its workgroup size, built once per (clamped) configuration.
 fn pipeline(ctx: &GpuContext, kernel: Kernel) -> Result<(Arc<ComputePipeline>, u32)> {
-    let Kernel { variant, .. } = kernel;
     static PIPELINES: OnceLock<Mutex<Pipelines>> = OnceLock::new();
     if !supported(ctx) {
         return Err(Error::Unsupported {
             backend: "vulkan",
             workload: "nibbles on a device without shaderInt64".into(),
-        });
-    }
-    if !variant_supported(ctx, variant) {
-        return Err(Error::Unsupported {
-            backend: "vulkan",
-            workload: format!("nibble kernel variant {variant} on this device"),
         });
     }
     let kernel = clamped(ctx, kernel);
@@ -199,15 +144,12 @@ fn pipeline(ctx: &GpuContext, kernel: Kernel) -> Result<(Arc<ComputePipeline>, u
         return Ok(p.clone());
     }
     let size = kernel.workgroup;
-    let p = ctx.compute_pipeline(
-        SPIRV_VARIANTS[variant],
-        &[
-            (0, size),
-            (1, kernel.loads),
-            (2, kernel.tiles),
-            (3, kernel.rounds),
-        ],
-    )?;
+    let code = if kernel.network {
+        NETWORK_SPIRV
+    } else {
+        COUNTING_SPIRV
+    };
+    let p = ctx.compute_pipeline(code, &[(0, size), (1, kernel.loads), (2, kernel.tiles)])?;
     cache.insert(kernel, (p.clone(), size));
     Ok((p, size))
 }
@@ -224,23 +166,8 @@ pub fn record(
     record_kernel(ctx, builder, words, kernel)
 }
 
-/// [`record`] with a shader variant for benchmarks (an index of [`VARIANTS`], see
-/// `SPIRV_VARIANTS`; [`variant_supported`] says which the device runs) and `loads` 16-byte
-/// loads per invocation.
-#[doc(hidden)]
-pub fn record_variant(
-    ctx: &Arc<GpuContext>,
-    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
-    words: Subbuffer<[u64]>,
-    variant: usize,
-    loads: u32,
-) -> Result<()> {
-    record_kernel(ctx, builder, words, Kernel::new(variant, loads))
-}
-
-/// [`record`] with any kernel configuration (benchmarks and tests).
-#[doc(hidden)]
-pub fn record_kernel(
+/// [`record`] with a kernel configuration.
+fn record_kernel(
     ctx: &Arc<GpuContext>,
     builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
     words: Subbuffer<[u64]>,
@@ -321,7 +248,8 @@ fn record_views(
 /// Sorts the nibbles of every word of a host slice on the GPU: upload through staging
 /// memory, sort, download. Slices larger than one storage buffer go in chunks, into a copy
 /// first, so that on `Err` the slice is untouched.
-pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
+pub(crate) fn sort_host(path: &HostPath, words: &mut [u64]) -> Result<()> {
+    let ctx = path.ctx();
     if words.is_empty() {
         return Ok(());
     }
@@ -329,11 +257,11 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
     // Chunks of an even number of words that one storage buffer holds.
     let max_words = ((ctx.limits().max_storage_buffer_range / 8) & !1).max(2) as usize;
     if words.len() <= max_words {
-        return sort_chunk(ctx, words);
+        return sort_chunk(path, words);
     }
     let mut copy = words.to_vec();
     for chunk in copy.chunks_mut(max_words) {
-        sort_chunk(ctx, chunk)?;
+        sort_chunk(path, chunk)?;
     }
     words.copy_from_slice(&copy);
     Ok(())
@@ -342,17 +270,18 @@ pub fn sort_host(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
 /// One upload, sort and download; the device buffer is padded to an even word count (the
 /// pad word is sorted and never read back). Large slices stream: every piece is uploaded,
 /// sorted and downloaded on its own while the host fills and empties the pieces around it
-/// ([`GpuContext::stream_pieces`]); words in a [`HostBuffer`](super::HostBuffer) need no
-/// host copies, so they go up and down whole.
-fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
+/// (`HostPath::stream_pieces`); words in a [`HostBuffer`](super::HostBuffer) need no host
+/// copies, so they go up and down whole.
+fn sort_chunk(path: &HostPath, words: &mut [u64]) -> Result<()> {
+    let ctx = path.ctx();
     // Words inside a host buffer are copied by the GPU directly: no staging to stream.
-    if !host_buffer::is_in_host_buffer(words) && ctx.streams(words.len() as u64 * 8) {
-        return ctx.stream_pieces(words, |builder, piece| record(ctx, builder, piece));
+    if !host_buffer::is_in_host_buffer(words) && path.streams(words.len() as u64 * 8) {
+        return path.stream_pieces(words, |builder, piece| record(ctx, builder, piece));
     }
     let n = words.len() as u64;
     let padded = n.next_multiple_of(2);
-    let host = HostSide::of(ctx, words)?;
-    let device = ctx.buffer(Memory::Device, padded * 8)?;
+    let host = HostSide::of(path, words)?;
+    let device = path.buffer(Memory::Device, padded * 8)?;
     let mut builder = ctx.command_builder()?;
     builder
         .copy_buffer(CopyBufferInfo::buffers(
@@ -360,7 +289,7 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
             device.slice::<u64>(n),
         ))
         .map_err(gpu_err("recording the upload"))?;
-    let tail = ctx.buffer(Memory::Device, 16)?;
+    let tail = path.buffer(Memory::Device, 16)?;
     record_views(
         ctx,
         &mut builder,
@@ -378,4 +307,100 @@ fn sort_chunk(ctx: &Arc<GpuContext>, words: &mut [u64]) -> Result<()> {
         .map_err(gpu_err("recording the download"))?;
     ctx.submit_and_wait(builder)?;
     host.finish(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::context::context;
+    use crate::gpu::transfer::TransferConfig;
+    use crate::nibble::tests::xorshift_words;
+
+    /// The pathological buffer (every byte of word i is i mod 256), all-equal words, 15 equal
+    /// nibbles and one other in every position, the examples, random words.
+    fn cases() -> Vec<u64> {
+        let mut words: Vec<u64> = (0..1024u64)
+            .map(|i| (i % 256) * 0x0101_0101_0101_0101)
+            .collect();
+        for v in 0..16u64 {
+            words.push(v * 0x1111_1111_1111_1111);
+            for pos in 0..16 {
+                let other = (v + 1 + pos as u64) % 16;
+                let w = v * 0x1111_1111_1111_1111;
+                words.push((w & !(0xf << (4 * pos))) | (other << (4 * pos)));
+            }
+        }
+        words.extend([0x42badc0ffeed00d5, 0x0badbeef, 0, u64::MAX]);
+        words.extend(xorshift_words(1, 5000));
+        words
+    }
+
+    /// Runs `kernel` on the GPU over `words` (through a host path's staging buffer).
+    fn run(ctx: &Arc<GpuContext>, words: &[u64], kernel: Kernel) -> Vec<u64> {
+        let path = HostPath::new(ctx.clone(), TransferConfig::default());
+        let n = words.len() as u64;
+        let staging = path.stage_in(words).unwrap();
+        let dev = path
+            .buffer(Memory::Device, n * 8)
+            .unwrap()
+            .detach()
+            .slice(0..n * 8)
+            .reinterpret::<[u64]>();
+        let mut b = ctx.command_builder().unwrap();
+        b.copy_buffer(CopyBufferInfo::buffers(
+            staging.slice::<u64>(n),
+            dev.clone(),
+        ))
+        .unwrap();
+        record_kernel(ctx, &mut b, dev.clone(), kernel).unwrap();
+        b.copy_buffer(CopyBufferInfo::buffers(dev, staging.slice::<u64>(n)))
+            .unwrap();
+        ctx.submit_and_wait(b).unwrap();
+        let got = staging.slice::<u64>(n).read().unwrap().to_vec();
+        got
+    }
+
+    /// Both shipped kernels (counting, and the network where the device has 16-bit floats,
+    /// which the backends never run on a software driver) at several loads per invocation,
+    /// tiles per workgroup and workgroup sizes, at lengths that end inside a tile, inside a
+    /// workgroup's share and past it.
+    #[test]
+    fn both_kernels_in_every_shape_match_the_reference() {
+        // Without a device this skips; the integration tests fail on a missing device in CI.
+        let Some(ctx) = context() else { return };
+        if !supported(&ctx) {
+            return;
+        }
+        let cases = cases();
+        let mut kernels = Vec::new();
+        for network in [false, true] {
+            if network && !ctx.limits().shader_float16 {
+                eprintln!("no shaderFloat16: the network kernel is not tested here");
+                continue;
+            }
+            for loads in [1, 2, 4] {
+                kernels.push(Kernel::new(network, loads));
+            }
+            for (workgroup, tiles, loads) in [(64, 3, 2), (32, 5, 1), (96, 2, 2), (64, 4, 2)] {
+                kernels.push(Kernel {
+                    workgroup,
+                    tiles,
+                    ..Kernel::new(network, loads)
+                });
+            }
+        }
+        for kernel in kernels {
+            for n in [1usize, 2, 7, 1025, 2 * 64 * 2 * 3 + 5, cases.len()] {
+                let words = &cases[cases.len() - n..];
+                let got = run(&ctx, words, kernel);
+                for (i, (&g, &w)) in got.iter().zip(words).enumerate() {
+                    assert_eq!(
+                        g,
+                        crate::nibble::reference(w),
+                        "{kernel:?} n {n} word {i} input {w:#x}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -3,7 +3,7 @@
 /// A dispatch grid for `groups` workgroups within the device's `maxComputeWorkGroupCount`
 /// (x and y): one row while it fits, else rows of `x` groups; the shaders compute their flat
 /// group index as `y * x + x_id` and drop groups at or past `groups`.
-pub fn grid(groups: u32, max_count: [u32; 2]) -> [u32; 3] {
+pub(crate) fn grid(groups: u32, max_count: [u32; 2]) -> [u32; 3] {
     let groups = groups.max(1);
     let max_x = max_count[0].max(1);
     if groups <= max_x {
@@ -31,7 +31,7 @@ mod tests {
 
 /// One dispatch of the bitonic sort (the write-up's four kernels; the global ones fused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BitonicStep {
+pub(crate) enum BitonicStep {
     /// `local_bms`: sort every tile in shared memory with merges of height 2..=`h`.
     LocalSort {
         /// Largest merge height (the tile, or less when the whole input is smaller).
@@ -59,7 +59,7 @@ pub enum BitonicStep {
 /// A local sort of every tile, then for each merge height `h` from `2 * tile` up to the
 /// padded length: the global steps on bits `log2(h) - 1` down to `log2(tile)`, chunked
 /// `fuse` at a time from the top (the first chunk holds the flip), then one local merge.
-pub fn bitonic_schedule(len: u64, tile: u32, fuse: u32) -> Vec<BitonicStep> {
+pub(crate) fn bitonic_schedule(len: u64, tile: u32, fuse: u32) -> Vec<BitonicStep> {
     assert!(tile.is_power_of_two() && tile >= 2 && fuse >= 1);
     let mut steps = Vec::new();
     if len < 2 {
@@ -90,7 +90,7 @@ pub fn bitonic_schedule(len: u64, tile: u32, fuse: u32) -> Vec<BitonicStep> {
 
 /// Workgroups of a bitonic step: one per tile that holds real elements for the local
 /// kernels; `padded / 2^levels / workgroup` (at least one) for a global step.
-pub fn bitonic_groups(step: BitonicStep, len: u64, tile: u32, workgroup: u32) -> u32 {
+pub(crate) fn bitonic_groups(step: BitonicStep, len: u64, tile: u32, workgroup: u32) -> u32 {
     match step {
         BitonicStep::LocalSort { .. } | BitonicStep::LocalMerge => len.div_ceil(tile as u64) as u32,
         BitonicStep::Global { levels, .. } => {
@@ -104,7 +104,7 @@ pub fn bitonic_groups(step: BitonicStep, len: u64, tile: u32, workgroup: u32) ->
 /// bytes (values included): the largest power of two that fits `shared_bytes` and holds
 /// at most `max_per_thread` elements per thread of a `workgroup`-thread group, and at least
 /// two per thread.
-pub fn bitonic_tile(
+pub(crate) fn bitonic_tile(
     shared_bytes: u32,
     element_bytes: u32,
     workgroup: u32,
@@ -118,7 +118,8 @@ pub fn bitonic_tile(
 
 /// Runs `schedule` on the CPU exactly as the shaders index it (flip and disperse pairs,
 /// virtual maximal keys past the end): the model the GPU kernels are checked against.
-pub fn simulate_bitonic(data: &mut [u32], tile: u32, fuse: u32) {
+#[cfg(test)]
+fn simulate_bitonic(data: &mut [u32], tile: u32, fuse: u32) {
     let n = data.len() as u64;
     let padded = n.next_power_of_two() as usize;
     let mut v: Vec<u64> = data.iter().map(|&k| k as u64).collect();

@@ -218,3 +218,7 @@ pub fn gpu_or_skip<T>(found: Option<T>, what: &str) -> Option<T> {
     }
     found
 }
+
+/// Buffers of the tests' own for the GPU tests (data on the GPU, as a caller would hold it).
+#[cfg(feature = "gpu")]
+pub mod gpu;

@@ -1,22 +1,74 @@
-//! `vulkan-radix` against std's sort, run for real on lavapipe in CI. Without a Vulkan
-//! device the tests skip, unless `SORTNET_REQUIRE_GPU=1`, which turns that into a failure.
-//! Shared by the test binaries that run it under different pass schemes: each defines
-//! `configure()`, which sets its knobs before the first sort builds the pipelines
-//! (`tests/gpu_radix.rs`: the defaults; `tests/gpu_radix_reduce.rs`: reduce-then-scan).
+//! `vulkan-radix` against std's sort, run for real on lavapipe in CI, for each radix
+//! configuration of [`cases`]: the shipped tuning, and the ones that make a software driver
+//! run at test sizes the paths other devices and sizes take. Without a Vulkan device the
+//! tests skip, unless `SORTNET_REQUIRE_GPU=1`, which turns that into a failure.
+
+use std::sync::OnceLock;
 
 use sortnet::backend;
-use sortnet::gpu::context::Memory;
-use sortnet::gpu::radix::{Count, RadixSorter, SortJob};
+use sortnet::gpu::context::context;
+use sortnet::gpu::radix::{Count, PassScheme, RadixConfig, RadixSorter, SortJob, VulkanRadix};
+use sortnet::gpu::vulkano::command_buffer::CopyBufferInfo;
 use sortnet::SortBackend;
 use sortnet::{Key, KeyMap, KeyWidth};
-use vulkano::command_buffer::CopyBufferInfo;
 
 use crate::common;
+use crate::common::gpu::{buffer, stage_in, Memory};
 
-pub fn radix() -> Option<&'static dyn SortBackend> {
-    static CONFIGURED: std::sync::Once = std::sync::Once::new();
-    CONFIGURED.call_once(crate::configure);
-    common::gpu_or_skip(backend::by_name("vulkan-radix"), "vulkan-radix")
+/// One radix configuration under test.
+pub struct Case {
+    pub name: &'static str,
+    pub backend: VulkanRadix,
+}
+
+/// A `vulkan-radix` backend on the shared context with `config`.
+pub fn backend_with(config: RadixConfig) -> VulkanRadix {
+    let ctx = context().expect("checked by cases()");
+    VulkanRadix::new(RadixSorter::with_config(ctx, config).unwrap()).unwrap()
+}
+
+/// The configurations every suite test runs (empty, so the tests skip, without a device):
+/// the shipped tuning; every pass by reduce-then-scan with at most three partitions, so that
+/// from three tiles on a partition sorts several tiles in turn and the last one is shorter;
+/// the same with the spin limit at zero (no tile waits for the scan that the pass's first
+/// workgroups run: each computes its partitions' offsets from the counts instead, the path
+/// taken when a driver does not run the scan's workgroups first); and the same with each
+/// pass's scan as a dispatch of its own.
+pub fn cases() -> &'static [Case] {
+    static CASES: OnceLock<Vec<Case>> = OnceLock::new();
+    CASES.get_or_init(|| {
+        if common::gpu_or_skip(backend::by_name("vulkan-radix"), "vulkan-radix").is_none() {
+            return Vec::new();
+        }
+        let reduce = || {
+            let mut c = RadixConfig::default();
+            c.scheme = PassScheme::ReduceThenScan;
+            c.partitions = 3;
+            c
+        };
+        let mut reduce_no_spin = reduce();
+        reduce_no_spin.spin_limit = Some(0);
+        let mut reduce_scan_dispatch = reduce();
+        reduce_scan_dispatch.scan_in_pass = false;
+        vec![
+            Case {
+                name: "shipped",
+                backend: backend_with(RadixConfig::default()),
+            },
+            Case {
+                name: "reduce-then-scan, 3 partitions",
+                backend: backend_with(reduce()),
+            },
+            Case {
+                name: "reduce-then-scan, 3 partitions, no spin",
+                backend: backend_with(reduce_no_spin),
+            },
+            Case {
+                name: "reduce-then-scan, 3 partitions, scan dispatch",
+                backend: backend_with(reduce_scan_dispatch),
+            },
+        ]
+    })
 }
 
 /// Keys of the test with their bit patterns, so NaNs compare equal to themselves.
@@ -112,7 +164,7 @@ fn keys<K: TestKey>(pattern: Pattern, n: usize, bits: u32, seed: u64) -> Vec<K> 
         .collect()
 }
 
-fn check_keys<K: TestKey>(b: &'static dyn SortBackend, input: &[K], what: &str) {
+fn check_keys<K: TestKey>(b: &(dyn SortBackend + 'static), input: &[K], what: &str) {
     let mut expected = input.to_vec();
     expected.sort_by(|a, b| a.key_cmp(b));
     let mut got = input.to_vec();
@@ -132,7 +184,7 @@ fn check_keys<K: TestKey>(b: &'static dyn SortBackend, input: &[K], what: &str) 
 }
 
 /// Values are the input positions, so the expected result is the stable sort.
-fn check_pairs<K: TestKey>(b: &'static dyn SortBackend, input: &[K], what: &str) -> Vec<u32> {
+fn check_pairs<K: TestKey>(b: &(dyn SortBackend + 'static), input: &[K], what: &str) -> Vec<u32> {
     let mut order: Vec<u32> = (0..input.len() as u32).collect();
     order.sort_by(|&x, &y| input[x as usize].key_cmp(&input[y as usize]));
     let mut keys = input.to_vec();
@@ -160,12 +212,8 @@ fn check_pairs<K: TestKey>(b: &'static dyn SortBackend, input: &[K], what: &str)
 }
 
 /// Sizes around one and two tiles, many tiles with a partial last one.
-fn sizes(width: KeyWidth, pairs: bool) -> Vec<usize> {
-    let tile = RadixSorter::get()
-        .unwrap()
-        .tile_shape(width, pairs)
-        .unwrap()
-        .tile_keys() as usize;
+fn sizes(case: &Case, width: KeyWidth, pairs: bool) -> Vec<usize> {
+    let tile = case.backend.sorter().tile_keys(width, pairs).unwrap() as usize;
     vec![
         0,
         1,
@@ -182,25 +230,25 @@ fn sizes(width: KeyWidth, pairs: bool) -> Vec<usize> {
 }
 
 fn all_patterns_keys<K: TestKey>(bits: u32, width: KeyWidth) {
-    let Some(b) = radix() else { return };
-    for n in sizes(width, false) {
-        for p in PATTERNS {
-            let input = keys::<K>(p, n, bits, n as u64 * 31 + 7);
-            check_keys(b, &input, &format!("{} {p:?}", std::any::type_name::<K>()));
+    for case in cases() {
+        for n in sizes(case, width, false) {
+            for p in PATTERNS {
+                let input = keys::<K>(p, n, bits, n as u64 * 31 + 7);
+                let what = format!("{}: {} {p:?}", case.name, std::any::type_name::<K>());
+                check_keys(&case.backend, &input, &what);
+            }
         }
     }
 }
 
 fn all_patterns_pairs<K: TestKey>(bits: u32, width: KeyWidth) {
-    let Some(b) = radix() else { return };
-    for n in sizes(width, true) {
-        for p in PATTERNS {
-            let input = keys::<K>(p, n, bits, n as u64 * 17 + 3);
-            check_pairs(
-                b,
-                &input,
-                &format!("pairs {} {p:?}", std::any::type_name::<K>()),
-            );
+    for case in cases() {
+        for n in sizes(case, width, true) {
+            for p in PATTERNS {
+                let input = keys::<K>(p, n, bits, n as u64 * 17 + 3);
+                let what = format!("{}: pairs {} {p:?}", case.name, std::any::type_name::<K>());
+                check_pairs(&case.backend, &input, &what);
+            }
         }
     }
 }
@@ -257,7 +305,12 @@ fn f64_pairs_are_stable() {
 
 #[test]
 fn float_specials_in_total_order() {
-    let Some(b) = radix() else { return };
+    for case in cases() {
+        float_specials(&case.backend);
+    }
+}
+
+fn float_specials(b: &(dyn SortBackend + 'static)) {
     let specials32 = [
         f32::NAN,
         -f32::NAN,
@@ -284,7 +337,12 @@ fn float_specials_in_total_order() {
 
 #[test]
 fn a_million_and_seven() {
-    let Some(b) = radix() else { return };
+    for case in cases() {
+        million_and_seven(&case.backend);
+    }
+}
+
+fn million_and_seven(b: &(dyn SortBackend + 'static)) {
     let n = (1 << 20) + 7;
     check_keys(b, &keys::<u32>(Pattern::Random, n, 32, 99), "u32 2^20+7");
     check_pairs(
@@ -297,17 +355,16 @@ fn a_million_and_seven() {
 
 /// A race shows as a result that moves between runs of the same input.
 #[test]
-fn repeated_runs_give_the_same_result() {
-    let Some(b) = radix() else { return };
-    let tile = RadixSorter::get()
-        .unwrap()
-        .tile_shape(KeyWidth::W32, true)
-        .unwrap()
-        .tile_keys() as usize;
-    let input = keys::<u32>(Pattern::FewDistinct, 40 * tile + 5, 32, 5);
-    let first = check_pairs(b, &input, "run 1");
-    for run in 2..=4 {
-        assert_eq!(check_pairs(b, &input, &format!("run {run}")), first);
+fn repeated_sorts_give_the_same_result() {
+    for case in cases() {
+        let b = &case.backend;
+        let tile = b.sorter().tile_keys(KeyWidth::W32, true).unwrap() as usize;
+        let input = keys::<u32>(Pattern::FewDistinct, 40 * tile + 5, 32, 5);
+        let first = check_pairs(b, &input, &format!("{}: sort 1", case.name));
+        for round in 2..=4 {
+            let what = format!("{}: sort {round}", case.name);
+            assert_eq!(check_pairs(b, &input, &what), first);
+        }
     }
 }
 
@@ -315,26 +372,26 @@ fn repeated_runs_give_the_same_result() {
 /// count stay where they are.
 #[test]
 fn record_with_count_from_gpu_buffer() {
-    let Some(_) = radix() else { return };
-    // A count above the buffers' capacity is clamped to it.
-    for (count, sorted) in [(0u32, 0usize), (1, 1), (3001, 3001), (u32::MAX, 5000)] {
-        record_with_count(count, sorted);
+    for case in cases() {
+        // A count above the buffers' capacity is clamped to it.
+        for (count, sorted) in [(0u32, 0usize), (1, 1), (3001, 3001), (u32::MAX, 5000)] {
+            record_with_count(case.backend.sorter(), count, sorted);
+        }
     }
 }
 
-fn record_with_count(count: u32, sorted: usize) {
-    let sorter = RadixSorter::get().unwrap();
+fn record_with_count(sorter: &RadixSorter, count: u32, sorted: usize) {
     let ctx = sorter.context();
     let cap = 5000u64;
     let input: Vec<i32> = keys::<i32>(Pattern::Random, cap as usize, 32, 11);
     let bits: Vec<u32> = input.iter().map(|&k| k as u32).collect();
     let values: Vec<u32> = (0..cap as u32).collect();
-    let staging = ctx.stage_in(&bits).unwrap();
-    let staging_v = ctx.stage_in(&values).unwrap();
-    let staging_n = ctx.stage_in(&[count]).unwrap();
-    let dev = ctx.buffer(Memory::Device, cap * 4).unwrap();
-    let dev_v = ctx.buffer(Memory::Device, cap * 4).unwrap();
-    let dev_n = ctx.buffer(Memory::Device, 4).unwrap();
+    let staging = stage_in(ctx, &bits).unwrap();
+    let staging_v = stage_in(ctx, &values).unwrap();
+    let staging_n = stage_in(ctx, &[count]).unwrap();
+    let dev = buffer(ctx, Memory::Device, cap * 4).unwrap();
+    let dev_v = buffer(ctx, Memory::Device, cap * 4).unwrap();
+    let dev_n = buffer(ctx, Memory::Device, 4).unwrap();
     let job = SortJob {
         keys: dev.slice::<u32>(cap),
         values: Some(dev_v.slice::<u32>(cap)),
@@ -389,7 +446,10 @@ fn record_with_count(count: u32, sorted: usize) {
 
 #[test]
 fn reports_where_it_runs_and_what_it_does() {
-    let Some(b) = radix() else { return };
+    if cases().is_empty() {
+        return;
+    }
+    let b = backend::by_name("vulkan-radix").unwrap();
     assert!(matches!(b.device(), sortnet::backend::Device::Gpu { .. }));
     use sortnet::backend::Workload;
     assert!(b.supports(Workload::Keys(KeyWidth::W64)));

@@ -1,0 +1,478 @@
+//! GPU benchmarks that reproduce the GPU tables of BENCHMARKS.md, through the public API.
+//!
+//! ```text
+//! cargo bench --bench gpu -- radix [--keys u32,u64,pairs32,pairs64] [--map unsigned|signed|float]
+//!                                  [--scheme measured|lookback|reduce] [--tile WGxKPI]
+//!                                  [--partitions P] [--reps N] LOG2..
+//! cargo bench --bench gpu -- nibble [--reps N] LOG2..
+//! cargo bench --bench gpu -- bitonic [--reps N] LOG2..
+//! cargo bench --bench gpu -- roundtrip [--reps N] LOG2..
+//! ```
+//!
+//! `radix`, `nibble` and `bitonic` time sorts of data already on the GPU: each sort alone in
+//! its command buffer between two GPU timestamps, the input restored before each one, best
+//! and median of N after a warm-up sort, next to a plain copy kernel over the same bytes
+//! (the bandwidth yardstick). `radix` with no options runs the shipped `RadixSorter` (the
+//! "GPU radix sort" table; CUB's figures come from `scripts/cub_reference.py` on the same
+//! machine); `--scheme`, `--tile` and `--partitions` reproduce "GPU radix tiles".
+//! `roundtrip` times host slices end to end (wall clock, best of N): the registry's
+//! `vulkan-radix` (which gives its buffers back after each call), one that keeps them
+//! between calls (from a `Vec` and from a `HostBuffer`), and rayon's `par_sort_unstable`
+//! ("GPU host path"). Every result is checked.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::slice::ParallelSliceMut;
+use sortnet::backend;
+use sortnet::gpu::bitonic::BitonicSorter;
+use sortnet::gpu::context::{context, GpuContext};
+use sortnet::gpu::radix::{Count, PassScheme, RadixConfig, RadixSorter, SortJob, VulkanRadix};
+use sortnet::gpu::vulkano::buffer::{
+    Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer,
+};
+use sortnet::gpu::vulkano::command_buffer::{
+    AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer,
+};
+use sortnet::gpu::vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
+use sortnet::gpu::vulkano::query::{QueryPool, QueryPoolCreateInfo, QueryResultFlags, QueryType};
+use sortnet::gpu::vulkano::sync::PipelineStage;
+use sortnet::gpu::{copy, nibble, HostBuffer};
+use sortnet::{KeyMap, KeyWidth, SortBackend};
+
+type Builder = AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>;
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: cargo bench --bench gpu -- radix|nibble|bitonic|roundtrip [options] LOG2..\n\
+         (see the header of benches/gpu.rs)"
+    );
+    std::process::exit(2)
+}
+
+struct Args {
+    workload: String,
+    sizes: Vec<u32>,
+    reps: usize,
+    keys: Vec<String>,
+    map: KeyMap,
+    config: RadixConfig,
+}
+
+fn parse() -> Args {
+    let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
+    let workload = args.next().unwrap_or_else(|| usage());
+    let mut a = Args {
+        workload,
+        sizes: Vec::new(),
+        reps: 10,
+        keys: vec![
+            "u32".into(),
+            "u64".into(),
+            "pairs32".into(),
+            "pairs64".into(),
+        ],
+        map: KeyMap::Unsigned,
+        config: RadixConfig::default(),
+    };
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().unwrap_or_else(|| usage());
+        match arg.as_str() {
+            "--reps" => a.reps = value().parse().unwrap_or_else(|_| usage()),
+            "--keys" => a.keys = value().split(',').map(str::to_string).collect(),
+            "--map" => {
+                a.map = match value().as_str() {
+                    "unsigned" => KeyMap::Unsigned,
+                    "signed" => KeyMap::Signed,
+                    "float" => KeyMap::Float,
+                    _ => usage(),
+                }
+            }
+            "--scheme" => {
+                a.config.scheme = match value().as_str() {
+                    "measured" => PassScheme::Measured,
+                    "lookback" => PassScheme::LookBack,
+                    "reduce" => PassScheme::ReduceThenScan,
+                    _ => usage(),
+                }
+            }
+            "--tile" => {
+                let v = value();
+                let (wg, kpi) = v.split_once('x').unwrap_or_else(|| usage());
+                a.config.workgroup = Some(wg.parse().unwrap_or_else(|_| usage()));
+                a.config.keys_per_invocation = Some(kpi.parse().unwrap_or_else(|_| usage()));
+            }
+            "--partitions" => a.config.partitions = value().parse().unwrap_or_else(|_| usage()),
+            s if s.starts_with("--") => usage(),
+            s => a.sizes.push(s.parse().unwrap_or_else(|_| usage())),
+        }
+    }
+    if a.sizes.is_empty() {
+        a.sizes = vec![20, 24, 26];
+    }
+    a
+}
+
+fn main() {
+    let args = parse();
+    let Some(ctx) = context() else {
+        println!("no Vulkan device: nothing to measure");
+        return;
+    };
+    println!("device: {}", ctx.status());
+    match args.workload.as_str() {
+        "radix" => radix(&ctx, &args),
+        "nibble" => nibbles(&ctx, &args),
+        "bitonic" => bitonic(&ctx, &args),
+        "roundtrip" => roundtrip(&ctx, &args),
+        _ => usage(),
+    }
+}
+
+/// A device-local storage buffer of `len` elements.
+fn device<T: BufferContents>(ctx: &GpuContext, len: u64) -> Subbuffer<[T]> {
+    alloc(ctx, len, MemoryTypeFilter::PREFER_DEVICE)
+}
+
+/// A host-visible buffer holding `data`.
+fn host<T: BufferContents + Copy>(ctx: &GpuContext, data: &[T]) -> Subbuffer<[T]> {
+    let b = alloc(
+        ctx,
+        data.len() as u64,
+        MemoryTypeFilter::PREFER_HOST | MemoryTypeFilter::HOST_RANDOM_ACCESS,
+    );
+    b.write().expect("mapping").copy_from_slice(data);
+    b
+}
+
+fn alloc<T: BufferContents>(
+    ctx: &GpuContext,
+    len: u64,
+    filter: MemoryTypeFilter,
+) -> Subbuffer<[T]> {
+    Buffer::new_slice::<T>(
+        ctx.memory_allocator().clone(),
+        BufferCreateInfo {
+            usage: BufferUsage::STORAGE_BUFFER
+                | BufferUsage::TRANSFER_SRC
+                | BufferUsage::TRANSFER_DST,
+            ..Default::default()
+        },
+        AllocationCreateInfo {
+            memory_type_filter: filter,
+            ..Default::default()
+        },
+        len.max(1),
+    )
+    .expect("allocating a buffer")
+}
+
+/// Copies `src` into `dst` and waits.
+fn upload<T: BufferContents>(ctx: &GpuContext, src: Subbuffer<[T]>, dst: Subbuffer<[T]>) {
+    let mut b = ctx.command_builder().unwrap();
+    b.copy_buffer(CopyBufferInfo::buffers(src, dst)).unwrap();
+    ctx.submit_and_wait(b).unwrap();
+}
+
+/// GPU milliseconds of what `record` records, alone in its command buffer between two
+/// timestamps.
+struct Timer {
+    pool: Arc<QueryPool>,
+    period_ns: f64,
+}
+
+impl Timer {
+    fn new(ctx: &GpuContext) -> Timer {
+        let pool = QueryPool::new(
+            ctx.device().clone(),
+            QueryPoolCreateInfo {
+                query_count: 2,
+                ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
+            },
+        )
+        .expect("a timestamp query pool");
+        let period_ns = ctx
+            .limits()
+            .timestamp_period_ns
+            .expect("a compute queue with timestamps");
+        Timer { pool, period_ns }
+    }
+
+    fn time(&self, ctx: &GpuContext, record: impl FnOnce(&mut Builder)) -> f64 {
+        let mut b = ctx.command_builder().unwrap();
+        // SAFETY: the pool's two queries are used only by this command buffer, which is
+        // waited for before the next one is recorded; they are reset before being written.
+        unsafe {
+            b.reset_query_pool(self.pool.clone(), 0..2).unwrap();
+            b.write_timestamp(self.pool.clone(), 0, PipelineStage::AllCommands)
+                .unwrap();
+        }
+        record(&mut b);
+        // SAFETY: as above.
+        unsafe {
+            b.write_timestamp(self.pool.clone(), 1, PipelineStage::AllCommands)
+                .unwrap();
+        }
+        ctx.submit_and_wait(b).unwrap();
+        let mut ticks = [0u64; 2];
+        self.pool
+            .get_results(0..2, &mut ticks, QueryResultFlags::WAIT)
+            .unwrap();
+        ticks[1].wrapping_sub(ticks[0]) as f64 * self.period_ns / 1e6
+    }
+
+    /// Best and median of `reps` timings of `record`, each after `restore` (untimed), after
+    /// one warm-up.
+    fn best_of(
+        &self,
+        ctx: &GpuContext,
+        reps: usize,
+        mut restore: impl FnMut(),
+        mut record: impl FnMut(&mut Builder),
+    ) -> (f64, f64) {
+        let mut ms = Vec::new();
+        for rep in 0..=reps.max(1) {
+            restore();
+            let t = self.time(ctx, &mut record);
+            if rep > 0 {
+                ms.push(t);
+            }
+        }
+        ms.sort_by(f64::total_cmp);
+        (ms[0], ms[ms.len() / 2])
+    }
+}
+
+fn random_words(n: usize, seed: u64) -> Vec<u32> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 16) as u32
+        })
+        .collect()
+}
+
+/// The copy kernel over `words` words, best of `reps`: the bandwidth yardstick.
+fn copy_ms(ctx: &Arc<GpuContext>, timer: &Timer, words: u64, reps: usize) -> f64 {
+    let words = words.next_multiple_of(4);
+    let (src, dst) = (device::<u32>(ctx, words), device::<u32>(ctx, words));
+    let (best, _) = timer.best_of(
+        ctx,
+        reps,
+        || {},
+        |b| copy::record_copy(ctx, b, src.clone(), dst.clone()).unwrap(),
+    );
+    let gbs = 2.0 * words as f64 * 4.0 / (best * 1e6);
+    println!(
+        "  copy kernel, {} MiB: {best:.3} ms, {gbs:.0} GB/s (read + write)",
+        (words * 4) >> 20
+    );
+    best
+}
+
+fn radix(ctx: &Arc<GpuContext>, args: &Args) {
+    let timer = Timer::new(ctx);
+    let sorter = RadixSorter::with_config(ctx.clone(), args.config.clone()).unwrap();
+    println!("config: {:?}", args.config);
+    println!("| keys | n | tile keys | scheme | best ms | median ms | G keys/s | vs copy |");
+    for &log in &args.sizes {
+        let n = 1u64 << log;
+        let copy = copy_ms(ctx, &timer, n, args.reps);
+        for name in &args.keys {
+            let (width, pairs) = match name.as_str() {
+                "u32" | "k32" => (KeyWidth::W32, false),
+                "u64" | "k64" => (KeyWidth::W64, false),
+                "pairs32" | "p32" => (KeyWidth::W32, true),
+                "pairs64" | "p64" => (KeyWidth::W64, true),
+                _ => usage(),
+            };
+            let kw = if width == KeyWidth::W64 { 2 } else { 1 };
+            let words = n * kw;
+            let data = random_words(words as usize, 0x1234_5678 + u64::from(log));
+            let values: Vec<u32> = (0..n as u32).collect();
+            let (pristine, pristine_v) = (host(ctx, &data), host(ctx, &values));
+            let keys = device::<u32>(ctx, words);
+            let vals = device::<u32>(ctx, n);
+            let scratch = match sorter.new_scratch(width, pairs, n) {
+                Ok(s) => s,
+                Err(e) => {
+                    println!("| {name} | 2^{log} | {e} |");
+                    continue;
+                }
+            };
+            let job = SortJob {
+                keys: keys.clone(),
+                values: pairs.then(|| vals.clone()),
+                width,
+                map: args.map,
+                count: Count::Known(n as u32),
+            };
+            let restore = || {
+                upload(ctx, pristine.clone(), keys.clone());
+                if pairs {
+                    upload(ctx, pristine_v.clone(), vals.clone());
+                }
+            };
+            let (best, median) = timer.best_of(ctx, args.reps, restore, |b| {
+                sorter.record(b, &job, &scratch).unwrap()
+            });
+            let ok = check_radix(ctx, &keys, pairs.then_some(&vals), &data, width, args.map);
+            println!(
+                "| {name} | 2^{log} | {} | {} | {best:.3} | {median:.3} | {:.2} | {:.2}x{} |",
+                sorter.tile_keys(width, pairs).unwrap(),
+                if sorter.reduces_then_scans(width, pairs, n).unwrap() {
+                    "reduce-then-scan"
+                } else {
+                    "look-back"
+                },
+                n as f64 / (best * 1e6),
+                best / copy,
+                if ok { "" } else { " WRONG" },
+            );
+        }
+    }
+}
+
+/// Whether the sorted keys (and values) on the GPU are the stable sort of `data`.
+fn check_radix(
+    ctx: &GpuContext,
+    keys: &Subbuffer<[u32]>,
+    vals: Option<&Subbuffer<[u32]>>,
+    data: &[u32],
+    width: KeyWidth,
+    map: KeyMap,
+) -> bool {
+    let read = |b: &Subbuffer<[u32]>| {
+        let out = host(ctx, &vec![0u32; b.len() as usize]);
+        upload(ctx, b.clone(), out.clone());
+        let v = out.read().unwrap().to_vec();
+        v
+    };
+    let got = read(keys);
+    let key = |w: &[u32], i: usize| -> u64 {
+        match width {
+            KeyWidth::W32 => u64::from(map.encode32(w[i])),
+            KeyWidth::W64 => map.encode64(u64::from(w[2 * i]) | u64::from(w[2 * i + 1]) << 32),
+        }
+    };
+    let n = match width {
+        KeyWidth::W32 => data.len(),
+        KeyWidth::W64 => data.len() / 2,
+    };
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by_key(|&i| key(data, i as usize));
+    let keys_ok = (0..n).all(|i| key(&got, i) == key(data, order[i] as usize));
+    keys_ok && vals.is_none_or(|v| read(v) == order)
+}
+
+fn nibbles(ctx: &Arc<GpuContext>, args: &Args) {
+    if !nibble::supported(ctx) {
+        println!("this device has no shaderInt64: no GPU nibble sort");
+        return;
+    }
+    let timer = Timer::new(ctx);
+    println!("| n words | best ms | median ms | G words/s | vs copy |");
+    for &log in &args.sizes {
+        let n = 1u64 << log;
+        let copy = copy_ms(ctx, &timer, 2 * n, args.reps);
+        let data: Vec<u64> = random_words(2 * n as usize, u64::from(log))
+            .chunks(2)
+            .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32)
+            .collect();
+        let pristine = host(ctx, &data);
+        let words = device::<u64>(ctx, n);
+        let (best, median) = timer.best_of(
+            ctx,
+            args.reps,
+            || upload(ctx, pristine.clone(), words.clone()),
+            |b| nibble::record(ctx, b, words.clone()).unwrap(),
+        );
+        let out = host(ctx, &vec![0u64; n as usize]);
+        upload(ctx, words.clone(), out.clone());
+        let ok = out
+            .read()
+            .unwrap()
+            .iter()
+            .zip(&data)
+            .all(|(&g, &w)| g == sortnet::nibble::reference(w));
+        println!(
+            "| 2^{log} | {best:.3} | {median:.3} | {:.2} | {:.2}x{} |",
+            n as f64 / (best * 1e6),
+            best / copy,
+            if ok { "" } else { " WRONG" }
+        );
+    }
+}
+
+fn bitonic(ctx: &Arc<GpuContext>, args: &Args) {
+    let timer = Timer::new(ctx);
+    let sorter = BitonicSorter::new(ctx.clone());
+    println!("| u32 keys | best ms | median ms | G keys/s |");
+    for &log in &args.sizes {
+        let n = 1u64 << log;
+        let data = random_words(n as usize, u64::from(log));
+        let pristine = host(ctx, &data);
+        let keys = device::<u32>(ctx, n);
+        let (best, median) = timer.best_of(
+            ctx,
+            args.reps,
+            || upload(ctx, pristine.clone(), keys.clone()),
+            |b| sorter.record(b, keys.clone()).unwrap(),
+        );
+        let out = host(ctx, &vec![0u32; n as usize]);
+        upload(ctx, keys.clone(), out.clone());
+        let mut want = data.clone();
+        want.sort_unstable();
+        let ok = *out.read().unwrap() == want[..];
+        println!(
+            "| 2^{log} | {best:.3} | {median:.3} | {:.2} |{}",
+            n as f64 / (best * 1e6),
+            if ok { "" } else { " WRONG" }
+        );
+    }
+}
+
+fn roundtrip(ctx: &Arc<GpuContext>, args: &Args) {
+    let shared = backend::by_name("vulkan-radix").expect("vulkan-radix on this device");
+    let mut config = RadixConfig::default();
+    config.transfer.keep_bytes = u64::MAX;
+    let kept = VulkanRadix::new(RadixSorter::with_config(ctx.clone(), config).unwrap()).unwrap();
+    let kept: &(dyn SortBackend + 'static) = &kept;
+    let best = |reps: usize, data: &[u32], sort: &dyn Fn(&mut Vec<u32>)| {
+        let mut best = f64::MAX;
+        for _ in 0..=reps.max(1) {
+            let mut v = data.to_vec();
+            let t = Instant::now();
+            sort(&mut v);
+            best = best.min(t.elapsed().as_secs_f64() * 1e3);
+            assert!(v.windows(2).all(|w| w[0] <= w[1]), "not sorted");
+        }
+        best
+    };
+    println!(
+        "| u32 keys | Vec, vulkan-radix ms | Vec, kept buffers ms | HostBuffer, kept buffers ms \
+         | Vec, rayon ms | rayon / kept |"
+    );
+    for &log in &args.sizes {
+        let data = random_words(1 << log, 77);
+        let one = best(args.reps, &data, &|v| shared.sort(v).unwrap());
+        let two = best(args.reps, &data, &|v| kept.sort(v).unwrap());
+        let mut pinned = HostBuffer::from_slice(&data).unwrap();
+        let mut three = f64::MAX;
+        for _ in 0..=args.reps.max(1) {
+            pinned.copy_from_slice(&data);
+            let t = Instant::now();
+            kept.sort(&mut pinned[..]).unwrap();
+            three = three.min(t.elapsed().as_secs_f64() * 1e3);
+            assert!(pinned.windows(2).all(|w| w[0] <= w[1]), "not sorted");
+        }
+        let par = best(args.reps, &data, &|v| v.par_sort_unstable());
+        println!(
+            "| 2^{log} | {one:.2} | {two:.2} | {three:.2} | {par:.2} | {:.2}x |",
+            par / two
+        );
+    }
+}

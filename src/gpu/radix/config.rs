@@ -1,0 +1,137 @@
+//! [`RadixConfig`]: the radix sorter's tuning as a value, `Default` = what ships.
+//!
+//! Every value gives the same sorted, stable result; out-of-range values are clamped to
+//! what the shaders take, and a tile that does not fit the device is an `Err` when the
+//! pipelines are built. Tests build sorters with other values to run the paths the
+//! shipped tuning takes only on other devices or sizes (the look-back's recount, the
+//! four-word ballot match, reduce-then-scan with few partitions); the benchmarks vary them
+//! to reproduce BENCHMARKS.md's "GPU radix tiles".
+
+use super::plan;
+use crate::gpu::transfer::TransferConfig;
+
+/// Which scheme the passes of a whole sort find their offsets by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PassScheme {
+    /// By the measured crossovers: decoupled look-back for small sorts, reduce-then-scan
+    /// from a size that depends on the key width and values (64-bit pairs never).
+    #[default]
+    Measured,
+    /// Decoupled look-back (Onesweep) at every size.
+    LookBack,
+    /// Reduce-then-scan at every size, for every variant.
+    ReduceThenScan,
+}
+
+/// The radix sorter's tuning. `Default` is the shipped tuning; every field gives the same
+/// result (see the module description).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RadixConfig {
+    /// Which scheme the passes take.
+    pub scheme: PassScheme,
+    /// Invocations per scatter workgroup (`None`: the preferred size per variant and
+    /// scheme, halved until it fits the device).
+    pub workgroup: Option<u32>,
+    /// Keys per scatter invocation (`None`: the preferred count per variant and scheme,
+    /// trimmed until it fits the device).
+    pub keys_per_invocation: Option<u32>,
+    /// Most partitions of a reduce-then-scan pass, 1 to 1024.
+    pub partitions: u32,
+    /// Whether reduce-then-scan passes of keys alone below 2^26 keys scan the partitions'
+    /// counts in the first workgroups of their scatter (`true`, shipped) rather than in a
+    /// dispatch of their own (pairs always take the dispatch).
+    pub scan_in_pass: bool,
+    /// Reads of a missing look-back word (or, by reduce-then-scan, of a partition's offset)
+    /// before the workgroup computes it itself; `None`: the device's default. Capped at that
+    /// default (a software driver's loop limit makes longer spins unsafe); 0 makes every tile
+    /// that waits take the fallback.
+    pub spin_limit: Option<u32>,
+    /// Use the general four-word subgroup match (needed with subgroups of more than 32
+    /// lanes) whatever the device's subgroup size.
+    pub four_word_match: bool,
+    /// Earlier tiles whose look-back words one look-back step reads at once, 1 to 16.
+    pub lookahead: u32,
+    /// Invocations that walk one digit's look-back together (rounded down to a power of
+    /// two, at most the smallest subgroup).
+    pub lookback_lanes: u32,
+    /// Keys each histogram invocation counts, at least 1.
+    pub histogram_keys_per_invocation: u32,
+    /// Keys each histogram or upsweep invocation loads at once, 1 to 32 (`None`: per
+    /// variant).
+    pub histogram_batch: Option<u32>,
+    /// How host slices travel (the `SortBackend` path).
+    pub transfer: TransferConfig,
+}
+
+impl Default for RadixConfig {
+    fn default() -> Self {
+        RadixConfig {
+            scheme: PassScheme::Measured,
+            workgroup: None,
+            keys_per_invocation: None,
+            partitions: plan::PARTITIONS,
+            scan_in_pass: true,
+            spin_limit: None,
+            four_word_match: false,
+            lookahead: plan::LOOKAHEAD,
+            lookback_lanes: plan::LOOKBACK_LANES,
+            histogram_keys_per_invocation: plan::HISTOGRAM_KEYS_PER_INVOCATION,
+            histogram_batch: None,
+            transfer: TransferConfig::default(),
+        }
+    }
+}
+
+impl RadixConfig {
+    /// From how many keys whole sorts of `variant` run by reduce-then-scan (`None`: never).
+    pub(crate) fn reduce_then_scan_from(&self, variant: plan::Variant) -> Option<u64> {
+        match self.scheme {
+            PassScheme::Measured => plan::reduce_then_scan_from(variant),
+            PassScheme::LookBack => None,
+            PassScheme::ReduceThenScan => Some(0),
+        }
+    }
+
+    /// The partitions, within what the state holds.
+    pub(crate) fn partitions(&self) -> u32 {
+        self.partitions.clamp(1, plan::MAX_PARTITIONS)
+    }
+
+    /// The spin limit on a device whose default is `default`.
+    pub(crate) fn spin_limit(&self, default: u32) -> u32 {
+        self.spin_limit.map_or(default, |s| s.min(default))
+    }
+
+    /// Ballot words of the scatter's match for subgroups of up to `max_subgroup` lanes.
+    pub(crate) fn ballot_words(&self, max_subgroup: u32) -> u32 {
+        if self.four_word_match {
+            4
+        } else {
+            plan::ballot_words(max_subgroup)
+        }
+    }
+
+    /// Look-back lanes per digit: a power of two, so a digit's lanes never straddle two
+    /// subgroups (the shader caps it at the smallest subgroup).
+    pub(crate) fn lookback_lanes(&self) -> u32 {
+        1 << self.lookback_lanes.max(1).ilog2()
+    }
+
+    pub(crate) fn lookahead(&self) -> u32 {
+        self.lookahead.clamp(1, 16)
+    }
+
+    pub(crate) fn histogram_keys_per_invocation(&self) -> u32 {
+        self.histogram_keys_per_invocation.max(1)
+    }
+
+    /// The histogram's batch (`for_reduce`: the reduce-then-scan histogram and upsweeps).
+    pub(crate) fn histogram_batch(&self, variant: plan::Variant, for_reduce: bool) -> u32 {
+        match self.histogram_batch {
+            Some(b) => b.clamp(1, 32),
+            None if for_reduce => plan::reduce_then_scan_batch(variant),
+            None => plan::HISTOGRAM_BATCH,
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! The radix sorter's compute pipelines, one set per variant (key width, values or not),
+//! built on first use from the committed SPIR-V with the tile shapes and the
+//! [`RadixConfig`]'s choices as specialization constants.
+
+use std::sync::Arc;
+
+use vulkano::device::physical::SubgroupFeatures;
+use vulkano::pipeline::ComputePipeline;
+use vulkano::shader::ShaderStages;
+
+use super::config::RadixConfig;
+use super::plan::{self, DeviceLimits, Scheme, TileShape, Variant};
+use crate::error::{Error, Result};
+use crate::gpu::context::GpuContext;
+
+/// SPIR-V of one variant's pipelines.
+struct Spirv {
+    histogram: &'static [u8],
+    plan: &'static [u8],
+    scatter: &'static [u8],
+    copy: &'static [u8],
+    upsweep: &'static [u8],
+}
+
+fn spirv(variant: Variant) -> Spirv {
+    macro_rules! spv {
+        ($name:literal) => {
+            include_bytes!(concat!("../../../shaders/spv/", $name, ".spv")).as_slice()
+        };
+    }
+    let (histogram, plan, upsweep) = if variant.wide {
+        (
+            spv!("radix_histogram_k64"),
+            spv!("radix_plan_64"),
+            spv!("radix_upsweep_k64"),
+        )
+    } else {
+        (
+            spv!("radix_histogram_k32"),
+            spv!("radix_plan_32"),
+            spv!("radix_upsweep_k32"),
+        )
+    };
+    let (scatter, copy) = match variant.suffix() {
+        "k32" => (spv!("radix_scatter_k32"), spv!("radix_copy_k32")),
+        "k64" => (spv!("radix_scatter_k64"), spv!("radix_copy_k64")),
+        "p32" => (spv!("radix_scatter_p32"), spv!("radix_copy_p32")),
+        _ => (spv!("radix_scatter_p64"), spv!("radix_copy_p64")),
+    };
+    Spirv {
+        histogram,
+        plan,
+        scatter,
+        copy,
+        upsweep,
+    }
+}
+
+/// The radix scan shader is the same for every variant.
+const SCAN_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_scan.spv");
+
+/// Reduce-then-scan's clear of the state is the same for every variant.
+const CLEAR_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_clear.spv");
+
+/// The pipelines of one variant, built on first use.
+pub(super) struct Pipelines {
+    /// The look-back scatter's tile.
+    pub(super) shape: TileShape,
+    pub(super) histogram: Arc<ComputePipeline>,
+    pub(super) plan: Arc<ComputePipeline>,
+    /// The scatter with the look-back.
+    pub(super) scatter: Arc<ComputePipeline>,
+    pub(super) copy: Arc<ComputePipeline>,
+    /// Keys each histogram invocation counts (look-back sorts).
+    pub(super) histogram_keys_per_invocation: u32,
+    /// Present when whole sorts of enough keys run their passes by reduce-then-scan.
+    pub(super) reduce: Option<ReduceThenScan>,
+}
+
+impl Pipelines {
+    /// The tile of sorts too small for reduce-then-scan (or of every sort where it always
+    /// runs).
+    pub(super) fn small_shape(&self) -> TileShape {
+        match &self.reduce {
+            Some(r) if r.from == 0 => r.shape,
+            _ => self.shape,
+        }
+    }
+
+    /// The tiles of both schemes.
+    pub(super) fn shapes(&self) -> impl Iterator<Item = TileShape> + '_ {
+        std::iter::once(self.shape).chain(self.reduce.as_ref().map(|r| r.shape))
+    }
+
+    /// The most keys a sort takes, by either scheme.
+    pub(super) fn max_len(&self, variant: Variant, limits: &DeviceLimits) -> u64 {
+        self.shapes()
+            .map(|s| plan::max_len(variant, s, limits))
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Scratch for `capacity` keys, by either scheme (the state words differ with the tile).
+    pub(super) fn scratch_sizes(&self, variant: Variant, capacity: u64) -> plan::ScratchSizes {
+        self.shapes()
+            .map(|s| plan::scratch_sizes(variant, s, capacity))
+            .max_by_key(|sizes| sizes.state_bytes)
+            .unwrap_or_else(|| plan::scratch_sizes(variant, self.shape, capacity))
+    }
+}
+
+/// Passes by reduce-then-scan: count each partition's digits and each tile's offset in its
+/// partition, scan the partitions' counts into offsets, scatter each tile without waiting
+/// for another (no look-back). For sorts of at least `from` keys.
+pub(super) struct ReduceThenScan {
+    pub(super) from: u64,
+    /// Its own tile (64-bit keys measured faster with a smaller one).
+    pub(super) shape: TileShape,
+    pub(super) partitions: u32,
+    /// Clears the state's header and sets a count the host knows (a dispatch took less
+    /// than transfer commands: BENCHMARKS.md, "GPU radix tiles").
+    pub(super) clear: Arc<ComputePipeline>,
+    /// The histogram that also leaves pass 0's tile offsets.
+    pub(super) histogram: Arc<ComputePipeline>,
+    pub(super) upsweep: Arc<ComputePipeline>,
+    /// Sorts of fewer keys than this scan the partitions' counts in the scatter's first
+    /// workgroups (`in_pass`), the others by a dispatch of their own (`separate`).
+    pub(super) in_pass_below: u64,
+    pub(super) in_pass: Option<ScanScheme>,
+    pub(super) separate: Option<ScanScheme>,
+}
+
+/// The pipelines that depend on where reduce-then-scan's scan runs (the `SCAN_IN_PASS`
+/// specialization constant of the plan and the scatter).
+pub(super) struct ScanScheme {
+    pub(super) plan: Arc<ComputePipeline>,
+    pub(super) scatter: Arc<ComputePipeline>,
+    /// The scan's own dispatch (`None`: in the pass).
+    pub(super) scan: Option<Arc<ComputePipeline>>,
+}
+
+/// The device limits the tile shape is chosen from, or `None` when the device lacks the
+/// subgroup operations the shaders use in compute shaders.
+pub(super) fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
+    let props = ctx.device().physical_device().properties();
+    let needed = SubgroupFeatures::BASIC
+        | SubgroupFeatures::BALLOT
+        | SubgroupFeatures::ARITHMETIC
+        | SubgroupFeatures::SHUFFLE;
+    if !props.subgroup_supported_operations?.contains(needed)
+        || !props
+            .subgroup_supported_stages?
+            .contains(ShaderStages::COMPUTE)
+    {
+        return None;
+    }
+    let size = props.subgroup_size?;
+    let l = ctx.limits();
+    Some(DeviceLimits {
+        min_subgroup: props.min_subgroup_size.unwrap_or(size).min(size),
+        max_subgroup: props.max_subgroup_size.unwrap_or(size).max(size),
+        shared_bytes: l.max_shared_memory,
+        max_invocations: l.max_workgroup_invocations.min(l.max_workgroup_size_x),
+        max_groups_x: l.max_workgroup_count[0],
+        max_storage_range: l.max_buffer_bytes(None),
+    })
+}
+
+/// Builds the pipelines of `variant` on `ctx` with the tuning of `config`.
+pub(super) fn build(
+    ctx: &GpuContext,
+    limits: &DeviceLimits,
+    config: &RadixConfig,
+    variant: Variant,
+) -> Result<Pipelines> {
+    let choose = |scheme| {
+        plan::choose_shape(
+            variant,
+            scheme,
+            limits,
+            config.keys_per_invocation,
+            config.workgroup,
+        )
+    };
+    let shape = choose(Scheme::LookBack).ok_or_else(|| {
+        Error::Gpu(format!(
+            "no radix tile fits this device's {} bytes of shared memory",
+            limits.shared_bytes
+        ))
+    })?;
+    let reduce_shape = choose(Scheme::ReduceThenScan).unwrap_or(shape);
+    let code = spirv(variant);
+    let stream_wg = plan::STREAM_WORKGROUP.min(limits.max_invocations);
+    let reduce_from = config.reduce_then_scan_from(variant);
+    let partitions = config.partitions();
+    let in_pass_below = plan::scan_in_pass_below(variant, config.scan_in_pass);
+    let spin_limit = config.spin_limit(if ctx.is_software() {
+        plan::SOFTWARE_SPIN_LIMIT
+    } else {
+        plan::SPIN_LIMIT
+    });
+    let scatter_constants = |shape: TileShape, reduce: u32, scan_in_pass: u32| {
+        vec![
+            (0, shape.workgroup),
+            (1, shape.keys_per_invocation),
+            (2, shape.max_subgroups),
+            (3, spin_limit),
+            (4, config.ballot_words(limits.max_subgroup)),
+            (10, config.lookahead()),
+            (18, config.lookback_lanes()),
+            (21, reduce),
+            (23, scan_in_pass),
+            (24, partitions),
+            (
+                22,
+                u32::from(reduce == 1 && plan::half_keys(variant, Scheme::ReduceThenScan)),
+            ),
+        ]
+    };
+    let plan_subgroups = plan::PLAN_WORKGROUP / limits.min_subgroup.max(1);
+    let hist_batch = config.histogram_batch(variant, false);
+    let reduce_batch = config.histogram_batch(variant, true);
+    let scan_subgroups = (stream_wg / limits.min_subgroup.max(1)).max(1);
+    let scan_scheme = |in_pass: bool| -> Result<ScanScheme> {
+        let flag = u32::from(in_pass);
+        Ok(ScanScheme {
+            plan: ctx.compute_pipeline(
+                code.plan,
+                &[
+                    (0, plan_subgroups),
+                    (1, stream_wg),
+                    (2, 1),
+                    (3, partitions),
+                    (4, flag),
+                ],
+            )?,
+            scatter: ctx
+                .compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1, flag))?,
+            scan: (!in_pass)
+                .then(|| {
+                    ctx.compute_pipeline(
+                        SCAN_SPIRV,
+                        &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
+                    )
+                })
+                .transpose()?,
+        })
+    };
+    Ok(Pipelines {
+        shape,
+        histogram: ctx.compute_pipeline(code.histogram, &[(0, stream_wg), (1, hist_batch)])?,
+        plan: ctx.compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
+        scatter: ctx.compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
+        copy: ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
+        histogram_keys_per_invocation: config.histogram_keys_per_invocation(),
+        reduce: match reduce_from {
+            Some(from) => Some(ReduceThenScan {
+                from,
+                shape: reduce_shape,
+                partitions,
+                clear: ctx.compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
+                histogram: ctx.compute_pipeline(
+                    code.histogram,
+                    &[(0, stream_wg), (1, reduce_batch), (2, 1), (3, partitions)],
+                )?,
+                upsweep: ctx
+                    .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
+                in_pass_below,
+                in_pass: (in_pass_below > 0).then(|| scan_scheme(true)).transpose()?,
+                separate: (in_pass_below < u64::MAX)
+                    .then(|| scan_scheme(false))
+                    .transpose()?,
+            }),
+            None => None,
+        },
+    })
+}

@@ -1,0 +1,577 @@
+//! [`RadixSorter`]: recording a sort of caller-owned buffers ([`SortJob`]) into a command
+//! buffer, with scratch from [`RadixSorter::new_scratch`]. The steps are described in the
+//! [module](super) documentation.
+
+use std::sync::{Arc, Mutex};
+
+use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::command_buffer::{
+    AutoCommandBufferBuilder, CopyBufferInfo, DispatchIndirectCommand, PrimaryAutoCommandBuffer,
+};
+use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
+use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
+use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
+
+use super::config::RadixConfig;
+use super::pipelines::{self, Pipelines};
+use super::plan::{self, DeviceLimits, Variant};
+use super::NAME;
+use crate::error::{Error, Result};
+use crate::gpu::context::{gpu_err, GpuContext};
+use crate::gpu::transfer::HostPath;
+use crate::keys::key::{KeyMap, KeyWidth};
+
+/// The element count of a recorded sort.
+#[derive(Debug, Clone)]
+pub enum Count {
+    /// Known when recording.
+    Known(u32),
+    /// Read by the GPU from this buffer when the sort runs (clamped to the buffers'
+    /// capacity), e.g. written by an earlier compute pass of the caller's.
+    Buffer(Subbuffer<u32>),
+}
+
+/// What to sort: caller-owned device buffers (storage + transfer usage).
+#[derive(Debug, Clone)]
+pub struct SortJob {
+    /// The keys as 32-bit words: one per key for 32-bit keys, two (low word first) for 64-bit
+    /// keys. Sorted in place.
+    pub keys: Subbuffer<[u32]>,
+    /// Values that follow their keys, as many as there are keys; `None` to sort keys alone.
+    pub values: Option<Subbuffer<[u32]>>,
+    /// Key width.
+    pub width: KeyWidth,
+    /// How the key bits map to unsigned order (`KeyMap::Float` for `f32`/`f64`, ...).
+    pub map: KeyMap,
+    /// How many keys, from the start of the buffers, to sort.
+    pub count: Count,
+}
+
+impl SortJob {
+    fn variant(&self) -> Variant {
+        Variant {
+            wide: self.width == KeyWidth::W64,
+            pairs: self.values.is_some(),
+        }
+    }
+
+    /// Keys the buffers hold.
+    fn capacity(&self) -> u64 {
+        let keys = self.keys.len() / u64::from(self.variant().key_words());
+        match &self.values {
+            Some(v) => keys.min(v.len()),
+            None => keys,
+        }
+    }
+}
+
+/// Scratch memory for sorts of up to `capacity` keys of one variant. Reusable across sorts
+/// that do not run at the same time.
+pub struct RadixScratch {
+    pub(super) variant: Variant,
+    pub(super) capacity: u64,
+    pub(super) keys: Subbuffer<[u32]>,
+    pub(super) values: Option<Subbuffer<[u32]>>,
+    pub(super) state: Subbuffer<[u32]>,
+    pub(super) indirect: Subbuffer<[DispatchIndirectCommand]>,
+}
+
+impl RadixScratch {
+    /// The most keys this scratch serves.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+}
+
+/// The Vulkan radix sort of one context with one [`RadixConfig`]: records sorts of
+/// caller-owned buffers ([`record`](Self::record)), and sorts host slices through
+/// [`VulkanRadix`](super::VulkanRadix). Pipelines are built on first use of each variant
+/// (key width, values or not).
+pub struct RadixSorter {
+    pub(super) ctx: Arc<GpuContext>,
+    limits: DeviceLimits,
+    config: RadixConfig,
+    pub(super) host: HostPath,
+    pipelines: [Mutex<Option<Arc<Pipelines>>>; 4],
+}
+
+impl std::fmt::Debug for RadixSorter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RadixSorter")
+            .field("limits", &self.limits)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RadixSorter {
+    /// A sorter on `ctx` with the shipped tuning. `Err` when the device lacks the subgroup
+    /// operations the shaders use (basic, ballot, arithmetic, shuffle in compute shaders).
+    pub fn new(ctx: Arc<GpuContext>) -> Result<Self> {
+        Self::with_config(ctx, RadixConfig::default())
+    }
+
+    /// A sorter on `ctx` with the tuning of `config`.
+    pub fn with_config(ctx: Arc<GpuContext>, config: RadixConfig) -> Result<Self> {
+        let limits = pipelines::device_limits(&ctx).ok_or_else(|| {
+            Error::Gpu(
+                "the device lacks the subgroup operations the radix sort needs \
+                 (basic, ballot, arithmetic, shuffle in compute shaders)"
+                    .into(),
+            )
+        })?;
+        Ok(RadixSorter {
+            host: HostPath::new(ctx.clone(), config.transfer.clone()),
+            ctx,
+            limits,
+            config,
+            pipelines: Default::default(),
+        })
+    }
+
+    /// The context it runs on.
+    pub fn context(&self) -> &Arc<GpuContext> {
+        &self.ctx
+    }
+
+    /// Its tuning.
+    pub fn config(&self) -> &RadixConfig {
+        &self.config
+    }
+
+    pub(super) fn pipelines(&self, variant: Variant) -> Result<Arc<Pipelines>> {
+        let mut slot = self.pipelines[variant.index()]
+            .lock()
+            .map_err(|_| Error::Gpu("radix pipeline lock poisoned".into()))?;
+        if let Some(p) = slot.as_ref() {
+            return Ok(p.clone());
+        }
+        let built = Arc::new(pipelines::build(
+            &self.ctx,
+            &self.limits,
+            &self.config,
+            variant,
+        )?);
+        *slot = Some(built.clone());
+        Ok(built)
+    }
+
+    pub(super) fn variant(width: KeyWidth, pairs: bool) -> Variant {
+        Variant {
+            wide: width == KeyWidth::W64,
+            pairs,
+        }
+    }
+
+    /// Keys per scatter tile of sorts of this key width (with or without values) too small
+    /// for reduce-then-scan (see [`reduces_then_scans`](Self::reduces_then_scans)), whose
+    /// tile may differ. Tests size their inputs around it.
+    pub fn tile_keys(&self, width: KeyWidth, pairs: bool) -> Result<u32> {
+        Ok(self
+            .pipelines(Self::variant(width, pairs))?
+            .small_shape()
+            .tile_keys())
+    }
+
+    /// Whether a whole sort of `n` keys of this width (with or without values) runs its
+    /// passes by reduce-then-scan rather than by decoupled look-back.
+    pub fn reduces_then_scans(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
+        let p = self.pipelines(Self::variant(width, pairs))?;
+        Ok(p.reduce.as_ref().is_some_and(|r| n >= r.from))
+    }
+
+    /// The most keys one sort takes on this device.
+    pub fn max_len(&self, width: KeyWidth, pairs: bool) -> Result<u64> {
+        let variant = Self::variant(width, pairs);
+        Ok(self.pipelines(variant)?.max_len(variant, &self.limits))
+    }
+
+    /// Bytes of scratch device memory a sort of up to `capacity` keys needs.
+    pub fn scratch_bytes(&self, width: KeyWidth, pairs: bool, capacity: u64) -> Result<u64> {
+        let variant = Self::variant(width, pairs);
+        Ok(self
+            .pipelines(variant)?
+            .scratch_sizes(variant, capacity)
+            .total())
+    }
+
+    /// Allocates scratch for sorts of up to `capacity` keys (device-local memory).
+    pub fn new_scratch(&self, width: KeyWidth, pairs: bool, capacity: u64) -> Result<RadixScratch> {
+        let variant = Self::variant(width, pairs);
+        let p = self.pipelines(variant)?;
+        self.check_len(&p, variant, capacity)?;
+        let sizes = p.scratch_sizes(variant, capacity);
+        let alloc = |bytes: u64| -> Result<Subbuffer<[u32]>> {
+            Buffer::new_slice::<u32>(
+                self.ctx.memory_allocator().clone(),
+                BufferCreateInfo {
+                    usage: BufferUsage::STORAGE_BUFFER
+                        | BufferUsage::TRANSFER_DST
+                        | BufferUsage::TRANSFER_SRC,
+                    ..Default::default()
+                },
+                AllocationCreateInfo {
+                    memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
+                    ..Default::default()
+                },
+                bytes / 4,
+            )
+            .map_err(gpu_err("allocating radix scratch"))
+        };
+        Ok(RadixScratch {
+            variant,
+            capacity,
+            keys: alloc(sizes.keys_bytes)?,
+            values: if variant.pairs {
+                Some(alloc(sizes.values_bytes)?)
+            } else {
+                None
+            },
+            state: alloc(sizes.state_bytes)?,
+            indirect: self.indirect_buffer()?,
+        })
+    }
+
+    pub(super) fn indirect_buffer(&self) -> Result<Subbuffer<[DispatchIndirectCommand]>> {
+        Buffer::new_slice::<DispatchIndirectCommand>(
+            self.ctx.memory_allocator().clone(),
+            BufferCreateInfo {
+                usage: BufferUsage::STORAGE_BUFFER | BufferUsage::INDIRECT_BUFFER,
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
+                ..Default::default()
+            },
+            u64::from(plan::indirect::WORDS / 3),
+        )
+        .map_err(gpu_err("allocating the radix dispatch buffer"))
+    }
+
+    pub(super) fn check_len(&self, p: &Pipelines, variant: Variant, len: u64) -> Result<()> {
+        let max = p.max_len(variant, &self.limits);
+        if len > max {
+            return Err(Error::TooLarge {
+                backend: NAME,
+                len: len as usize,
+                max: max as usize,
+            });
+        }
+        Ok(())
+    }
+
+    /// Records the sort of `job` into `builder` (the caller submits it). `scratch` must be
+    /// for the same key width and values-or-not, with a capacity of at least the job's
+    /// buffers, and must not be in use by another sort running at the same time.
+    pub fn record(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+    ) -> Result<()> {
+        let variant = job.variant();
+        if scratch.variant != variant {
+            return Err(Error::Gpu(format!(
+                "radix scratch made for {:?} used for {:?}",
+                scratch.variant, variant
+            )));
+        }
+        let capacity = job.capacity();
+        if let Count::Known(n) = job.count {
+            if u64::from(n) > capacity {
+                return Err(Error::Gpu(format!(
+                    "sorting {n} keys in buffers that hold {capacity}"
+                )));
+            }
+        }
+        if capacity > scratch.capacity {
+            return Err(Error::Gpu(format!(
+                "radix scratch holds {} keys, the buffers {capacity}",
+                scratch.capacity
+            )));
+        }
+        let p = self.pipelines(variant)?;
+        self.check_len(&p, variant, capacity)?;
+        // The scheme of the passes goes by the count, or by the capacity where the GPU holds
+        // the count; each scheme has its tile.
+        let keys_hint = match &job.count {
+            Count::Known(n) => u64::from(*n),
+            Count::Buffer(_) => capacity,
+        };
+        let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
+        // Where reduce-then-scan's scan runs (one of the two is always built).
+        let scan_scheme = reduce.and_then(|r| {
+            if keys_hint < r.in_pass_below {
+                r.in_pass.as_ref()
+            } else {
+                r.separate.as_ref()
+            }
+        });
+        let shape = reduce.map_or(p.shape, |r| r.shape);
+        let kw = u64::from(variant.key_words());
+        let slot_words = plan::slot_words(shape, capacity);
+        let state_words = plan::state_words(shape, capacity);
+        let state = scratch.state.clone().slice(0..state_words);
+        let b_keys = scratch.keys.clone().slice(0..(capacity * kw).max(1));
+        let b_values = scratch
+            .values
+            .as_ref()
+            .map(|v| v.clone().slice(0..capacity.max(1)));
+        let a_keys = job.keys.clone().slice(0..(capacity * kw).max(1));
+        let a_values = job
+            .values
+            .as_ref()
+            .map(|v| v.clone().slice(0..capacity.max(1)));
+        let map_code = map_code(job.map);
+        let params = |pass: u32| -> [u32; 5] {
+            [
+                pass,
+                map_code,
+                slot_words as u32,
+                shape.tile_keys(),
+                capacity as u32,
+            ]
+        };
+
+        // 1. Clear the state, set the count. Reduce-then-scan writes every status word
+        // before it reads it (partition counts and tile offsets), so only the words before
+        // the status slots need clearing, by a dispatch where the host knows the count (the
+        // transfer commands took longer: BENCHMARKS.md, "GPU radix tiles"); the look-back needs its
+        // slots zero (at 2^28 u32 keys the slots are 215 MB, whose clearing took 0.05 ms).
+        match (reduce.map(|r| &r.clear), &job.count) {
+            (Some(clear), Count::Known(n)) => {
+                let clear_set =
+                    self.descriptor_set(clear, vec![WriteDescriptorSet::buffer(4, state.clone())])?;
+                let mut push = params(0);
+                push[0] = *n;
+                Self::bind(builder, clear, clear_set, push)?;
+                // SAFETY: one workgroup writes the state's first STATUS words, all of
+                // which exist (state_words > STATUS).
+                unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("clearing radix state"))?;
+            }
+            _ => {
+                let cleared = match reduce {
+                    Some(_) => state.clone().slice(0..u64::from(plan::state::STATUS)),
+                    None => state.clone(),
+                };
+                builder
+                    .fill_buffer(cleared, 0)
+                    .map_err(gpu_err("clearing radix state"))?;
+                match &job.count {
+                    Count::Known(n) => builder
+                        .update_buffer(state.clone().index(plan::state::COUNT.into()), Box::new(*n))
+                        .map_err(gpu_err("setting the key count"))?,
+                    Count::Buffer(buf) => builder
+                        .copy_buffer(CopyBufferInfo::buffers(
+                            buf.clone(),
+                            state.clone().index(plan::state::COUNT.into()),
+                        ))
+                        .map_err(gpu_err("copying the key count"))?,
+                };
+            }
+        }
+
+        let set = |pipeline: &Arc<ComputePipeline>, writes| self.descriptor_set(pipeline, writes);
+        let bind = Self::bind;
+        let direction = |src_k: &Subbuffer<[u32]>,
+                         dst_k: &Subbuffer<[u32]>,
+                         src_v: &Option<Subbuffer<[u32]>>,
+                         dst_v: &Option<Subbuffer<[u32]>>| {
+            scatter_writes(src_k, dst_k, src_v, dst_v, &state)
+        };
+
+        // 2. Histogram of every digit, and the bits that vary among the keys. Reduce-then-scan
+        // counts only pass 0's digit, with its tile offsets (each upsweep counts its own
+        // pass).
+        let tile_offsets = reduce;
+        {
+            let histogram = tile_offsets.map_or(&p.histogram, |r| &r.histogram);
+            let hist_set = set(
+                histogram,
+                vec![
+                    WriteDescriptorSet::buffer(0, a_keys.clone()),
+                    WriteDescriptorSet::buffer(4, state.clone()),
+                ],
+            )?;
+            bind(builder, histogram, hist_set, params(0))?;
+            let groups = match tile_offsets {
+                // One workgroup per partition: the count's partitions are no more than the
+                // capacity's tiles, nor than `partitions`.
+                Some(r) => shape.tiles(capacity).clamp(1, u64::from(r.partitions)) as u32,
+                None => plan::histogram_groups(
+                    capacity,
+                    self.limits.max_groups_x,
+                    p.histogram_keys_per_invocation,
+                ),
+            };
+            // SAFETY: the histogram shader reads keys[i] for i < min(count, capacity), and
+            // a_keys holds capacity keys; it writes the histogram words of the state buffer,
+            // which holds state_words >= STATUS words, and by reduce-then-scan the words of
+            // tiles below ceil(count / tile) and of as many partitions in the two status
+            // slots, which hold ceil(capacity / tile) tiles each, and of as many partitions'
+            // first row of offsets (min(tiles, MAX_PARTITIONS) rows after the slots).
+            unsafe { builder.dispatch([groups, 1, 1]) }
+                .map_err(gpu_err("dispatching the radix histogram"))?;
+        }
+
+        // 3. Plan (its pass slot holds the passes it may run).
+        let plan_pipeline = scan_scheme.map_or(&p.plan, |s| &s.plan);
+        let indirect = scratch.indirect.clone();
+        let plan_set = set(
+            plan_pipeline,
+            vec![
+                WriteDescriptorSet::buffer(4, state.clone()),
+                WriteDescriptorSet::buffer(5, indirect.clone().reinterpret::<[u32]>()),
+            ],
+        )?;
+        bind(builder, plan_pipeline, plan_set, params(ALL_PASSES))?;
+        // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
+        // and the 75 words of the indirect buffer, all of which exist.
+        unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
+
+        // 4. The steps (the passes that run, in order: radix_common.glsl), alternately A->B
+        // and B->A. Steps past the passes in the mask would have no workgroups: not recorded.
+        let scatter = scan_scheme.map_or(&p.scatter, |s| &s.scatter);
+        let ab = set(scatter, direction(&a_keys, &b_keys, &a_values, &b_values))?;
+        let ba = set(scatter, direction(&b_keys, &a_keys, &b_values, &a_values))?;
+        // Reduce-then-scan: the upsweep reads the step's source keys, the scan the state only.
+        let reduce_sets = match reduce {
+            Some(r) => {
+                let up = |keys: &Subbuffer<[u32]>| {
+                    set(
+                        &r.upsweep,
+                        vec![
+                            WriteDescriptorSet::buffer(0, keys.clone()),
+                            WriteDescriptorSet::buffer(4, state.clone()),
+                        ],
+                    )
+                };
+                let scan = match scan_scheme.and_then(|s| s.scan.as_ref()) {
+                    Some(scan) => Some((
+                        scan,
+                        set(scan, vec![WriteDescriptorSet::buffer(4, state.clone())])?,
+                    )),
+                    None => None,
+                };
+                Some((r, [up(&a_keys)?, up(&b_keys)?], scan))
+            }
+            None => None,
+        };
+        let steps = variant.passes();
+        for step in 0..steps {
+            let parity = (step % 2) as usize;
+            if let Some((r, up, scan)) = &reduce_sets {
+                bind(builder, &r.upsweep, up[parity].clone(), params(step))?;
+                let at = u64::from(plan::indirect::UPSWEEP / 3 + step);
+                // SAFETY: the plan sizes this dispatch to the partitions (or zero: for step
+                // 0 when the histogram counted its tiles); each workgroup reads keys below
+                // count in a buffer of capacity keys and writes the 256 status words of its
+                // partition in the state's first slot (partitions <= tiles) and of each of its
+                // tiles in the second, and zeroes its partition's row of offsets after them.
+                unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
+                    .map_err(gpu_err("dispatching a radix upsweep"))?;
+                if let Some((scan, scan_set)) = scan {
+                    bind(builder, scan, scan_set.clone(), params(step))?;
+                    let at = u64::from(plan::indirect::SCAN / 3 + step);
+                    // SAFETY: SCAN_GROUPS workgroups (or zero), each reading its digits'
+                    // status words of every partition (inside the first slot) and writing
+                    // their offsets in the region after the two slots, which holds two rows
+                    // of min(tiles, MAX_PARTITIONS) >= partitions partitions.
+                    unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
+                        .map_err(gpu_err("dispatching a radix scan"))?;
+                }
+            }
+            bind(builder, scatter, [&ab, &ba][parity].clone(), params(step))?;
+            let at = u64::from(plan::indirect::PASS / 3 + step);
+            // SAFETY: the plan sizes this dispatch to ceil(count / tile) workgroups (or zero),
+            // count <= capacity, by reduce-then-scan with the scan in the pass SCAN_GROUPS
+            // more, which scan as the scan dispatch would (see there) and sort no tile; each
+            // tile reads and writes keys and values below count in buffers of capacity
+            // elements, and look-back words (by reduce-then-scan: offset words) of tiles below
+            // ceil(capacity / tile) in a state buffer sized for exactly that
+            // (radix::plan::state_words, for this scheme's tile). Tile ids are workgroup ids
+            // (less SCAN_GROUPS).
+            unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
+                .map_err(gpu_err("dispatching a radix pass"))?;
+        }
+
+        // 5. Back to A when an odd number of passes ran.
+        let copy_set = set(&p.copy, direction(&b_keys, &a_keys, &b_values, &a_values))?;
+        bind(builder, &p.copy, copy_set, params(0))?;
+        let at = u64::from(plan::indirect::COPY / 3);
+        // SAFETY: grid-stride copy of count <= capacity elements between buffers of capacity
+        // elements; the plan sizes it (at most 65535 workgroups, or zero).
+        unsafe { builder.dispatch_indirect(indirect.slice(at..at + 1)) }
+            .map_err(gpu_err("dispatching the radix copy"))?;
+        Ok(())
+    }
+
+    fn descriptor_set(
+        &self,
+        pipeline: &Arc<ComputePipeline>,
+        writes: Vec<WriteDescriptorSet>,
+    ) -> Result<Arc<DescriptorSet>> {
+        DescriptorSet::new(
+            self.ctx.descriptor_set_allocator().clone(),
+            pipeline.layout().set_layouts()[0].clone(),
+            writes,
+            [],
+        )
+        .map_err(gpu_err("creating a radix descriptor set"))
+    }
+
+    fn bind(
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        pipeline: &Arc<ComputePipeline>,
+        set: Arc<DescriptorSet>,
+        push: [u32; 5],
+    ) -> Result<()> {
+        builder
+            .bind_pipeline_compute(pipeline.clone())
+            .map_err(gpu_err("binding a radix pipeline"))?
+            .bind_descriptor_sets(
+                PipelineBindPoint::Compute,
+                pipeline.layout().clone(),
+                0,
+                set,
+            )
+            .map_err(gpu_err("binding radix buffers"))?
+            .push_constants(pipeline.layout().clone(), 0, push)
+            .map_err(gpu_err("setting radix parameters"))?;
+        Ok(())
+    }
+}
+
+/// The shaders' code for a key map.
+fn map_code(map: KeyMap) -> u32 {
+    match map {
+        KeyMap::Unsigned => 0,
+        KeyMap::Signed => 1,
+        KeyMap::Float => 2,
+    }
+}
+
+/// The bindings of a scatter or copy from `src` to `dst` (keys, values when both are
+/// given), with the state.
+fn scatter_writes(
+    src_k: &Subbuffer<[u32]>,
+    dst_k: &Subbuffer<[u32]>,
+    src_v: &Option<Subbuffer<[u32]>>,
+    dst_v: &Option<Subbuffer<[u32]>>,
+    state: &Subbuffer<[u32]>,
+) -> Vec<WriteDescriptorSet> {
+    let mut w = vec![
+        WriteDescriptorSet::buffer(0, src_k.clone()),
+        WriteDescriptorSet::buffer(1, dst_k.clone()),
+        WriteDescriptorSet::buffer(4, state.clone()),
+    ];
+    if let (Some(s), Some(d)) = (src_v, dst_v) {
+        w.push(WriteDescriptorSet::buffer(2, s.clone()));
+        w.push(WriteDescriptorSet::buffer(3, d.clone()));
+    }
+    w
+}
+
+/// The plan's pass mask of a whole sort: every pass may run (the plan skips those whose
+/// digit is the same for every key).
+const ALL_PASSES: u32 = (1 << plan::MAX_PASSES) - 1;
