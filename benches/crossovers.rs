@@ -5,7 +5,7 @@
 //! the crossovers in `src/backend/thresholds.rs` (BENCHMARKS.md, "Auto's crossovers").
 //!
 //! ```text
-//! cargo run --release --example keys_best_of -- avx2,avx512,radix 256,1000,2048 [32|64]
+//! cargo bench --bench crossovers -- avx2,avx512,radix 256,1000,2048 [32|64]
 //! ```
 
 use std::time::Instant;
@@ -15,7 +15,7 @@ use sortnet::backend;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: keys_best_of BACKENDS SIZES [32|64]");
+        eprintln!("usage: cargo bench --bench crossovers -- BACKENDS SIZES [32|64]");
         std::process::exit(2);
     }
     let names: Vec<&str> = args[1].split(',').collect();
