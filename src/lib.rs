@@ -38,8 +38,8 @@
 //! | `avx2` | x86-64 with AVX2 | 16-input network, 32 words per block | vectorised quicksort over register networks | |
 //! | `avx512` | x86-64 with AVX-512 BW/VBMI | 16-input network, 64 words per block | vectorised quicksort over register networks | |
 //! | `radix` | everywhere | | stable LSD radix, rayon for large slices | stable |
-//! | `vulkan-bitonic` | a Vulkan device | GPU counting sort | bitonic merge sort | yes |
-//! | `vulkan-radix` | a Vulkan device | GPU counting sort | Onesweep radix sort | stable |
+//! | `vulkan-bitonic` | a Vulkan device | GPU nibble kernel | bitonic merge sort | no (not stable) |
+//! | `vulkan-radix` | a Vulkan device | GPU nibble kernel | LSD radix: look-back (Onesweep) or reduce-then-scan | stable |
 //! | `auto` | always | picks per call from measured crossovers (or a `sortnet calibrate` profile) | | stable backends only |
 //!
 //! [`backend::by_name`] returns a backend by its stable name; [`SortBackend::supports`] says
@@ -61,8 +61,25 @@
 //! - Memory: a call frees all it allocated before it returns. [`keys::RadixSorter`] keeps the
 //!   radix sort's scratch between calls, for programs that sort large slices again and again.
 //!
-//! Data already on the GPU: [`gpu::bitonic`] and [`gpu::radix`] record their sort into your
-//! own vulkano command buffer for your buffer, with a query of the scratch memory they need.
+//! ## The public API
+//!
+//! - [`backend`]: [`backend::auto`], [`backend::available`], [`backend::by_name`],
+//!   [`backend::auto_pick_for`]; the [`SortBackend`] trait with its generic calls on
+//!   `dyn SortBackend` ([`sort`](SortBackend#method.sort),
+//!   [`sort_pairs`](SortBackend#method.sort_pairs), `sort_nibbles`, `supports`, `name`);
+//!   [`Workload`], [`Device`]; typed selection with [`backend::Options`] and
+//!   [`backend::Registry`]; the calibration profile in [`backend::profile`].
+//! - [`Key`] (the key types), [`KeyMap`], [`KeyWidth`]; [`Error`] and [`Result`].
+//! - [`keys::RadixSorter`]: the radix sort with scratch kept between calls.
+//! - [`nibble::reference`]: the nibble sort's plain definition, for tests and comparisons.
+//! - `gpu` (feature `gpu`): `gpu::vulkano` (the vulkano the crate is built with),
+//!   `gpu::context` (the shared Vulkan context), `gpu::radix` (`RadixSorter`, `SortJob`,
+//!   `Count`, `RadixScratch`, `RadixConfig`), `gpu::bitonic` (`BitonicSorter`,
+//!   `BitonicConfig`), `gpu::nibble::record`, `gpu::transfer::TransferConfig` and
+//!   `gpu::HostBuffer`. [`gpu::radix`] and [`gpu::bitonic`] record their sort into your own
+//!   vulkano command buffer for your buffers, with a query of the scratch memory they need.
+//!
+//! Everything else (kernels, thresholds, dispatch math) is private to the crate.
 
 pub mod backend;
 mod error;
