@@ -174,12 +174,24 @@ fn upload<T: BufferContents>(ctx: &GpuContext, src: Subbuffer<[T]>, dst: Subbuff
     ctx.submit_and_wait(b).unwrap();
 }
 
-/// GPU milliseconds of what `record` records, alone in its command buffer between two
-/// timestamps.
+/// GPU milliseconds of what `record` records, alone between two timestamps.
+///
+/// A data-center GPU drops its clocks within half a second of idling (an H200's SM clock
+/// falls to 345-975 MHz), and the untimed restore between repetitions is such an idle gap.
+/// So each timed command buffer first keeps the GPU busy with copy kernels over a buffer of
+/// its own ([`WARM_COPIES`] of [`WARM_WORDS`] words, tens of milliseconds), and the first
+/// timestamp waits for them: the sort starts at full clock on a cold L2, as in the figures.
 struct Timer {
     pool: Arc<QueryPool>,
     period_ns: f64,
+    /// The warm-up copy's buffers; none on a software driver, whose clocks are the CPU's.
+    warm: Option<(Subbuffer<[u32]>, Subbuffer<[u32]>)>,
 }
+
+/// Words of the warm-up copy's buffers: 64 MiB, larger than any GPU's L2.
+const WARM_WORDS: u64 = 16 << 20;
+/// Warm-up copies before each timed sort: about 40 ms on an H200 at full clock.
+const WARM_COPIES: usize = 1000;
 
 impl Timer {
     fn new(ctx: &GpuContext) -> Timer {
@@ -195,11 +207,34 @@ impl Timer {
             .limits()
             .timestamp_period_ns
             .expect("a compute queue with timestamps");
-        Timer { pool, period_ns }
+        let warm = (!ctx.is_software())
+            .then(|| (device::<u32>(ctx, WARM_WORDS), device::<u32>(ctx, WARM_WORDS)));
+        let timer = Timer {
+            pool,
+            period_ns,
+            warm,
+        };
+        // Bring the clocks up from idle once (about a second of copies) before any timing.
+        let start = Instant::now();
+        while timer.warm.is_some() && start.elapsed().as_millis() < 1000 {
+            let mut b = ctx.command_builder().unwrap();
+            timer.record_warm_up(ctx, &mut b);
+            ctx.submit_and_wait(b).unwrap();
+        }
+        timer
+    }
+
+    fn record_warm_up(&self, ctx: &GpuContext, b: &mut Builder) {
+        if let Some((src, dst)) = &self.warm {
+            for _ in 0..WARM_COPIES {
+                copy::record_copy(ctx, b, src.clone(), dst.clone()).unwrap();
+            }
+        }
     }
 
     fn time(&self, ctx: &GpuContext, record: impl FnOnce(&mut Builder)) -> f64 {
         let mut b = ctx.command_builder().unwrap();
+        self.record_warm_up(ctx, &mut b);
         // SAFETY: the pool's two queries are used only by this command buffer, which is
         // waited for before the next one is recorded; they are reset before being written.
         unsafe {

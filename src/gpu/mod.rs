@@ -27,10 +27,11 @@
 //! allocates for its own buffers, so that allocation failures can be tested. Everything
 //! else is a config value passed to a sorter's constructor.
 //!
-//! Memory: a call returns what it allocated beyond a small cache (a few MiB). To keep a
-//! large sort's buffers between calls, keep the objects that own them: a
-//! [`radix::RadixScratch`] for data on the GPU, or a [`radix::VulkanRadix`] built from a
-//! sorter whose [`transfer::TransferConfig::keep_bytes`] holds them, for host slices.
+//! Memory: data on the GPU is sorted with scratch the caller owns ([`radix::RadixScratch`]).
+//! The host-slice path keeps the device and staging buffers of its last sorts (up to four
+//! per size class) for the next call, since allocating them costs more than the sort; a
+//! [`radix::VulkanRadix`] built from a sorter with a small
+//! [`transfer::TransferConfig::keep_bytes`] gives them back when each call returns.
 //!
 //! vulkano is re-exported as [`vulkano`](mod@vulkano), so that callers name the same
 //! version's types as the crate's signatures.

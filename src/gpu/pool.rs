@@ -1,10 +1,14 @@
 //! Buffers the crate allocates for its own work (device buffers of a round trip, staging
 //! memory), by size class, and the few it keeps for the next call.
 //!
-//! A [`Pool`] keeps returned buffers only up to its byte budget: the context's shared pool
-//! [`SHARED_KEEP_BYTES`], a sorter's own pool what its `TransferConfig::keep_bytes` says.
-//! So a call returns what it took beyond that small cache, and a caller who sorts large
-//! slices repeatedly keeps the buffers by keeping a sorter with a larger budget.
+//! A [`Pool`] keeps at most [`KEEP_PER_CLASS`] returned buffers of each size class, and no
+//! more bytes than its budget: the context's shared pool [`SHARED_KEEP_BYTES`], a sorter's
+//! own pool what its `TransferConfig::keep_bytes` says. Device memory and pinned staging
+//! memory cost far more to allocate than to reuse (on the H200 machine, allocating a
+//! round trip's buffers on every call made `vulkan-radix` 6-9x slower end to end at 2^24
+//! and 2^26 u32 keys, slower than the CPU; BENCHMARKS.md, "GPU host path"), so by default
+//! the GPU host path keeps its buffers for the next call; a sorter with a small
+//! `keep_bytes` gives them back when each call returns.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -22,10 +26,13 @@ use super::context::{gpu_err, GpuContext};
 use super::host_copy::par_copy;
 use crate::error::{Error, Result};
 
-/// Bytes of returned buffers the context's shared pool keeps for the next call: enough for
-/// the small buffers every sort needs (state, dispatch sizes, counts), far below a large
-/// sort's data, which goes back to the driver when the call returns.
-pub(crate) const SHARED_KEEP_BYTES: u64 = 2 << 20;
+/// Bytes of returned buffers the context's shared pool keeps for the next call: no byte
+/// limit, only [`KEEP_PER_CLASS`] (see the module docs for why).
+pub(crate) const SHARED_KEEP_BYTES: u64 = u64::MAX;
+
+/// Returned buffers a pool keeps per memory kind and size class: a round trip needs up to
+/// four of one class at once (keys, scratch, and the values' pair of them).
+pub(crate) const KEEP_PER_CLASS: usize = 4;
 
 /// Buffers of at least this many bytes get a device memory allocation of their own, so that
 /// dropping them returns the memory (a few allocations per sort, each of megabytes: their
@@ -115,7 +122,13 @@ impl Drop for Pooled {
             return;
         };
         if let Ok(mut free) = self.pool.free.lock() {
-            if free.bytes + self.class <= self.pool.keep_bytes {
+            let kept = free
+                .buffers
+                .get(&(self.memory, self.class))
+                .map_or(0, Vec::len);
+            if kept < KEEP_PER_CLASS
+                && free.bytes.saturating_add(self.class) <= self.pool.keep_bytes
+            {
                 free.bytes += self.class;
                 free.buffers
                     .entry((self.memory, self.class))

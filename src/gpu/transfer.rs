@@ -28,10 +28,11 @@ use crate::error::{Error, Result};
 /// path").
 pub const STREAM_PIECE_BYTES: u64 = 16 << 20;
 
-/// Bytes of buffers a sorter's host path keeps for its next call by default: the small
-/// buffers every sort needs, not a large sort's data (which goes back to the driver when
-/// the call returns).
-pub const KEEP_BYTES: u64 = 2 << 20;
+/// Bytes of buffers a sorter's host path keeps for its next call by default: no byte limit,
+/// only up to four buffers of each size class, since allocating a round trip's device and
+/// pinned staging memory on every call costs more than the sort (6-9x end to end at 2^24
+/// and 2^26 u32 keys on the H200 machine; BENCHMARKS.md, "GPU host path").
+pub const KEEP_BYTES: u64 = u64::MAX;
 
 /// How host slices travel to the GPU and back. `Default` is what ships.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,8 +44,9 @@ pub struct TransferConfig {
     /// slices.
     pub piece_bytes: u64,
     /// Bytes of device and staging buffers kept for the next call once a call returns
-    /// (default [`KEEP_BYTES`]). A caller who sorts large host slices again and again keeps
-    /// one sorter with a budget of a sort's buffers, which saves their allocation per call.
+    /// (default [`KEEP_BYTES`]: the buffers of the last sorts, up to four per size class).
+    /// A small budget (a few MiB) makes each call give a large sort's buffers back to the
+    /// driver, at the cost of allocating them again on the next call.
     pub keep_bytes: u64,
     /// Fault injection for the no-data-loss tests: a streamed download fails after this
     /// many pieces were copied back into the caller's slice.

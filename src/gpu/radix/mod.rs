@@ -74,7 +74,7 @@ fn words_of(keys: &mut [u64]) -> &mut [u32] {
 
 /// The `vulkan-radix` backend: host slices through a [`RadixSorter`]. The registry's
 /// instance has the shipped tuning; [`VulkanRadix::new`] makes one of any sorter, e.g. one
-/// whose [`TransferConfig::keep_bytes`] keeps a large sort's buffers between calls.
+/// whose [`TransferConfig::keep_bytes`] gives a large sort's buffers back after each call.
 pub struct VulkanRadix {
     sorter: RadixSorter,
 }
