@@ -207,8 +207,12 @@ impl Timer {
             .limits()
             .timestamp_period_ns
             .expect("a compute queue with timestamps");
-        let warm = (!ctx.is_software())
-            .then(|| (device::<u32>(ctx, WARM_WORDS), device::<u32>(ctx, WARM_WORDS)));
+        let warm = (!ctx.is_software()).then(|| {
+            (
+                device::<u32>(ctx, WARM_WORDS),
+                device::<u32>(ctx, WARM_WORDS),
+            )
+        });
         let timer = Timer {
             pool,
             period_ns,
