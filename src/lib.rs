@@ -57,11 +57,15 @@
 //!   `SORTNET_NO_GPU=1` and `SORTNET_NO_AVX512=1` take those backends off the list;
 //!   `SORTNET_PROFILE=0` ignores a saved `sortnet calibrate` profile.
 //!
+//! Files of keys, larger than memory too: [`file::sort_file`] sorts binary or text keys
+//! within a memory budget (runs on disk and a k-way merge when the input exceeds it).
+//!
 //! Data already on the GPU: [`gpu::bitonic`] and [`gpu::radix`] record their sort into your
 //! own vulkano command buffer for your buffer, with a query of the scratch memory they need.
 
 pub mod backend;
 mod error;
+pub mod file;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod keys;
