@@ -11,6 +11,7 @@ use super::codec::{key_bytes_mut, write_keys, Encoding, FileKey};
 use super::error::FileSortError;
 use super::options::{Order, Phase, ProgressFn};
 use super::runs::{Run, Ticker};
+use crate::KeyWidth;
 
 /// The smallest block a run is read in: below this, the calls and (on a disk) the seeks
 /// between runs cost more than the merge itself. The fan-in is lowered so that every run
@@ -59,6 +60,8 @@ struct Cursor<K> {
     buf: Vec<K>,
     pos: usize,
     len: usize,
+    /// The run has ended: no block is asked for again.
+    done: bool,
     blocks: Receiver<Block<K>>,
 }
 
@@ -96,7 +99,6 @@ fn merge_in<K: FileKey, const DESC: bool>(
     phase: Phase,
     progress: Option<&ProgressFn>,
 ) -> Result<u64, FileSortError> {
-    let width = std::mem::size_of::<K>();
     let total: u64 = runs.iter().map(|r| r.keys).sum();
     let run_error = |run: &Run, e| {
         let folder = run.path.parent().unwrap_or(&run.path).display().to_string();
@@ -120,6 +122,7 @@ fn merge_in<K: FileKey, const DESC: bool>(
             buf: Vec::new(),
             pos: 0,
             len: 0,
+            done: false,
             blocks: rx,
         });
     }
@@ -167,7 +170,7 @@ fn merge_in<K: FileKey, const DESC: bool>(
             (&out_tx, &free_rx),
             Ticker::new(progress),
             phase,
-            total * width as u64,
+            total,
         );
         drop(out_tx);
         drop(request_tx);
@@ -178,9 +181,31 @@ fn merge_in<K: FileKey, const DESC: bool>(
     })
 }
 
+/// The key that no key goes before: the largest in total order for an ascending merge (for
+/// floats the NaN with every bit set), the smallest for a descending one. A finished run
+/// shows it for ever. A real key may equal it, but then the two are the same bits, so
+/// whichever of them the merge writes, the output is the same.
+fn sentinel<K: FileKey, const DESC: bool>() -> K {
+    let mut key = K::default();
+    let bytes = key_bytes_mut(std::slice::from_mut(&mut key));
+    match K::WIDTH {
+        KeyWidth::W32 => {
+            let image = if DESC { 0 } else { u32::MAX };
+            bytes.copy_from_slice(&K::MAP.decode32(image).to_ne_bytes());
+        }
+        KeyWidth::W64 => {
+            let image = if DESC { 0 } else { u64::MAX };
+            bytes.copy_from_slice(&K::MAP.decode64(image).to_ne_bytes());
+        }
+    }
+    key
+}
+
 /// The loser tree and its loop. Leaves are the cursors `0..k`; node `n` (1 to k-1) holds the
-/// loser of the match below it, and `winner` the overall winner. A finished run loses every
-/// match.
+/// loser of the match below it as (key, run), and `winner` the overall winner. Each node
+/// keeps its key beside the run so that a replay touches no cursor, and a match is a
+/// compare and two conditional moves rather than a branch that random keys mispredict.
+/// Exactly `total` keys are written, so finished runs need no flag (see [`sentinel`]).
 fn merge_loop<K: FileKey, const DESC: bool>(
     cursors: &mut [Cursor<K>],
     block: usize,
@@ -188,10 +213,11 @@ fn merge_loop<K: FileKey, const DESC: bool>(
     (out_tx, free_rx): OutQueue<'_, K>,
     mut ticker: Ticker<'_>,
     phase: Phase,
-    total_bytes: u64,
+    total: u64,
 ) -> Result<u64, FileSortError> {
     let k = cursors.len();
     let width = std::mem::size_of::<K>() as u64;
+    let last = sentinel::<K, DESC>();
     // Two blocks per run in flight from the start: the first to merge, the next to read.
     for run in 0..k {
         for _ in 0..2 {
@@ -200,92 +226,76 @@ fn merge_loop<K: FileKey, const DESC: bool>(
             }
         }
     }
-    let mut heads = vec![K::default(); k];
-    let mut done = vec![false; k];
-    for run in 0..k {
-        if !next_block(run, &mut cursors[run], requests)? {
-            done[run] = true;
-        } else {
-            heads[run] = cursors[run].buf[0];
-        }
-    }
-
-    let beats = |a: usize, b: usize, heads: &[K], done: &[bool]| {
-        !done[a] && (done[b] || before::<K, DESC>(&heads[a], &heads[b]))
-    };
     // Build: play the tournament bottom-up; `wins[n]` is the winner below node n.
-    let mut tree = vec![0usize; k];
-    let mut wins = vec![0usize; 2 * k];
-    for (leaf, w) in wins[k..].iter_mut().enumerate() {
-        *w = leaf;
+    let mut wins = vec![(last, 0u32); 2 * k];
+    for run in 0..k {
+        let head = match next_block(run, &mut cursors[run], requests)? {
+            true => cursors[run].buf[0],
+            false => last,
+        };
+        wins[k + run] = (head, run as u32);
     }
+    let mut tree = vec![(last, 0u32); k];
     for n in (1..k).rev() {
         let (a, b) = (wins[2 * n], wins[2 * n + 1]);
-        let (win, lose) = if beats(a, b, &heads, &done) {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        tree[n] = lose;
-        wins[n] = win;
+        let b_wins = before::<K, DESC>(&b.0, &a.0);
+        tree[n] = if b_wins { a } else { b };
+        wins[n] = if b_wins { b } else { a };
     }
-    let mut winner = if k == 1 { 0 } else { wins[1] };
+    let mut winner = wins[1];
 
     let mut out_buffers = 1;
     let mut out = vec![K::default(); block];
-    let mut filled = 0;
     let mut written: u64 = 0;
-    ticker.tick(phase, 0, Some(total_bytes), true);
-    while !done[winner] {
-        let w = winner;
-        out[filled] = heads[w];
-        filled += 1;
-        if filled == out.len() {
-            written += filled as u64;
-            let next = if out_buffers < OUT_BLOCKS {
-                out_buffers += 1;
-                vec![K::default(); block]
+    ticker.tick(phase, 0, Some(total * width), true);
+    while written < total {
+        let n = (total - written).min(out.len() as u64) as usize;
+        for slot in &mut out[..n] {
+            let (key, run) = winner;
+            *slot = key;
+            let run = run as usize;
+            let c = &mut cursors[run];
+            c.pos += 1;
+            let next = if c.pos < c.len {
+                c.buf[c.pos]
+            } else if next_block(run, c, requests)? {
+                c.buf[0]
             } else {
-                match free_rx.recv() {
-                    Ok(buf) => buf,
-                    Err(_) => return Ok(written), // the writer failed; its error wins
-                }
+                last
             };
-            let full = std::mem::replace(&mut out, next);
-            if out_tx.send((full, filled)).is_err() {
-                return Ok(written);
+            // Replay the matches from the leaf's parent to the root.
+            let mut cur = (next, run as u32);
+            let mut node = (run + k) >> 1;
+            while node > 0 {
+                let other = tree[node];
+                let other_wins = before::<K, DESC>(&other.0, &cur.0);
+                tree[node] = if other_wins { cur } else { other };
+                cur = if other_wins { other } else { cur };
+                node >>= 1;
             }
-            filled = 0;
-            ticker.tick(phase, written * width, Some(total_bytes), false);
+            winner = cur;
         }
-
-        let c = &mut cursors[w];
-        c.pos += 1;
-        if c.pos < c.len {
-            heads[w] = c.buf[c.pos];
-        } else if next_block(w, c, requests)? {
-            heads[w] = c.buf[0];
+        written += n as u64;
+        let next = if out_buffers < OUT_BLOCKS {
+            out_buffers += 1;
+            vec![K::default(); block]
         } else {
-            done[w] = true;
-        }
-        // Replay the matches from the leaf's parent to the root.
-        let mut win = w;
-        let mut node = (w + k) >> 1;
-        while node > 0 {
-            let other = tree[node];
-            if beats(other, win, &heads, &done) {
-                tree[node] = win;
-                win = other;
+            match free_rx.recv() {
+                Ok(buf) => buf,
+                Err(_) => return Ok(written), // the writer failed; its error wins
             }
-            node >>= 1;
+        };
+        let full = std::mem::replace(&mut out, next);
+        if out_tx.send((full, n)).is_err() {
+            return Ok(written);
         }
-        winner = win;
+        ticker.tick(
+            phase,
+            written * width,
+            Some(total * width),
+            written == total,
+        );
     }
-    if filled > 0 {
-        written += filled as u64;
-        let _ = out_tx.send((out, filled));
-    }
-    ticker.tick(phase, written * width, Some(total_bytes), true);
     Ok(written)
 }
 
@@ -296,6 +306,9 @@ fn next_block<K: FileKey>(
     cursor: &mut Cursor<K>,
     requests: &Sender<(usize, Vec<K>)>,
 ) -> Result<bool, FileSortError> {
+    if cursor.done {
+        return Ok(false);
+    }
     if cursor.len > 0 {
         let old = std::mem::take(&mut cursor.buf);
         // The reader only stops once the merge hangs up, so this cannot fail.
@@ -308,5 +321,6 @@ fn next_block<K: FileKey>(
     cursor.buf = buf;
     cursor.pos = 0;
     cursor.len = n;
+    cursor.done = n == 0;
     Ok(n > 0)
 }
