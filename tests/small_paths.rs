@@ -60,10 +60,7 @@ fn keys_sort_like_the_reference() {
             let mut expected = floats.clone();
             expected.sort_unstable_by(f32::total_cmp);
             b.sort(&mut floats).unwrap();
-            let same = floats
-                .iter()
-                .zip(&expected)
-                .all(|(a, e)| a.to_bits() == e.to_bits());
+            let same = floats.iter().zip(&expected).all(|(a, e)| a.to_bits() == e.to_bits());
             assert!(same, "{} f32, n = {n}", b.name());
         }
         for n in lengths(true) {
@@ -120,10 +117,7 @@ fn pairs_sort_stably() {
 fn nibbles_reference(word: u64) -> u64 {
     let mut nibbles: Vec<u64> = (0..16).map(|i| (word >> (4 * i)) & 0xf).collect();
     nibbles.sort_unstable();
-    nibbles
-        .iter()
-        .enumerate()
-        .fold(0, |acc, (i, &n)| acc | n << (4 * i))
+    nibbles.iter().enumerate().fold(0, |acc, (i, &n)| acc | n << (4 * i))
 }
 
 #[test]
