@@ -285,6 +285,21 @@ fn equal_and_presorted_inputs_and_the_smallest_budget() {
     }
 }
 
+/// Inputs that end just after a chunk boundary: for text the last lines are already in the
+/// read buffer when the file's last byte has been read, and must still be sorted.
+#[test]
+fn inputs_ending_just_past_a_chunk_keep_their_last_keys() {
+    let s = Scratch::new("boundary");
+    let chunk = MIN_MEMORY / 3 / 8;
+    for format in [Format::Binary, Format::Text] {
+        for n in [chunk, chunk + 1, 2 * chunk, 2 * chunk + 5, 3 * chunk - 1] {
+            let keys: Vec<u64> = random_keys(n, n as u64);
+            let opts = options::<u64>(&s, format, Order::Ascending, MIN_MEMORY);
+            check_sort(&s, &keys, &opts);
+        }
+    }
+}
+
 #[test]
 fn input_and_output_may_be_the_same_file() {
     let s = Scratch::new("same");

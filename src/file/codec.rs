@@ -129,6 +129,13 @@ impl InputReader {
         }
     }
 
+    /// Whether every key has been handed out: the source is at its end (or, for a regular
+    /// file, all its bytes were taken) and, for text, no line waits in the buffer.
+    pub(crate) fn exhausted(&self) -> bool {
+        let source_done = self.eof || self.len.is_some_and(|len| self.consumed >= len);
+        source_done && (self.format == Format::Binary || self.start == self.end)
+    }
+
     fn read_error(&self, e: io::Error) -> FileSortError {
         FileSortError::io(self.name.clone(), "read", e)
     }

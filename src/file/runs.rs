@@ -138,7 +138,7 @@ pub(crate) fn form_runs<K: FileKey>(
                     ticker.tick(Phase::Read, done, total, false)
                 });
                 let message = filled.map(|n| {
-                    let last = n < buf.len() || total.is_some_and(|len| input.consumed >= len);
+                    let last = n < buf.len() || input.exhausted();
                     (buf, n, last)
                 });
                 let stop = !matches!(message, Ok((_, _, false)));
