@@ -180,6 +180,11 @@ pub(crate) fn form_runs<K: FileKey>(
                     break;
                 }
             };
+            if first && last {
+                // The whole input is in memory: say so before the one long sort.
+                let bytes = (n * std::mem::size_of::<K>()) as u64;
+                Ticker::new(progress).tick(Phase::Sort, 0, Some(bytes), true);
+            }
             let t = Instant::now();
             let sorted = sorting.sort(&mut buf[..n]);
             times.sort += t.elapsed();
