@@ -1,0 +1,232 @@
+//! `sortnet sort` on inputs larger than its memory budget: `--memory`, `--temp-dir`,
+//! `--descending` and the streams, and Ctrl-C or SIGTERM in the middle of a sort leaving no
+//! temporary run and no output behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A scratch folder for one test, removed when dropped; `tmp` inside it takes the runs.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("sortnet-ext-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("tmp")).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The binary with no calibration profile from the user's cache in play.
+fn sortnet() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sortnet"));
+    cmd.env("SORTNET_PROFILE", "0")
+        .env_remove("SORTNET_BACKEND");
+    cmd
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.stdin(Stdio::null()).output().expect("the binary runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `n` pseudo-random u64 keys.
+fn random_u64(n: usize, seed: u64) -> Vec<u64> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        })
+        .collect()
+}
+
+fn to_bytes(keys: &[u64]) -> Vec<u8> {
+    keys.iter().flat_map(|k| k.to_le_bytes()).collect()
+}
+
+fn from_bytes(bytes: &[u8]) -> Vec<u64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn a_file_larger_than_the_budget_is_sorted_in_runs_both_ways() {
+    let dir = Scratch::new("runs");
+    let keys = random_u64(1 << 20, 5); // 8 MiB
+    std::fs::write(dir.path("in.bin"), to_bytes(&keys)).unwrap();
+    let mut want = keys.clone();
+    want.sort_unstable();
+    for (flag, expect) in [
+        (None, want.clone()),
+        (Some("--descending"), {
+            let mut d = want.clone();
+            d.reverse();
+            d
+        }),
+    ] {
+        let out = run(sortnet()
+            .args([
+                "sort",
+                "--type",
+                "u64",
+                "--memory",
+                "1M",
+                "--timings",
+                "--temp-dir",
+            ])
+            .arg(dir.path("tmp"))
+            .args(flag)
+            .arg(dir.path("in.bin"))
+            .arg("-o")
+            .arg(dir.path("out.bin")));
+        assert!(out.status.success(), "{}", stderr(&out));
+        // Not a terminal: no progress bar, only the --timings line.
+        let msg = stderr(&out);
+        assert!(msg.lines().count() == 1 && msg.contains(" runs ("), "{msg}");
+        assert_eq!(
+            from_bytes(&std::fs::read(dir.path("out.bin")).unwrap()),
+            expect
+        );
+        assert_eq!(Scratch::names(&dir.path("tmp")), Vec::<String>::new());
+    }
+}
+
+#[test]
+fn text_through_the_streams_in_runs() {
+    let dir = Scratch::new("streams");
+    let keys: Vec<i64> = random_u64(300_000, 9)
+        .into_iter()
+        .map(|k| k as i64)
+        .collect();
+    let text: String = keys.iter().map(|k| format!("{k}\n")).collect();
+    let mut child = sortnet()
+        .args([
+            "sort", "--type", "i64", "--format", "text", "--memory", "1M",
+        ])
+        .arg("--temp-dir")
+        .arg(dir.path("tmp"))
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(text.as_bytes()).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got: Vec<i64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let mut want = keys;
+    want.sort_unstable();
+    assert_eq!(got, want);
+    assert_eq!(Scratch::names(&dir.path("tmp")), Vec::<String>::new());
+}
+
+#[test]
+fn memory_sizes_are_checked() {
+    for bad in ["lots", "0", "12Q"] {
+        let out = run(sortnet().args(["sort", "--type", "u32", "--memory", bad, "x"]));
+        assert_eq!(out.status.code(), Some(2), "{bad}: a usage error");
+        assert!(stderr(&out).contains("expected a size") || stderr(&out).contains("at least"));
+    }
+}
+
+/// Starts a sort of `input` that takes a while (a small budget, one thread), waits until a
+/// run exists, sends `signal`, and checks that the process stopped and left nothing.
+fn interrupt_with(signal: &str) {
+    let dir = Scratch::new(&format!("signal-{signal}"));
+    std::fs::write(dir.path("in.bin"), to_bytes(&random_u64(8 << 20, 3))).unwrap(); // 64 MiB
+    std::fs::write(dir.path("out.bin"), b"keep me").unwrap();
+    let tmp = dir.path("tmp");
+    let mut child = sortnet()
+        .args(["sort", "--type", "u64", "--memory", "1M", "--threads", "1"])
+        .arg("--temp-dir")
+        .arg(&tmp)
+        .arg(dir.path("in.bin"))
+        .arg("-o")
+        .arg(dir.path("out.bin"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the run folder to hold a run.
+    let started = Instant::now();
+    let has_run = || {
+        std::fs::read_dir(&tmp).unwrap().any(|e| {
+            std::fs::read_dir(e.unwrap().path()).is_ok_and(|mut runs| runs.next().is_some())
+        })
+    };
+    while !has_run() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the sort ended before a run appeared"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no run appeared"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let killed = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "{signal} stops the sort");
+    assert_eq!(Scratch::names(&tmp), Vec::<String>::new(), "runs removed");
+    assert_eq!(
+        Scratch::names(&dir.0),
+        ["in.bin", "out.bin", "tmp"],
+        "no temporary output"
+    );
+    assert_eq!(std::fs::read(dir.path("out.bin")).unwrap(), b"keep me");
+}
+
+#[test]
+#[cfg(unix)]
+fn ctrl_c_removes_the_runs() {
+    interrupt_with("INT");
+}
+
+#[test]
+#[cfg(unix)]
+fn sigterm_removes_the_runs() {
+    interrupt_with("TERM");
+}

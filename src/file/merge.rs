@@ -1,0 +1,326 @@
+//! The k-way merge of sorted runs: a loser tree over one cursor per run, fed by a reader
+//! thread (read-ahead: each run has one block being merged and one being read) and drained
+//! by a writer thread (write-behind), so that reading, merging and writing overlap.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread;
+
+use super::codec::{key_bytes_mut, write_keys, Encoding, FileKey};
+use super::error::FileSortError;
+use super::options::{Order, Phase, ProgressFn};
+use super::runs::{Run, Ticker};
+use crate::KeyWidth;
+
+/// The smallest block a run is read in: below this, the calls and (on a disk) the seeks
+/// between runs cost more than the merge itself. The fan-in is lowered so that every run
+/// gets blocks of at least this size.
+const MIN_BLOCK_BYTES: usize = 16 << 10;
+
+/// The largest block: past a few MiB a sequential read or write is no faster, and smaller
+/// blocks start the overlap sooner.
+const MAX_BLOCK_BYTES: usize = 8 << 20;
+
+/// Output blocks in flight: one being filled, two queued for or being written by the writer.
+const OUT_BLOCKS: usize = 3;
+
+/// The most runs one merge may read with `memory` bytes: two blocks each, of at least
+/// [`MIN_BLOCK_BYTES`], beside the output's blocks; at least 2.
+pub(crate) fn max_fan_in(memory: usize) -> usize {
+    (memory / MIN_BLOCK_BYTES)
+        .saturating_sub(OUT_BLOCKS)
+        .checked_div(2)
+        .unwrap_or(0)
+        .max(2)
+}
+
+/// Keys per block when `runs` runs share `memory` bytes.
+pub(crate) fn block_keys(memory: usize, runs: usize, width: usize) -> usize {
+    let bytes = (memory / (2 * runs + OUT_BLOCKS)).clamp(MIN_BLOCK_BYTES, MAX_BLOCK_BYTES);
+    (bytes / width).max(1)
+}
+
+/// Where a merge writes: the writer, its name for messages, and its encoding.
+pub(crate) struct Sink<'a> {
+    pub(crate) out: &'a mut (dyn Write + Send),
+    pub(crate) name: String,
+    pub(crate) action: &'static str,
+    pub(crate) encoding: Encoding,
+}
+
+/// A block read from a run: the buffer and how many keys of it are valid (0 at the run's end).
+type Block<K> = Result<(Vec<K>, usize), FileSortError>;
+
+/// The merge's end of the write-behind: full blocks out (buffer, keys in it), empty ones back.
+type OutQueue<'a, K> = (&'a Sender<(Vec<K>, usize)>, &'a Receiver<Vec<K>>);
+
+/// One run's place in the merge.
+struct Cursor<K> {
+    buf: Vec<K>,
+    pos: usize,
+    len: usize,
+    /// The run has ended: no block is asked for again.
+    done: bool,
+    blocks: Receiver<Block<K>>,
+}
+
+/// Merges `runs` into `sink` in `order`, reading blocks of `block` keys; returns the number
+/// of keys written.
+pub(crate) fn merge<K: FileKey>(
+    runs: &[Run],
+    block: usize,
+    order: Order,
+    sink: Sink<'_>,
+    phase: Phase,
+    progress: Option<&ProgressFn>,
+) -> Result<u64, FileSortError> {
+    match order {
+        Order::Ascending => merge_in::<K, false>(runs, block, sink, phase, progress),
+        Order::Descending => merge_in::<K, true>(runs, block, sink, phase, progress),
+    }
+}
+
+/// Whether `a` goes before `b` in the output.
+#[inline(always)]
+fn before<K: FileKey, const DESC: bool>(a: &K, b: &K) -> bool {
+    let ord = a.key_cmp(b);
+    if DESC {
+        ord.is_gt()
+    } else {
+        ord.is_lt()
+    }
+}
+
+fn merge_in<K: FileKey, const DESC: bool>(
+    runs: &[Run],
+    block: usize,
+    sink: Sink<'_>,
+    phase: Phase,
+    progress: Option<&ProgressFn>,
+) -> Result<u64, FileSortError> {
+    let total: u64 = runs.iter().map(|r| r.keys).sum();
+    let run_error = |run: &Run, e| {
+        let folder = run.path.parent().unwrap_or(&run.path).display().to_string();
+        FileSortError::io(folder, "read a sorted run in", e)
+    };
+    let mut files = Vec::with_capacity(runs.len());
+    for run in runs {
+        files.push((
+            File::open(&run.path).map_err(|e| run_error(run, e))?,
+            run.keys,
+        ));
+    }
+
+    let (request_tx, request_rx) = mpsc::channel::<(usize, Vec<K>)>();
+    let mut replies: Vec<Sender<Block<K>>> = Vec::with_capacity(runs.len());
+    let mut cursors: Vec<Cursor<K>> = Vec::with_capacity(runs.len());
+    for _ in runs {
+        let (tx, rx) = mpsc::channel();
+        replies.push(tx);
+        cursors.push(Cursor {
+            buf: Vec::new(),
+            pos: 0,
+            len: 0,
+            done: false,
+            blocks: rx,
+        });
+    }
+    let (out_tx, out_rx) = mpsc::channel::<(Vec<K>, usize)>();
+    let (free_tx, free_rx) = mpsc::channel::<Vec<K>>();
+    let Sink {
+        out,
+        name,
+        action,
+        encoding,
+    } = sink;
+
+    thread::scope(|scope| {
+        // Read-ahead: serves block requests in the order the merge makes them, which is the
+        // order it will need the blocks in.
+        scope.spawn(move || {
+            for (run, mut buf) in request_rx {
+                let (file, left) = &mut files[run];
+                let n = (*left).min(buf.len() as u64) as usize;
+                let read = file.read_exact(key_bytes_mut(&mut buf[..n]));
+                *left -= n as u64;
+                let reply = read
+                    .map(|()| (buf, n))
+                    .map_err(|e| run_error(&runs[run], e));
+                // A closed reply channel means the merge stopped; it will hang up soon.
+                let _ = replies[run].send(reply);
+            }
+        });
+
+        // Write-behind: encodes and writes full blocks, and hands the buffers back.
+        let writer = scope.spawn(move || -> Result<(), FileSortError> {
+            let mut text = Vec::new();
+            for (mut buf, n) in out_rx {
+                write_keys(out, &mut buf[..n], encoding, &mut text)
+                    .map_err(|e| FileSortError::io(name.clone(), action, e))?;
+                let _ = free_tx.send(buf);
+            }
+            Ok(())
+        });
+
+        let merged = merge_loop::<K, DESC>(
+            &mut cursors,
+            block,
+            &request_tx,
+            (&out_tx, &free_rx),
+            Ticker::new(progress),
+            phase,
+            total,
+        );
+        drop(out_tx);
+        drop(request_tx);
+        let written = writer.join().expect("merge writer panicked");
+        // The writer's error explains a merge that stopped because the writer went away.
+        written?;
+        merged
+    })
+}
+
+/// The key that no key goes before: the largest in total order for an ascending merge (for
+/// floats the NaN with every bit set), the smallest for a descending one. A finished run
+/// shows it for ever. A real key may equal it, but then the two are the same bits, so
+/// whichever of them the merge writes, the output is the same.
+fn sentinel<K: FileKey, const DESC: bool>() -> K {
+    let mut key = K::default();
+    let bytes = key_bytes_mut(std::slice::from_mut(&mut key));
+    match K::WIDTH {
+        KeyWidth::W32 => {
+            let image = if DESC { 0 } else { u32::MAX };
+            bytes.copy_from_slice(&K::MAP.decode32(image).to_ne_bytes());
+        }
+        KeyWidth::W64 => {
+            let image = if DESC { 0 } else { u64::MAX };
+            bytes.copy_from_slice(&K::MAP.decode64(image).to_ne_bytes());
+        }
+    }
+    key
+}
+
+/// The loser tree and its loop. Leaves are the cursors `0..k`; node `n` (1 to k-1) holds the
+/// loser of the match below it as (key, run), and `winner` the overall winner. Each node
+/// keeps its key beside the run so that a replay touches no cursor, and a match is a
+/// compare and two conditional moves rather than a branch that random keys mispredict.
+/// Exactly `total` keys are written, so finished runs need no flag (see [`sentinel`]).
+fn merge_loop<K: FileKey, const DESC: bool>(
+    cursors: &mut [Cursor<K>],
+    block: usize,
+    requests: &Sender<(usize, Vec<K>)>,
+    (out_tx, free_rx): OutQueue<'_, K>,
+    mut ticker: Ticker<'_>,
+    phase: Phase,
+    total: u64,
+) -> Result<u64, FileSortError> {
+    let k = cursors.len();
+    let width = std::mem::size_of::<K>() as u64;
+    let last = sentinel::<K, DESC>();
+    // Two blocks per run in flight from the start: the first to merge, the next to read.
+    for run in 0..k {
+        for _ in 0..2 {
+            if requests.send((run, vec![K::default(); block])).is_err() {
+                return Ok(0);
+            }
+        }
+    }
+    // Build: play the tournament bottom-up; `wins[n]` is the winner below node n.
+    let mut wins = vec![(last, 0u32); 2 * k];
+    for run in 0..k {
+        let head = match next_block(run, &mut cursors[run], requests)? {
+            true => cursors[run].buf[0],
+            false => last,
+        };
+        wins[k + run] = (head, run as u32);
+    }
+    let mut tree = vec![(last, 0u32); k];
+    for n in (1..k).rev() {
+        let (a, b) = (wins[2 * n], wins[2 * n + 1]);
+        let b_wins = before::<K, DESC>(&b.0, &a.0);
+        tree[n] = if b_wins { a } else { b };
+        wins[n] = if b_wins { b } else { a };
+    }
+    let mut winner = wins[1];
+
+    let mut out_buffers = 1;
+    let mut out = vec![K::default(); block];
+    let mut written: u64 = 0;
+    ticker.tick(phase, 0, Some(total * width), true);
+    while written < total {
+        let n = (total - written).min(out.len() as u64) as usize;
+        for slot in &mut out[..n] {
+            let (key, run) = winner;
+            *slot = key;
+            let run = run as usize;
+            let c = &mut cursors[run];
+            c.pos += 1;
+            let next = if c.pos < c.len {
+                c.buf[c.pos]
+            } else if next_block(run, c, requests)? {
+                c.buf[0]
+            } else {
+                last
+            };
+            // Replay the matches from the leaf's parent to the root.
+            let mut cur = (next, run as u32);
+            let mut node = (run + k) >> 1;
+            while node > 0 {
+                let other = tree[node];
+                let other_wins = before::<K, DESC>(&other.0, &cur.0);
+                tree[node] = if other_wins { cur } else { other };
+                cur = if other_wins { other } else { cur };
+                node >>= 1;
+            }
+            winner = cur;
+        }
+        written += n as u64;
+        let next = if out_buffers < OUT_BLOCKS {
+            out_buffers += 1;
+            vec![K::default(); block]
+        } else {
+            match free_rx.recv() {
+                Ok(buf) => buf,
+                Err(_) => return Ok(written), // the writer failed; its error wins
+            }
+        };
+        let full = std::mem::replace(&mut out, next);
+        if out_tx.send((full, n)).is_err() {
+            return Ok(written);
+        }
+        ticker.tick(
+            phase,
+            written * width,
+            Some(total * width),
+            written == total,
+        );
+    }
+    Ok(written)
+}
+
+/// Moves `cursor` to the run's next block (handing its finished buffer back to be read
+/// into); `false` at the run's end.
+fn next_block<K: FileKey>(
+    run: usize,
+    cursor: &mut Cursor<K>,
+    requests: &Sender<(usize, Vec<K>)>,
+) -> Result<bool, FileSortError> {
+    if cursor.done {
+        return Ok(false);
+    }
+    if cursor.len > 0 {
+        let old = std::mem::take(&mut cursor.buf);
+        // The reader only stops once the merge hangs up, so this cannot fail.
+        let _ = requests.send((run, old));
+    }
+    let (buf, n) = cursor
+        .blocks
+        .recv()
+        .expect("the reader answers every request")?;
+    cursor.buf = buf;
+    cursor.pos = 0;
+    cursor.len = n;
+    cursor.done = n == 0;
+    Ok(n > 0)
+}

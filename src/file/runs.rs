@@ -1,0 +1,232 @@
+//! Run formation: the input read a chunk at a time, each chunk sorted and written to a
+//! temporary run, with reading, sorting and writing overlapped on three threads (two chunk
+//! buffers circulate: one is read while the other is sorted, then written).
+
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::codec::{key_bytes, FileKey, InputReader};
+use super::error::FileSortError;
+use super::options::{Order, Phase, Progress, ProgressFn};
+use super::temp::RunDir;
+use crate::SortBackend;
+
+/// A sorted run on disk.
+#[derive(Debug)]
+pub(crate) struct Run {
+    pub(crate) path: PathBuf,
+    pub(crate) keys: u64,
+}
+
+/// What run formation made of the input.
+pub(crate) enum Formed<K> {
+    /// The whole input fit in the first chunk: `keys[..len]`, sorted, no run written.
+    Whole { keys: Vec<K>, len: usize },
+    /// Sorted runs, in input order.
+    Runs(Vec<Run>),
+}
+
+/// How the chunks are sorted.
+pub(crate) struct Sorting<'a> {
+    pub(crate) backend: &'static dyn SortBackend,
+    pub(crate) order: Order,
+    pub(crate) pool: Option<&'a rayon::ThreadPool>,
+}
+
+impl Sorting<'_> {
+    /// Sorts `keys` in the requested order.
+    pub(crate) fn sort<K: FileKey>(&self, keys: &mut [K]) -> crate::Result<()> {
+        match self.pool {
+            Some(pool) => pool.install(|| self.backend.sort(keys))?,
+            None => self.backend.sort(keys)?,
+        }
+        // Equal keys are indistinguishable, so the reverse of the ascending order is exactly
+        // the descending one. This is the one place that would call `sort_descending`.
+        if self.order == Order::Descending {
+            keys.reverse();
+        }
+        Ok(())
+    }
+}
+
+/// Calls the progress callback at most every [`PROGRESS_EVERY`], and always for `force`.
+pub(crate) struct Ticker<'a> {
+    progress: Option<&'a ProgressFn>,
+    last: Option<Instant>,
+}
+
+/// The shortest time between two progress calls of one phase.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+impl<'a> Ticker<'a> {
+    pub(crate) fn new(progress: Option<&'a ProgressFn>) -> Self {
+        Ticker {
+            progress,
+            last: None,
+        }
+    }
+
+    pub(crate) fn tick(&mut self, phase: Phase, done: u64, total: Option<u64>, force: bool) {
+        let Some(progress) = self.progress else {
+            return;
+        };
+        let now = Instant::now();
+        if force || self.last.is_none_or(|t| now - t >= PROGRESS_EVERY) {
+            self.last = Some(now);
+            progress(&Progress { phase, done, total });
+        }
+    }
+}
+
+/// Time spent in run formation.
+#[derive(Default)]
+pub(crate) struct FormTimes {
+    pub(crate) wall: Duration,
+    pub(crate) sort: Duration,
+}
+
+/// Reads `input` in chunks of `chunk_keys` keys, sorts each, and writes each to a run in the
+/// folder that `make_dir` creates (only once a second chunk is needed: an input that fits
+/// one chunk comes back whole and sorted, and needs no temporary folder).
+pub(crate) fn form_runs<K: FileKey>(
+    mut input: InputReader,
+    chunk_keys: usize,
+    sorting: &Sorting<'_>,
+    make_dir: &mut dyn FnMut() -> Result<RunDir, FileSortError>,
+    dir: &mut Option<RunDir>,
+    progress: Option<&ProgressFn>,
+) -> Result<(Formed<K>, FormTimes), FileSortError> {
+    let started = Instant::now();
+    let mut times = FormTimes::default();
+    let total = input.len;
+    let chunk_keys = chunk_keys.max(1);
+    // A regular file known to span several chunks makes its folder now, so that an unusable
+    // temporary folder is reported before any work.
+    if total.is_some_and(|len| len > (chunk_keys * std::mem::size_of::<K>()) as u64) {
+        *dir = Some(make_dir()?);
+    }
+    let name = input.name.clone();
+
+    // reader -> sorter: filled chunks (buffer, keys in it, whether the input ended).
+    let (full_tx, full_rx) = mpsc::channel::<Result<(Vec<K>, usize, bool), FileSortError>>();
+    // sorter -> writer: sorted chunks and the run to write each to.
+    let (sorted_tx, sorted_rx) = mpsc::channel::<(Vec<K>, usize, PathBuf)>();
+    // writer -> reader: buffers to fill again.
+    let (free_tx, free_rx) = mpsc::channel::<Vec<K>>();
+
+    thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut ticker = Ticker::new(progress);
+            let mut allocated = 0;
+            loop {
+                let mut buf = if allocated < 2 {
+                    allocated += 1;
+                    // Zeroed memory comes straight from the allocator (calloc): untouched
+                    // pages cost nothing, so a small input does not pay for a full chunk.
+                    vec![K::default(); chunk_keys]
+                } else {
+                    match free_rx.recv() {
+                        Ok(buf) => buf,
+                        Err(_) => return, // the writer stopped: an error is on its way
+                    }
+                };
+                let filled = input.fill(&mut buf, &mut |done| {
+                    ticker.tick(Phase::Read, done, total, false)
+                });
+                let message = filled.map(|n| {
+                    let last = n < buf.len() || input.exhausted();
+                    (buf, n, last)
+                });
+                let stop = !matches!(message, Ok((_, _, false)));
+                if stop {
+                    ticker.tick(Phase::Read, input.consumed, total, true);
+                }
+                if full_tx.send(message).is_err() || stop {
+                    return;
+                }
+            }
+        });
+
+        let writer = scope.spawn(move || -> Result<Vec<Run>, FileSortError> {
+            let mut runs = Vec::new();
+            for (buf, n, path) in sorted_rx {
+                let written = File::create(&path)
+                    .and_then(|mut file| file.write_all(key_bytes(&buf[..n])))
+                    .map_err(|e| {
+                        let folder = path.parent().unwrap_or(&path).display().to_string();
+                        FileSortError::io(folder, "write a sorted run in", e)
+                    });
+                written?;
+                runs.push(Run {
+                    path,
+                    keys: n as u64,
+                });
+                let _ = free_tx.send(buf);
+            }
+            Ok(runs)
+        });
+
+        let mut outcome: Result<Option<(Vec<K>, usize)>, FileSortError> = Ok(None);
+        let mut first = true;
+        for message in &full_rx {
+            let (mut buf, n, last) = match message {
+                Ok(m) => m,
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
+                }
+            };
+            if first && last {
+                // The whole input is in memory: say so before the one long sort.
+                let bytes = (n * std::mem::size_of::<K>()) as u64;
+                Ticker::new(progress).tick(Phase::Sort, 0, Some(bytes), true);
+            }
+            let t = Instant::now();
+            let sorted = sorting.sort(&mut buf[..n]);
+            times.sort += t.elapsed();
+            if let Err(source) = sorted {
+                outcome = Err(FileSortError::Sort {
+                    path: name.clone(),
+                    source,
+                });
+                break;
+            }
+            if first && last {
+                outcome = Ok(Some((buf, n)));
+                break;
+            }
+            first = false;
+            if n == 0 {
+                continue; // the input ended exactly at a chunk's end
+            }
+            if dir.is_none() {
+                match make_dir() {
+                    Ok(d) => *dir = Some(d),
+                    Err(e) => {
+                        outcome = Err(e);
+                        break;
+                    }
+                }
+            }
+            let path = dir.as_mut().expect("made above").next_run_path();
+            if sorted_tx.send((buf, n, path)).is_err() {
+                break; // the writer failed: its error is below
+            }
+        }
+        // Hang up on both threads: the writer finishes what it has, the reader stops at its
+        // next send or when the writer's buffers stop coming back.
+        drop(sorted_tx);
+        drop(full_rx);
+        let runs = writer.join().expect("run writer panicked");
+        times.wall = started.elapsed();
+        match (outcome, runs) {
+            (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+            (Ok(Some((keys, len))), Ok(_)) => Ok((Formed::Whole { keys, len }, times)),
+            (Ok(None), Ok(runs)) => Ok((Formed::Runs(runs), times)),
+        }
+    })
+}
