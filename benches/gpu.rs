@@ -185,7 +185,7 @@ struct Timer {
     pool: Arc<QueryPool>,
     period_ns: f64,
     /// The warm-up copy's buffers; none on a software driver, whose clocks are the CPU's.
-    warm: Option<(Subbuffer<[u32]>, Subbuffer<[u32]>)>,
+    warm: Option<[Subbuffer<[u32]>; 2]>,
 }
 
 /// Words of the warm-up copy's buffers: 64 MiB, larger than any GPU's L2.
@@ -207,12 +207,7 @@ impl Timer {
             .limits()
             .timestamp_period_ns
             .expect("a compute queue with timestamps");
-        let warm = (!ctx.is_software()).then(|| {
-            (
-                device::<u32>(ctx, WARM_WORDS),
-                device::<u32>(ctx, WARM_WORDS),
-            )
-        });
+        let warm = (!ctx.is_software()).then(|| [(); 2].map(|()| device::<u32>(ctx, WARM_WORDS)));
         let timer = Timer {
             pool,
             period_ns,
@@ -229,7 +224,7 @@ impl Timer {
     }
 
     fn record_warm_up(&self, ctx: &GpuContext, b: &mut Builder) {
-        if let Some((src, dst)) = &self.warm {
+        if let Some([src, dst]) = &self.warm {
             for _ in 0..WARM_COPIES {
                 copy::record_copy(ctx, b, src.clone(), dst.clone()).unwrap();
             }
