@@ -72,7 +72,7 @@
 //! - [`Key`] (the key types), [`KeyMap`], [`KeyWidth`]; [`Error`] and [`Result`].
 //! - [`keys::RadixSorter`]: the radix sort with scratch kept between calls.
 //! - [`nibble::reference`]: the nibble sort's plain definition, for tests and comparisons.
-//! - [`file`]: files of keys, larger than memory too: [`file::sort_file`] sorts binary or
+//! - [`file`](mod@file): files of keys, larger than memory too: [`file::sort_file`] sorts binary or
 //!   text keys within a memory budget (runs on disk and a k-way merge past it).
 //! - `gpu` (feature `gpu`): `gpu::vulkano` (the vulkano the crate is built with),
 //!   `gpu::context` (the shared Vulkan context), `gpu::radix` (`RadixSorter`, `SortJob`,

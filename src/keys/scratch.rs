@@ -1,7 +1,8 @@
 //! The scratch memory of the radix sort: `n` uninitialised elements per call.
 //!
 //! A plain call allocates its scratch and frees it before it returns, so a library call
-//! gives back all the memory it took. A fresh multi-megabyte block is a fresh `mmap`
+//! gives back the memory it took, beyond one block of at most [`CACHED_MAX_BYTES`] kept for
+//! the next call. A fresh multi-megabyte block is a fresh `mmap`
 //! (glibc maps every block above its mmap threshold anew), whose pages fault on first touch
 //! and are zeroed by the kernel; a program that sorts large slices again and again can skip
 //! that cost by keeping the scratch in a [`Reserve`] (through
@@ -11,6 +12,62 @@
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
+use std::sync::Mutex;
+
+/// The largest block a call leaves behind for the next one: 8 MiB, the scratch of 2^21 u32
+/// or 2^20 u64 keys. A fresh block faults in each of its pages on every call, which costs a
+/// sort of a few MiB a noticeable share of its time (one-thread `radix` at 2^20 u32 keys ran
+/// at 0.80-0.85x without a kept block on the 16-core Xeon host of the H200 machine;
+/// BENCHMARKS.md, "CPU key sort, one thread"), while keeping 8 MiB at most is the small
+/// cache a library may keep past a call.
+const CACHED_MAX_BYTES: usize = 8 << 20;
+
+/// A freed block of at most [`CACHED_MAX_BYTES`], for the next call's [`Scratch::new`].
+struct Cached(NonNull<u8>, Layout);
+
+// SAFETY: the cached block is owned by the cache alone (no pointer to it survives the
+// `Scratch` that returned it) and has no thread affinity.
+unsafe impl Send for Cached {}
+
+static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
+
+/// A cached block that holds `layout` (the cache is left empty), if there is one and no
+/// other thread holds the cache right now.
+fn take_cached(layout: Layout) -> Option<Cached> {
+    let mut slot = CACHE.try_lock().ok()?;
+    let fits = slot
+        .as_ref()
+        .is_some_and(|c| c.1.size() >= layout.size() && c.1.align() >= layout.align());
+    if fits {
+        slot.take()
+    } else {
+        None
+    }
+}
+
+/// Keeps `block` for the next call if it is small enough and larger than the one kept;
+/// frees whatever is not kept.
+fn give_back(block: Cached) {
+    let mut freed = Some(block);
+    if freed
+        .as_ref()
+        .is_some_and(|b| b.1.size() <= CACHED_MAX_BYTES)
+    {
+        if let Ok(mut slot) = CACHE.try_lock() {
+            if slot
+                .as_ref()
+                .is_none_or(|kept| kept.1.size() < freed.as_ref().map_or(0, |b| b.1.size()))
+            {
+                freed = std::mem::replace(&mut *slot, freed);
+            }
+        }
+    }
+    if let Some(Cached(ptr, layout)) = freed {
+        // SAFETY: the block was allocated with exactly this layout (in `allocate`), and it
+        // is owned here: taken out of a `Scratch` or out of the cache, freed once.
+        unsafe { dealloc(ptr.as_ptr(), layout) };
+    }
+}
 
 /// Blocks from this size on are page-aligned (any key width, whole cache lines for the
 /// streaming stores); smaller ones take the element type's alignment.
@@ -106,8 +163,12 @@ impl<T: Copy> Scratch<'static, T> {
             };
         }
         let layout = block_layout(bytes, std::mem::align_of::<T>());
+        let (ptr, layout) = match take_cached(layout) {
+            Some(Cached(ptr, kept)) => (ptr, kept),
+            None => (allocate(layout), layout),
+        };
         Scratch {
-            ptr: allocate(layout).cast(),
+            ptr: ptr.cast(),
             owned: Some(layout),
             _borrows: PhantomData,
         }
@@ -124,8 +185,9 @@ impl<T> Scratch<'_, T> {
 impl<T> Drop for Scratch<'_, T> {
     fn drop(&mut self) {
         if let Some(layout) = self.owned.take() {
-            // SAFETY: allocated in `new` with exactly this layout, freed once.
-            unsafe { dealloc(self.ptr.as_ptr().cast(), layout) };
+            // The block (allocated with exactly this layout in `new`, or taken from the
+            // cache with its own) goes back to the cache or to the allocator, once.
+            give_back(Cached(self.ptr.cast(), layout));
         }
     }
 }
