@@ -1,76 +1,11 @@
 //! The `sortnet` binary end to end: sorting files (good and bad input), nibbles, the
 //! backends listing, the calibration profile, and bench with a chart.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-/// A scratch folder for one test, removed when dropped.
-struct Scratch(PathBuf);
+use common::*;
 
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("sortnet-cli-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// The files in the folder, sorted, so a test can see that nothing half-written stayed.
-    fn files(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The binary with no calibration profile from the user's cache in play.
-fn sortnet() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sortnet"));
-    cmd.env("SORTNET_PROFILE", "0")
-        .env_remove("SORTNET_BACKEND");
-    cmd
-}
-
-fn run(cmd: &mut Command) -> Output {
-    cmd.stdin(Stdio::null()).output().expect("the binary runs")
-}
-
-fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn assert_ok(out: &Output) {
-    assert!(out.status.success(), "failed: {}", stderr(out));
-}
+use std::process::{Command, Stdio};
 
 /// Whether a backend usable here sorts `workload` keys (the key sorts need the CPU key
 /// backends; a build without them is told apart from a broken tool).
@@ -78,10 +13,6 @@ fn keys_supported() -> bool {
     use sortnet::{backend, KeyWidth, Workload};
     backend::auto().supports(Workload::Keys(KeyWidth::W32))
         && backend::auto().supports(Workload::Keys(KeyWidth::W64))
-}
-
-fn write(path: &Path, bytes: &[u8]) {
-    std::fs::write(path, bytes).unwrap();
 }
 
 #[test]

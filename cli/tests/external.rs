@@ -2,55 +2,18 @@
 //! `--descending` and the streams, and Ctrl-C or SIGTERM in the middle of a sort leaving no
 //! temporary run and no output behind.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use common::*;
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A scratch folder for one test, removed when dropped; `tmp` inside it takes the runs.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("sortnet-ext-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("tmp")).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The binary with no calibration profile from the user's cache in play.
-fn sortnet() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sortnet"));
-    cmd.env("SORTNET_PROFILE", "0")
-        .env_remove("SORTNET_BACKEND");
-    cmd
-}
-
-fn run(cmd: &mut Command) -> Output {
-    cmd.stdin(Stdio::null()).output().expect("the binary runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+fn scratch(test: &str) -> Scratch {
+    let dir = Scratch::new(&format!("ext-{test}"));
+    std::fs::create_dir(dir.path("tmp")).unwrap();
+    dir
 }
 
 /// `n` pseudo-random u64 keys.
@@ -79,7 +42,7 @@ fn from_bytes(bytes: &[u8]) -> Vec<u64> {
 
 #[test]
 fn a_file_larger_than_the_budget_is_sorted_in_runs_both_ways() {
-    let dir = Scratch::new("runs");
+    let dir = scratch("runs");
     let keys = random_u64(1 << 20, 5); // 8 MiB
     std::fs::write(dir.path("in.bin"), to_bytes(&keys)).unwrap();
     let mut want = keys.clone();
@@ -115,13 +78,13 @@ fn a_file_larger_than_the_budget_is_sorted_in_runs_both_ways() {
             from_bytes(&std::fs::read(dir.path("out.bin")).unwrap()),
             expect
         );
-        assert_eq!(Scratch::names(&dir.path("tmp")), Vec::<String>::new());
+        assert_eq!(names_in(&dir.path("tmp")), Vec::<String>::new());
     }
 }
 
 #[test]
 fn text_through_the_streams_in_runs() {
-    let dir = Scratch::new("streams");
+    let dir = scratch("streams");
     let keys: Vec<i64> = random_u64(300_000, 9)
         .into_iter()
         .map(|k| k as i64)
@@ -155,7 +118,7 @@ fn text_through_the_streams_in_runs() {
     let mut want = keys;
     want.sort_unstable();
     assert_eq!(got, want);
-    assert_eq!(Scratch::names(&dir.path("tmp")), Vec::<String>::new());
+    assert_eq!(names_in(&dir.path("tmp")), Vec::<String>::new());
 }
 
 #[test]
@@ -170,7 +133,7 @@ fn memory_sizes_are_checked() {
 /// Starts a sort of `input` that takes a while (a small budget, one thread), waits until a
 /// run exists, sends `signal`, and checks that the process stopped and left nothing.
 fn interrupt_with(signal: &str) {
-    let dir = Scratch::new(&format!("signal-{signal}"));
+    let dir = scratch(&format!("signal-{signal}"));
     std::fs::write(dir.path("in.bin"), to_bytes(&random_u64(8 << 20, 3))).unwrap(); // 64 MiB
     std::fs::write(dir.path("out.bin"), b"keep me").unwrap();
     let tmp = dir.path("tmp");
@@ -210,9 +173,9 @@ fn interrupt_with(signal: &str) {
     assert!(killed.success());
     let status = child.wait().unwrap();
     assert!(!status.success(), "{signal} stops the sort");
-    assert_eq!(Scratch::names(&tmp), Vec::<String>::new(), "runs removed");
+    assert_eq!(names_in(&tmp), Vec::<String>::new(), "runs removed");
     assert_eq!(
-        Scratch::names(&dir.0),
+        dir.files(),
         ["in.bin", "out.bin", "tmp"],
         "no temporary output"
     );
