@@ -314,26 +314,7 @@ mod tests {
     use super::*;
     use crate::gpu::context::context;
     use crate::gpu::transfer::TransferConfig;
-    use crate::nibble::tests::xorshift_words;
-
-    /// The pathological buffer (every byte of word i is i mod 256), all-equal words, 15 equal
-    /// nibbles and one other in every position, the examples, random words.
-    fn cases() -> Vec<u64> {
-        let mut words: Vec<u64> = (0..1024u64)
-            .map(|i| (i % 256) * 0x0101_0101_0101_0101)
-            .collect();
-        for v in 0..16u64 {
-            words.push(v * 0x1111_1111_1111_1111);
-            for pos in 0..16 {
-                let other = (v + 1 + pos as u64) % 16;
-                let w = v * 0x1111_1111_1111_1111;
-                words.push((w & !(0xf << (4 * pos))) | (other << (4 * pos)));
-            }
-        }
-        words.extend([0x42badc0ffeed00d5, 0x0badbeef, 0, u64::MAX]);
-        words.extend(xorshift_words(1, 5000));
-        words
-    }
+    use crate::nibble::tests::interesting_words;
 
     /// Runs `kernel` on the GPU over `words` (through a host path's staging buffer).
     fn run(ctx: &Arc<GpuContext>, words: &[u64], kernel: Kernel) -> Vec<u64> {
@@ -371,7 +352,7 @@ mod tests {
         if !supported(&ctx) {
             return;
         }
-        let cases = cases();
+        let cases = interesting_words();
         let mut kernels = Vec::new();
         for network in [false, true] {
             if network && !ctx.limits().shader_float16 {

@@ -78,7 +78,7 @@ pub(crate) mod tests {
     /// The words a kernel is checked on: random words, the contest's pathological buffer
     /// (every byte of word `i` equal to `i mod 256`), all sixteen all-equal words, and every
     /// word of fifteen equal nibbles and one other.
-    fn interesting_words() -> Vec<u64> {
+    pub(crate) fn interesting_words() -> Vec<u64> {
         let mut words = xorshift_words(0x9e37_79b9_7f4a_7c15, 3000);
         words.extend((0..600u64).map(|i| (i % 256) * 0x0101_0101_0101_0101));
         for v in 0..16u64 {
