@@ -11,7 +11,7 @@
 
 use std::alloc::{self, Layout};
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
@@ -91,8 +91,8 @@ impl<K: Key> Drop for AlignedBuf<K> {
     }
 }
 
-/// A file written with direct I/O while the writes allow it (see the module docs), buffered
-/// from then on. Reads and everything else go through [`DirectFile::file`].
+/// A file read or written with direct I/O while the calls allow it (see the module docs),
+/// through the page cache from then on. Sync and metadata go through [`DirectFile::file`].
 pub(crate) struct DirectFile {
     file: File,
     direct: bool,
@@ -106,6 +106,18 @@ impl DirectFile {
     pub(crate) fn create(path: &Path) -> io::Result<DirectFile> {
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(true);
+        Self::open_with(path, options)
+    }
+
+    /// Opens `path` for reading, with direct I/O where the file system takes it: reads of
+    /// whole aligned blocks then cost no copy and leave the page cache alone.
+    pub(crate) fn open(path: &Path) -> io::Result<DirectFile> {
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        Self::open_with(path, options)
+    }
+
+    fn open_with(path: &Path, options: std::fs::OpenOptions) -> io::Result<DirectFile> {
         #[cfg(target_os = "linux")]
         {
             use std::os::unix::fs::OpenOptionsExt;
@@ -127,7 +139,7 @@ impl DirectFile {
         Ok(DirectFile::buffered(options.open(path)?))
     }
 
-    /// An already open file, written through the page cache.
+    /// An already open file, read or written through the page cache.
     pub(crate) fn buffered(file: File) -> DirectFile {
         DirectFile {
             file,
@@ -163,14 +175,40 @@ impl DirectFile {
         self.direct = false;
         Ok(())
     }
+
+    /// Whether a call on `len` bytes at `ptr` may go direct: a direct file, and the buffer,
+    /// the offset and the length all aligned (the length rounded down to whole units).
+    fn direct_len(&self, ptr: *const u8, len: usize) -> Option<usize> {
+        let aligned = ptr as usize % ALIGN == 0 && self.offset % ALIGN as u64 == 0;
+        (self.direct && aligned && len >= ALIGN).then_some(len & !(ALIGN - 1))
+    }
+}
+
+impl Read for DirectFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(whole) = self.direct_len(buf.as_ptr(), buf.len()) {
+            match self.file.read(&mut buf[..whole]) {
+                Ok(n) => {
+                    self.offset += n as u64;
+                    return Ok(n);
+                }
+                #[cfg(target_os = "linux")]
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => self.stop_direct()?,
+                Err(e) => return Err(e),
+            }
+        } else if self.direct {
+            self.stop_direct()?;
+        }
+        let n = self.file.read(buf)?;
+        self.offset += n as u64;
+        Ok(n)
+    }
 }
 
 impl Write for DirectFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.direct {
-            let aligned = buf.as_ptr() as usize % ALIGN == 0 && self.offset % ALIGN as u64 == 0;
-            if aligned && buf.len() >= ALIGN {
-                let whole = buf.len() & !(ALIGN - 1);
+            if let Some(whole) = self.direct_len(buf.as_ptr(), buf.len()) {
                 match self.file.write(&buf[..whole]) {
                     Ok(n) => {
                         self.offset += n as u64;
@@ -264,9 +302,42 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// tmpfs refused O_DIRECT before Linux 6.6; on either kind the file must come out whole.
+    /// procfs refuses O_DIRECT at open: the file is read through the page cache.
     #[test]
-    fn a_file_system_without_direct_io_gets_buffered_writes() {
+    #[cfg(target_os = "linux")]
+    fn a_file_refusing_direct_io_is_read_buffered() {
+        let mut file = DirectFile::open(Path::new("/proc/self/stat")).unwrap();
+        assert!(!file.is_direct());
+        let mut text = String::new();
+        file.read_to_string(&mut text).unwrap();
+        assert!(
+            text.starts_with(&format!("{} (", std::process::id())),
+            "{text}"
+        );
+    }
+
+    /// Whole aligned blocks are read direct, a ragged tail through the page cache.
+    #[test]
+    fn direct_reads_stop_at_the_ragged_tail() {
+        let dir = scratch("read");
+        let path = dir.join("in");
+        let bytes: Vec<u8> = (0..3 * ALIGN + 100).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let mut file = DirectFile::open(&path).unwrap();
+        let mut keys = AlignedBuf::<u32>::zeroed(bytes.len().div_ceil(4));
+        let got = super::super::codec::key_bytes_mut(&mut keys);
+        file.read_exact(&mut got[..2 * ALIGN]).unwrap();
+        file.read_exact(&mut got[2 * ALIGN..bytes.len()]).unwrap();
+        assert!(!file.is_direct());
+        assert_eq!(&got[..bytes.len()], &bytes[..]);
+        assert_eq!(file.read(&mut [0; 8]).unwrap(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// tmpfs takes O_DIRECT since Linux 6.6 and refused it before; either way the file must
+    /// come out whole.
+    #[test]
+    fn a_file_on_tmpfs_comes_out_whole() {
         let shm = Path::new("/dev/shm");
         let dir = if shm.is_dir() {
             let d = shm.join(format!("sortnet-direct-{}", std::process::id()));

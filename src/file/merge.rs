@@ -2,13 +2,12 @@
 //! thread (read-ahead: each run has one block being merged and one being read) and drained
 //! by a writer thread (write-behind), so that reading, merging and writing overlap.
 
-use std::fs::File;
 use std::io::{Read, Write};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
 
 use super::codec::{key_bytes_mut, write_keys, Encoding, FileKey};
-use super::direct::{advise_sequential, align_down, AlignedBuf};
+use super::direct::{advise_sequential, align_down, AlignedBuf, DirectFile};
 use super::error::FileSortError;
 use super::options::{Order, Phase, ProgressFn};
 use super::runs::{Run, Ticker};
@@ -113,8 +112,10 @@ fn merge_in<K: FileKey, const DESC: bool>(
     };
     let mut files = Vec::with_capacity(runs.len());
     for run in runs {
-        let file = File::open(&run.path).map_err(|e| run_error(run, e))?;
-        advise_sequential(&file);
+        // Direct reads of whole blocks: no copy out of the page cache, and the runs, read
+        // once, do not crowd the cache.
+        let file = DirectFile::open(&run.path).map_err(|e| run_error(run, e))?;
+        advise_sequential(file.file());
         files.push((file, run.keys));
     }
 
