@@ -179,7 +179,8 @@ impl DirectFile {
     /// Whether a call on `len` bytes at `ptr` may go direct: a direct file, and the buffer,
     /// the offset and the length all aligned (the length rounded down to whole units).
     fn direct_len(&self, ptr: *const u8, len: usize) -> Option<usize> {
-        let aligned = ptr as usize % ALIGN == 0 && self.offset % ALIGN as u64 == 0;
+        let aligned =
+            (ptr as usize).is_multiple_of(ALIGN) && self.offset.is_multiple_of(ALIGN as u64);
         (self.direct && aligned && len >= ALIGN).then_some(len & !(ALIGN - 1))
     }
 }
@@ -270,7 +271,7 @@ mod tests {
     fn aligned_buffers_start_on_the_boundary_and_are_zeroed() {
         for len in [0, 1, 511, 512, 513, 100_000] {
             let buf = AlignedBuf::<u64>::zeroed(len);
-            assert_eq!(buf.as_ptr() as usize % ALIGN, 0);
+            assert!((buf.as_ptr() as usize).is_multiple_of(ALIGN));
             assert_eq!(buf.len(), len);
             assert!(buf.iter().all(|&k| k == 0));
         }
