@@ -61,7 +61,7 @@ pub use output::write_to_path;
 pub use temp::remove_temporary_files;
 
 use codec::{write_keys, Encoding, FileKey, InputReader};
-use direct::{DirectFile, ALIGN};
+use direct::ALIGN;
 use merge::{block_keys, max_fan_in, merge, Sink};
 use output::Destination;
 use runs::{form_runs, Formed, Run, Sorting, Ticker};
@@ -208,7 +208,7 @@ fn sort_typed<K: FileKey>(
                     .collect();
                 let path = dir.next_run_path();
                 let folder = path.parent().unwrap_or(&path).display().to_string();
-                let mut file = DirectFile::create(&path)
+                let mut file = temp::create_run_file(&path)
                     .map_err(|e| FileSortError::io(&*folder, "write a sorted run in", e))?;
                 let sink = Sink {
                     out: &mut file,

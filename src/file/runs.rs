@@ -8,10 +8,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::codec::{FileKey, InputReader};
-use super::direct::{write_keys_direct, AlignedBuf, DirectFile};
+use super::direct::{write_keys_direct, AlignedBuf};
 use super::error::FileSortError;
 use super::options::{Order, Phase, Progress, ProgressFn};
-use super::temp::RunDir;
+use super::temp::{create_run_file, RunDir};
 use crate::SortBackend;
 
 /// A sorted run on disk.
@@ -176,7 +176,7 @@ pub(crate) fn form_runs<K: FileKey>(
             for (buf, n, path) in sorted_rx {
                 // One write of the whole run: with direct I/O the kernel keeps the disk's
                 // queue full, and no dirty pages pile up behind it.
-                let written = DirectFile::create(&path)
+                let written = create_run_file(&path)
                     .and_then(|mut file| write_keys_direct(&mut file, &buf[..n]))
                     .map_err(|e| {
                         let folder = path.parent().unwrap_or(&path).display().to_string();
