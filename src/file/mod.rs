@@ -25,6 +25,12 @@
 //! and, where `auto` loads a Vulkan driver, the driver's libraries (about 70 MiB resident
 //! with lavapipe).
 //!
+//! The runs, a binary input and a binary output go around the page cache (`O_DIRECT`, from
+//! page-aligned buffers, in blocks of up to 32 MiB) where the file system allows it: on a
+//! virtual disk buffered write-back reached a third of the direct throughput, and the
+//! copies in and out of the cache cost as many cycles as the merge. File systems that
+//! refuse direct I/O, unaligned tails and text get ordinary buffered I/O.
+//!
 //! Nothing is lost or left behind: a regular output file is written to a temporary file
 //! beside it and renamed over it only once complete (so the input and output may be the
 //! same path: the input is read to the end before the rename replaces it), devices and
@@ -34,6 +40,7 @@
 //! ([`FileSortError`]).
 
 mod codec;
+mod direct;
 mod error;
 mod merge;
 mod options;
@@ -42,7 +49,6 @@ mod runs;
 mod temp;
 
 use std::collections::VecDeque;
-use std::fs::File;
 use std::path::Path;
 use std::time::Instant;
 
@@ -55,6 +61,7 @@ pub use output::write_to_path;
 pub use temp::remove_temporary_files;
 
 use codec::{write_keys, Encoding, FileKey, InputReader};
+use direct::ALIGN;
 use merge::{block_keys, max_fan_in, merge, Sink};
 use output::Destination;
 use runs::{form_runs, Formed, Run, Sorting, Ticker};
@@ -112,10 +119,11 @@ fn sort_typed<K: FileKey>(
         None => None,
     };
     let backend = options.backend.unwrap_or_else(crate::backend::auto);
-    let sorting = Sorting {
+    let mut sorting = Sorting {
         backend,
         order: options.order,
         pool: pool.as_ref(),
+        radix: crate::keys::RadixSorter::new(),
     };
 
     // A binary file up to half the budget is read whole (the sort's scratch takes the other
@@ -125,7 +133,10 @@ fn sort_typed<K: FileKey>(
         .len
         .filter(|&len| options.format == Format::Binary && len <= (memory / 2) as u64)
         .map(|len| len as usize / width);
-    let chunk_keys = whole_keys.unwrap_or(memory / 3 / width).max(1);
+    // Chunks are whole direct-I/O units, so that runs are written direct to their last unit.
+    let chunk_keys = whole_keys
+        .unwrap_or_else(|| (memory / 3) / ALIGN * ALIGN / width)
+        .max(1);
 
     // Opened first, so that an output that cannot be written fails before the work.
     let output_name = output.map_or("<stdout>".to_string(), |p| p.display().to_string());
@@ -147,11 +158,13 @@ fn sort_typed<K: FileKey>(
     let (formed, times) = form_runs::<K>(
         reader,
         chunk_keys,
-        &sorting,
+        &mut sorting,
         &mut make_dir,
         &mut dir,
         progress,
     )?;
+    // Frees the radix scratch before the merge allocates its blocks.
+    drop(sorting);
     let mut report = FileSortReport {
         memory,
         backend: match options.backend {
@@ -195,7 +208,7 @@ fn sort_typed<K: FileKey>(
                     .collect();
                 let path = dir.next_run_path();
                 let folder = path.parent().unwrap_or(&path).display().to_string();
-                let mut file = File::create(&path)
+                let mut file = temp::create_run_file(&path)
                     .map_err(|e| FileSortError::io(&*folder, "write a sorted run in", e))?;
                 let sink = Sink {
                     out: &mut file,

@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use super::direct::DirectFile;
 use super::temp::{self, Registered};
 
 /// A file that appears at its path only when complete: written to a temporary file in the
@@ -15,7 +16,7 @@ use super::temp::{self, Registered};
 pub(crate) struct AtomicFile {
     tmp: PathBuf,
     dest: PathBuf,
-    file: Option<File>,
+    file: Option<DirectFile>,
     _registered: Registered,
 }
 
@@ -35,7 +36,7 @@ impl AtomicFile {
             name.to_string_lossy(),
             std::process::id()
         ));
-        let (file, registered) = temp::create_registered(&tmp, |p| File::create(p))?;
+        let (file, registered) = temp::create_registered(&tmp, DirectFile::create)?;
         let atomic = AtomicFile {
             tmp,
             dest: dest.to_path_buf(),
@@ -54,6 +55,7 @@ impl AtomicFile {
     fn commit(mut self) -> io::Result<()> {
         let file = self.file.take().expect("present until commit");
         let result = file
+            .file()
             .sync_all()
             .and_then(|()| std::fs::rename(&self.tmp, &self.dest));
         if result.is_err() {

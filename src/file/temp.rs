@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use super::direct::DirectFile;
+
 /// The temporary paths alive now, and whether new ones are still allowed.
 struct Registry {
     closed: bool,
@@ -70,6 +72,20 @@ pub(crate) fn create_registered<T>(
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     registry.paths.push((id, path.to_path_buf()));
     Ok((made, Registered(id)))
+}
+
+/// Creates the run file `path` inside a [`RunDir`], under the registry's lock: a run made
+/// while [`remove_temporary_files`] empties the folder would keep the folder from being
+/// removed, so once that has run no run is made any more.
+pub(crate) fn create_run_file(path: &Path) -> io::Result<DirectFile> {
+    let registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    if registry.closed {
+        return Err(io::Error::new(
+            io::ErrorKind::Interrupted,
+            "the process is exiting",
+        ));
+    }
+    DirectFile::create(path)
 }
 
 /// A folder of sorted runs, made inside the temporary folder and removed with everything in
