@@ -7,6 +7,7 @@
 //! `x86_64/` (its AVX2 and AVX-512 instantiations), `few` (counting few distinct keys),
 //! `scratch` (the radix sort's memory).
 
+pub(crate) mod bitonic;
 pub(crate) mod few;
 pub(crate) mod key;
 pub(crate) mod network;

@@ -97,76 +97,6 @@ pub(crate) const fn block_max<V: KeyVector>() -> usize {
     V::BLOCK_VECTORS * V::LANES
 }
 
-/// One bitonic comparator stage inside every vector: lanes `l` and `l ^ m` compared, the
-/// minimum to the lane where `bit` is clear.
-#[inline(always)]
-unsafe fn in_vector<V: KeyVector>(v: V, m: usize, bit: usize) -> V {
-    // SAFETY: the caller guarantees the CPU supports V's instructions.
-    unsafe {
-        let p = v.xor_permute(m);
-        V::blend_bit(v.min(p), v.max(p), bit)
-    }
-}
-
-/// Sorts `N * LANES` keys held in `v` (bitonic, flip/disperse form).
-///
-/// # Safety
-/// The CPU supports `V`'s instructions.
-#[inline(always)]
-unsafe fn bitonic<V: KeyVector, const N: usize>(v: &mut [V; N]) {
-    let lanes = V::LANES;
-    let total = N * lanes;
-    let mut h = 2;
-    while h <= total {
-        // Flip: in groups of `h` keys, key `i` against key `h - 1 - i`.
-        if h <= lanes {
-            for x in v.iter_mut() {
-                // SAFETY: caller's guarantee.
-                *x = unsafe { in_vector(*x, h - 1, h / 2) };
-            }
-        } else {
-            let group = h / lanes;
-            for g in (0..N).step_by(group) {
-                for a in 0..group / 2 {
-                    let b = g + group - 1 - a;
-                    // SAFETY: caller's guarantee.
-                    unsafe {
-                        let rb = v[b].xor_permute(lanes - 1);
-                        let (lo, hi) = (v[g + a].min(rb), v[g + a].max(rb));
-                        v[g + a] = lo;
-                        v[b] = hi.xor_permute(lanes - 1);
-                    }
-                }
-            }
-        }
-        // Disperse: key `i` against key `i + j` for j = h/4, h/8, ..., 1.
-        let mut j = h / 4;
-        while j >= 1 {
-            if j >= lanes {
-                let stride = j / lanes;
-                for a in 0..N {
-                    if a & stride == 0 {
-                        let b = a + stride;
-                        // SAFETY: caller's guarantee.
-                        unsafe {
-                            let (lo, hi) = (v[a].min(v[b]), v[a].max(v[b]));
-                            v[a] = lo;
-                            v[b] = hi;
-                        }
-                    }
-                }
-            } else {
-                for x in v.iter_mut() {
-                    // SAFETY: caller's guarantee.
-                    *x = unsafe { in_vector(*x, j, j) };
-                }
-            }
-            j /= 2;
-        }
-        h *= 2;
-    }
-}
-
 /// Sorts a block of at most [`block_max`] keys in registers.
 ///
 /// # Safety
@@ -188,7 +118,7 @@ unsafe fn sort_block_n<V: KeyVector, const N: usize>(keys: &mut [V::Key]) {
                 *x = V::load_padded(p.add(at), n - at);
             }
         }
-        bitonic::<V, N>(&mut v);
+        super::bitonic::bitonic::<V, N>(&mut v);
         for (i, x) in v.iter().enumerate() {
             let at = i * V::LANES;
             if at + V::LANES <= n {
