@@ -14,6 +14,7 @@ pub(crate) mod network;
 pub(crate) mod portable;
 pub(crate) mod radix;
 pub(crate) mod scratch;
+pub(crate) mod select;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
 

@@ -165,7 +165,7 @@ const PARTITION_UNROLL: usize = 4;
 /// # Safety
 /// The CPU supports `V`'s instructions.
 #[inline(always)]
-unsafe fn partition<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize {
+pub(crate) unsafe fn partition<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize {
     let lanes = V::LANES;
     let n = keys.len();
     let m = n - n % lanes;
@@ -274,7 +274,7 @@ pub(crate) const PIVOT_SAMPLE: usize = 16;
 /// # Safety
 /// The CPU supports `V`'s instructions; `keys.len() > block_max::<V>()`.
 #[inline(always)]
-unsafe fn pick_pivot<V: KeyVector>(keys: &[V::Key]) -> V::Key {
+pub(crate) unsafe fn pick_pivot<V: KeyVector>(keys: &[V::Key]) -> V::Key {
     let n = keys.len();
     let mut sample = [V::MAX; PIVOT_SAMPLE];
     let step = n / PIVOT_SAMPLE;
@@ -342,6 +342,16 @@ where
         unsafe { sort_block::<V>(keys) };
         return;
     }
+    // Input already in order (or in reverse) takes one scan, not n log n: users re-sort
+    // sorted data most often. The scans stop at the first key out of order, so on random
+    // keys they cost a few compares.
+    if keys.windows(2).all(|w| w[0] <= w[1]) {
+        return;
+    }
+    if keys.windows(2).all(|w| w[0] >= w[1]) {
+        keys.reverse();
+        return;
+    }
     // Partition budget per range: 2 * log2(n) levels.
     let budget = 2 * (usize::BITS - n.leading_zeros()) as usize;
     // (start, end, depth); the smaller side is pushed last so it is taken first, which keeps
@@ -392,7 +402,7 @@ where
 /// # Safety
 /// As [`partition`].
 #[inline(always)]
-unsafe fn partition_le<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize
+pub(crate) unsafe fn partition_le<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize
 where
     V::Key: VecKey,
 {
@@ -572,7 +582,7 @@ pub(crate) mod tests {
     }
 
     /// Input patterns for the sort tests.
-    fn inputs(n: usize, seed: u64) -> Vec<Vec<u64>> {
+    pub(crate) fn inputs(n: usize, seed: u64) -> Vec<Vec<u64>> {
         let mut s = seed | 1;
         vec![
             (0..n).map(|_| rng(&mut s)).collect(),
@@ -584,6 +594,17 @@ pub(crate) mod tests {
             (0..n).map(|_| rng(&mut s) % 5).collect(),
             (0..n)
                 .map(|i| if i % 2 == 0 { u64::MAX } else { 0 })
+                .collect(),
+            // Sorted runs: four ascending runs, and two ascending halves interleaved.
+            (0..n as u64).map(|i| i % (n as u64 / 4 + 1)).collect(),
+            (0..n as u64)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        i / 2
+                    } else {
+                        n as u64 / 2 + i / 2
+                    }
+                })
                 .collect(),
         ]
     }
