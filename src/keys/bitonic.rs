@@ -82,7 +82,7 @@ unsafe fn level<V: KeyVector, const N: usize, const H: usize>(v: &mut [V; N]) {
     if H > N * V::LANES {
         return;
     }
-    // SAFETY (all calls): caller's guarantee; the `if`s fold at compile time.
+    // SAFETY: caller's guarantee (for every call); the `if`s fold at compile time.
     unsafe {
         flip::<V, N, H>(v);
         if H / 4 >= 64 {

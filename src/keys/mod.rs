@@ -8,6 +8,7 @@
 //! `scratch` (the radix sort's memory).
 
 pub(crate) mod bitonic;
+pub(crate) mod cache;
 pub(crate) mod few;
 pub(crate) mod key;
 pub(crate) mod network;

@@ -26,10 +26,11 @@
 //! * **Worst cases.** Ranges are kept on an explicit stack (smaller side first), and a
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
-//! * **Where it stands.** Measured against `radix` (`thresholds::KEYS32_RADIX_MIN_LEN` and
-//!   `KEYS32_AVX2_RADIX_MIN_LEN`), this sort wins below about 2 500 `u32` or 512 `u64`
-//!   keys with AVX-512 and below about 1 500 `u32` or 192 `u64` keys with AVX2 (few
-//!   distinct keys are `radix`'s from 2^12 on: it counts them). The bitonic blocks (about 2.3 ns per key for 256 keys with AVX-512) are not tuned further;
+//! * **Where it stands.** One thread on the AMD EPYC build machine (BENCHMARKS.md, "CPU key
+//!   sort one thread"), AVX-512 `u32` sorts 2^10 / 2^16 / 2^20 random keys at about 440 /
+//!   307 / 235 M keys/s, ahead of numpy's `np.sort` (x86-simd-sort) there; `auto` sends
+//!   slices to it below radix's crossover and, on one thread, past the L2 cache
+//!   (`backend::thresholds`). The bitonic base case is in [`bitonic`](super::bitonic);
 //!   the `wide` instantiation (`portable`) is slower than `radix` on x86-64.
 
 use super::key::KeyMap;
@@ -52,10 +53,11 @@ pub(crate) trait KeyVector: Copy {
     /// The largest key, used as padding.
     const MAX: Self::Key;
     /// Vectors in the largest bitonic block, 8 or 16: measured per implementation. AVX2
-    /// `u32` takes 8 (a 16-vector network spills AVX2's 16 registers: 3.1 ns per key for 128
-    /// keys against 1.7 ns for 64, and 256 keys 1.08 -> 0.99 µs with 8), AVX2 `u64` 16 (64
-    /// keys in one network 230 ns, partitioned into two 32-key networks 450 ns), AVX-512
-    /// 16 of its 32 registers.
+    /// `u32` and `u64` take 16 (with the network unrolled, 16 vectors beat 8 for AVX2 `u32`
+    /// although they spill some of AVX2's 16 registers: 357 -> 376 M keys/s at 2^10, 185 ->
+    /// 197 at 2^18, one thread, AMD EPYC; AVX2 `u64`: 64 keys in one network 230 ns,
+    /// partitioned into two 32-key networks 450 ns), AVX-512 16 of its 32 registers (32
+    /// vectors of `u64`, 256 keys, lost: 214 -> 197 M keys/s at 2^10).
     const BLOCK_VECTORS: usize;
 
     /// Reads `LANES` keys.

@@ -75,7 +75,7 @@ where
     V::Key: VecKey,
 {
     debug_assert!(k <= keys.len());
-    // SAFETY (both): caller's guarantee.
+    // SAFETY: caller's guarantee, for both calls; `k < len` for the selection.
     unsafe {
         if k < keys.len() {
             select_nth::<V>(keys, k);

@@ -256,7 +256,7 @@ impl KeyVector for U32x8 {
     type Key = u32;
     const LANES: usize = 8;
     const MAX: u32 = u32::MAX;
-    const BLOCK_VECTORS: usize = 8;
+    const BLOCK_VECTORS: usize = 16;
 
     #[inline(always)]
     unsafe fn load(src: *const u32) -> Self {
