@@ -12,7 +12,8 @@ const FALLBACK_L2_BYTES: usize = 1 << 20;
 /// Bytes of the private (per-core) level-2 cache.
 ///
 /// On x86-64 from CPUID leaf `0x8000_0006` (ECX bits 31-16: L2 size in KiB), which AMD and
-/// Intel CPUs both fill; elsewhere, or where it reads zero, [`FALLBACK_L2_BYTES`].
+/// Intel CPUs both fill; elsewhere (and under Miri), or where it reads zero,
+/// [`FALLBACK_L2_BYTES`].
 pub(crate) fn l2_bytes() -> usize {
     static L2: OnceLock<usize> = OnceLock::new();
     *L2.get_or_init(|| match read_l2_kib() {
@@ -21,7 +22,7 @@ pub(crate) fn l2_bytes() -> usize {
     })
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 fn read_l2_kib() -> Option<usize> {
     use std::arch::x86_64::__cpuid;
     // Leaf 0x8000_0000 gives the highest extended leaf, checked before 0x8000_0006 is read.
@@ -32,7 +33,8 @@ fn read_l2_kib() -> Option<usize> {
     Some((ecx >> 16) as usize)
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+/// Not x86-64, or under Miri (which does not run CPUID).
+#[cfg(any(not(target_arch = "x86_64"), miri))]
 fn read_l2_kib() -> Option<usize> {
     None
 }
