@@ -345,6 +345,18 @@ fn sort_kv<K, V, C>(
     if n < 2 {
         return;
     }
+    // Input already in order takes one scan instead of every pass (users re-sort sorted data
+    // most often; the issue measured ascending input at 1.7x the time of random keys); input
+    // in strictly descending order is reversed, which keeps pairs stable as no two keys are
+    // equal. The scans stop at the first key out of order: a few compares on random keys.
+    if keys.windows(2).all(|w| C::encode(w[0]) <= C::encode(w[1])) {
+        return;
+    }
+    if keys.windows(2).all(|w| C::encode(w[0]) > C::encode(w[1])) {
+        keys.reverse();
+        values.reverse();
+        return;
+    }
     // Keys only (values are zero-sized): few distinct keys are counted, not sorted.
     if matches!(route, Route::BySize)
         && std::mem::size_of::<V>() == 0
