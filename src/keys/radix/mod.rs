@@ -346,13 +346,19 @@ fn sort_kv<K, V, C>(
         return;
     }
     // Input already in order takes one scan instead of every pass (users re-sort sorted data
-    // most often; the issue measured ascending input at 1.7x the time of random keys); input
-    // in strictly descending order is reversed, which keeps pairs stable as no two keys are
-    // equal. The scans stop at the first key out of order: a few compares on random keys.
+    // most often; ascending input took 1.7x the time of random keys on an Intel Xeon, and
+    // descending 4 Mi `u32` keys 0.094 s against 0.044 s here); descending input is
+    // reversed: keys only when no key is above the one before, pairs only when every key is
+    // below it (no equal keys, whose values would swap order). The scans stop at the first
+    // key out of order: a few compares on random keys.
     if keys.windows(2).all(|w| C::encode(w[0]) <= C::encode(w[1])) {
         return;
     }
-    if keys.windows(2).all(|w| C::encode(w[0]) > C::encode(w[1])) {
+    let keys_only = std::mem::size_of::<V>() == 0;
+    if keys.windows(2).all(|w| {
+        let (a, b) = (C::encode(w[0]), C::encode(w[1]));
+        a > b || (keys_only && a == b)
+    }) {
         keys.reverse();
         values.reverse();
         return;
