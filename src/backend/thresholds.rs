@@ -3,43 +3,58 @@
 //! `preference` turns them into an ordered list of backend names per workload and length;
 //! `auto` takes the first one that is usable here. The CPU figures are best-of-N times of
 //! one call on one thread, random keys, a fresh copy of the input in every call, on a 2-core
-//! AMD EPYC Zen 4 VM (BENCHMARKS.md, "Auto's crossovers", which names the command); the
-//! build machine is now a 2-core Intel Xeon with AVX-512 (VBMI2), where they have not been
-//! measured again.
+//! AMD EPYC Zen 4 VM with AVX-512 (1 MiB L2 per core, 32 MiB L3; BENCHMARKS.md, "Auto's
+//! crossovers", which names the command). The key crossovers were measured again after the
+//! quicksort's base case was unrolled into registers (`RAYON_NUM_THREADS=1 sortnet bench
+//! --stat best`, the machine under load from other builds: best of the runs). Where the
+//! radix sort's speed depends on the cache (32-bit keys past the L2 on one thread), the pick
+//! follows the L2 size read at run time ([`quicksort_beyond_cache`]); the 16-core Intel Xeon
+//! host of the GPU machine sorts large inputs on all its threads, where radix goes first.
 
 use super::sort_backend::Workload;
 use crate::keys::key::{KeyMap, KeyWidth};
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`: avx512 /
-/// radix 768 keys 2.97 / 3.15 µs, 832 keys 3.52 / 3.26 µs, 1000 keys 4.13 / 3.70 µs, so the
-/// crossover lies near 800.
-pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 800;
+/// radix, M keys/s, 2^13 389 / 273, 2^14 360 / 325, 2^15 333 / 348, 2^16 308 / 346.
+pub(crate) const KEYS32_RADIX_MIN_LEN: usize = 24 << 10;
 
 /// 64-bit keys from which `radix` beats the vectorised quicksort of `avx512`: avx512 /
 /// radix 256 keys 1.15 / 1.59 µs, 1000 keys 6.38 / 5.54 µs; radix skips the digits below
 /// those that tell the keys apart, which is what brings it this low.
-pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 512;
+///
+/// Measured again with the unrolled base case, M keys/s: 512 keys 219 / 175, 1024 keys
+/// 214 / 236.
+pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 768;
 
 /// `f32` keys from which `radix` beats the vectorised quicksort of `avx512`. Floats cost
 /// radix one digit more than integers of the same length (their top digits, sign and
 /// exponent, take few values): keys uniform in ±1e6, avx512 / radix 2^12 keys 19.3 /
 /// 21.8 µs, 2^13 keys 41.9 / 39.6 µs (`u32` at 2^12: 18.8 / 12.6 µs).
-pub(crate) const KEYS32_FLOAT_RADIX_MIN_LEN: usize = 6144;
+///
+/// With the unrolled base case avx512 wins further: 2^15 314 / 281, 2^16 301 / 279 M keys/s.
+pub(crate) const KEYS32_FLOAT_RADIX_MIN_LEN: usize = 1 << 17;
 
 /// `f64` keys from which `radix` beats the vectorised quicksort of `avx512`, as
 /// [`KEYS32_FLOAT_RADIX_MIN_LEN`]: avx512 / radix 2^11 keys 14.3 / 15.0 µs, 2^12 keys 30.8
 /// / 28.5 µs.
-pub(crate) const KEYS64_FLOAT_RADIX_MIN_LEN: usize = 3072;
+///
+/// With the unrolled base case: 512 keys 217 / 153, 1024 keys 193 / 203, 2048 keys 189 / 233
+/// M keys/s.
+pub(crate) const KEYS64_FLOAT_RADIX_MIN_LEN: usize = 1024;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx2`, for CPUs
 /// without AVX-512: avx2 / radix 512 keys 2.17 / 2.57 µs, 640 keys 2.95-3.08 / 2.86-2.89
 /// µs, 768 keys 3.48-3.61 / 3.15 µs.
-pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 600;
+///
+/// With the unrolled base case: 2^11 344 / 294, 2^12 311 / 312, 2^13 292 / 273 M keys/s.
+pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 4096;
 
 /// 64-bit keys from which `radix` beats the vectorised quicksort of `avx2`: avx2 / radix
 /// 128 keys 884 / 1126 ns, 192 keys 1356-1399 / 1385-1396 ns (a tie), 256 keys 1831 /
 /// 1598-1980 ns. Below [`KEYS64_SIMD_MIN_LEN`] radix's insertion sort wins again.
-pub(crate) const KEYS64_AVX2_RADIX_MIN_LEN: usize = 192;
+///
+/// With the unrolled base case: 512 keys 180 / 175, 1024 keys 164 / 236 M keys/s.
+pub(crate) const KEYS64_AVX2_RADIX_MIN_LEN: usize = 512;
 
 /// 32-bit keys from which `avx512`'s quicksort beats `avx2`'s, even on CPUs with AVX-512:
 /// up to 64 keys avx2's whole-slice register network is cheaper than avx512's 16-key rows
@@ -103,6 +118,19 @@ static PAIRS: [&str; 1] = ["radix"];
 static PAIRS_GPU: [&str; 2] = ["vulkan-radix", "radix"];
 
 /// Every list [`preference`] returns.
+/// Whether 32-bit keys of `len` go to the vectorised quicksort although they are past
+/// radix's crossover: on one rayon thread, once the keys are larger than the core's L2 (read
+/// at run time), the radix sort's passes leave it (an MSD pass, or LSD passes from L3) while
+/// the quicksort's partitions shrink into it. One thread on the AMD EPYC (1 MiB L2), avx512 /
+/// radix, M keys/s: 2^18 280 / 176, 2^19 251 / 184, 2^20 234 / 168, 2^22 148-171 / 126-143,
+/// 2^24 108 / 95; `u64` keys stay with radix (2^19 116 / 162, 2^22 66 / 85). With several
+/// threads radix splits its passes and the single-threaded quicksort falls behind.
+pub(crate) fn quicksort_beyond_cache(width: KeyWidth, len: usize) -> bool {
+    width == KeyWidth::W32
+        && len.saturating_mul(4) >= crate::keys::cache::l2_bytes()
+        && rayon::current_num_threads() == 1
+}
+
 pub(crate) static LISTS: [&[&str]; 9] = [
     &NIBBLES,
     &KEYS_TINY32,
@@ -149,6 +177,10 @@ pub(crate) fn preference(workload: Workload, len: usize, map: KeyMap) -> &'stati
             } else if width == KeyWidth::W64 && len < KEYS64_SIMD_MIN_LEN {
                 &KEYS_TINY64
             } else if len < avx2_to {
+                &KEYS_SIMD
+            } else if quicksort_beyond_cache(width, len) {
+                // Either quicksort before radix (AVX2 f32 at 2^20 one thread: avx2 163 /
+                // radix 68 M keys/s).
                 &KEYS_SIMD
             } else if len < avx512_to {
                 // On a CPU without AVX-512 radix goes first from here.
@@ -274,6 +306,12 @@ mod gpu_radix_tests {
             Workload::Pairs(KeyWidth::W64),
         ];
         for workload in workloads {
+            if workload == Workload::Keys(KeyWidth::W32)
+                && quicksort_beyond_cache(KeyWidth::W32, GPU_RADIX_MIN_KEYS)
+            {
+                // One thread: the quicksort goes first (see `quicksort_beyond_cache`).
+                continue;
+            }
             for map in [KeyMap::Unsigned, KeyMap::Float] {
                 let first = |len| preference(workload, len, map)[0];
                 let gpu = |len| preference(workload, len, map).contains(&"vulkan-radix");

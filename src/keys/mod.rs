@@ -7,12 +7,15 @@
 //! `x86_64/` (its AVX2 and AVX-512 instantiations), `few` (counting few distinct keys),
 //! `scratch` (the radix sort's memory).
 
+pub(crate) mod bitonic;
+pub(crate) mod cache;
 pub(crate) mod few;
 pub(crate) mod key;
 pub(crate) mod network;
 pub(crate) mod portable;
 pub(crate) mod radix;
 pub(crate) mod scratch;
+pub(crate) mod select;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
 

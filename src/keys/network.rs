@@ -26,10 +26,11 @@
 //! * **Worst cases.** Ranges are kept on an explicit stack (smaller side first), and a
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
-//! * **Where it stands.** Measured against `radix` (`thresholds::KEYS32_RADIX_MIN_LEN` and
-//!   `KEYS32_AVX2_RADIX_MIN_LEN`), this sort wins below about 2 500 `u32` or 512 `u64`
-//!   keys with AVX-512 and below about 1 500 `u32` or 192 `u64` keys with AVX2 (few
-//!   distinct keys are `radix`'s from 2^12 on: it counts them). The bitonic blocks (about 2.3 ns per key for 256 keys with AVX-512) are not tuned further;
+//! * **Where it stands.** One thread on the AMD EPYC build machine (BENCHMARKS.md, "CPU key
+//!   sort one thread"), AVX-512 `u32` sorts 2^10 / 2^16 / 2^20 random keys at about 440 /
+//!   307 / 235 M keys/s, ahead of numpy's `np.sort` (x86-simd-sort) there; `auto` sends
+//!   slices to it below radix's crossover and, on one thread, past the L2 cache
+//!   (`backend::thresholds`). The bitonic base case is in [`bitonic`](super::bitonic);
 //!   the `wide` instantiation (`portable`) is slower than `radix` on x86-64.
 
 use super::key::KeyMap;
@@ -52,10 +53,11 @@ pub(crate) trait KeyVector: Copy {
     /// The largest key, used as padding.
     const MAX: Self::Key;
     /// Vectors in the largest bitonic block, 8 or 16: measured per implementation. AVX2
-    /// `u32` takes 8 (a 16-vector network spills AVX2's 16 registers: 3.1 ns per key for 128
-    /// keys against 1.7 ns for 64, and 256 keys 1.08 -> 0.99 µs with 8), AVX2 `u64` 16 (64
-    /// keys in one network 230 ns, partitioned into two 32-key networks 450 ns), AVX-512
-    /// 16 of its 32 registers.
+    /// `u32` and `u64` take 16 (with the network unrolled, 16 vectors beat 8 for AVX2 `u32`
+    /// although they spill some of AVX2's 16 registers: 357 -> 376 M keys/s at 2^10, 185 ->
+    /// 197 at 2^18, one thread, AMD EPYC; AVX2 `u64`: 64 keys in one network 230 ns,
+    /// partitioned into two 32-key networks 450 ns), AVX-512 16 of its 32 registers (32
+    /// vectors of `u64`, 256 keys, lost: 214 -> 197 M keys/s at 2^10).
     const BLOCK_VECTORS: usize;
 
     /// Reads `LANES` keys.
@@ -97,76 +99,6 @@ pub(crate) const fn block_max<V: KeyVector>() -> usize {
     V::BLOCK_VECTORS * V::LANES
 }
 
-/// One bitonic comparator stage inside every vector: lanes `l` and `l ^ m` compared, the
-/// minimum to the lane where `bit` is clear.
-#[inline(always)]
-unsafe fn in_vector<V: KeyVector>(v: V, m: usize, bit: usize) -> V {
-    // SAFETY: the caller guarantees the CPU supports V's instructions.
-    unsafe {
-        let p = v.xor_permute(m);
-        V::blend_bit(v.min(p), v.max(p), bit)
-    }
-}
-
-/// Sorts `N * LANES` keys held in `v` (bitonic, flip/disperse form).
-///
-/// # Safety
-/// The CPU supports `V`'s instructions.
-#[inline(always)]
-unsafe fn bitonic<V: KeyVector, const N: usize>(v: &mut [V; N]) {
-    let lanes = V::LANES;
-    let total = N * lanes;
-    let mut h = 2;
-    while h <= total {
-        // Flip: in groups of `h` keys, key `i` against key `h - 1 - i`.
-        if h <= lanes {
-            for x in v.iter_mut() {
-                // SAFETY: caller's guarantee.
-                *x = unsafe { in_vector(*x, h - 1, h / 2) };
-            }
-        } else {
-            let group = h / lanes;
-            for g in (0..N).step_by(group) {
-                for a in 0..group / 2 {
-                    let b = g + group - 1 - a;
-                    // SAFETY: caller's guarantee.
-                    unsafe {
-                        let rb = v[b].xor_permute(lanes - 1);
-                        let (lo, hi) = (v[g + a].min(rb), v[g + a].max(rb));
-                        v[g + a] = lo;
-                        v[b] = hi.xor_permute(lanes - 1);
-                    }
-                }
-            }
-        }
-        // Disperse: key `i` against key `i + j` for j = h/4, h/8, ..., 1.
-        let mut j = h / 4;
-        while j >= 1 {
-            if j >= lanes {
-                let stride = j / lanes;
-                for a in 0..N {
-                    if a & stride == 0 {
-                        let b = a + stride;
-                        // SAFETY: caller's guarantee.
-                        unsafe {
-                            let (lo, hi) = (v[a].min(v[b]), v[a].max(v[b]));
-                            v[a] = lo;
-                            v[b] = hi;
-                        }
-                    }
-                }
-            } else {
-                for x in v.iter_mut() {
-                    // SAFETY: caller's guarantee.
-                    *x = unsafe { in_vector(*x, j, j) };
-                }
-            }
-            j /= 2;
-        }
-        h *= 2;
-    }
-}
-
 /// Sorts a block of at most [`block_max`] keys in registers.
 ///
 /// # Safety
@@ -188,7 +120,7 @@ unsafe fn sort_block_n<V: KeyVector, const N: usize>(keys: &mut [V::Key]) {
                 *x = V::load_padded(p.add(at), n - at);
             }
         }
-        bitonic::<V, N>(&mut v);
+        super::bitonic::bitonic::<V, N>(&mut v);
         for (i, x) in v.iter().enumerate() {
             let at = i * V::LANES;
             if at + V::LANES <= n {
@@ -235,7 +167,7 @@ const PARTITION_UNROLL: usize = 4;
 /// # Safety
 /// The CPU supports `V`'s instructions.
 #[inline(always)]
-unsafe fn partition<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize {
+pub(crate) unsafe fn partition<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize {
     let lanes = V::LANES;
     let n = keys.len();
     let m = n - n % lanes;
@@ -344,7 +276,7 @@ pub(crate) const PIVOT_SAMPLE: usize = 16;
 /// # Safety
 /// The CPU supports `V`'s instructions; `keys.len() > block_max::<V>()`.
 #[inline(always)]
-unsafe fn pick_pivot<V: KeyVector>(keys: &[V::Key]) -> V::Key {
+pub(crate) unsafe fn pick_pivot<V: KeyVector>(keys: &[V::Key]) -> V::Key {
     let n = keys.len();
     let mut sample = [V::MAX; PIVOT_SAMPLE];
     let step = n / PIVOT_SAMPLE;
@@ -412,6 +344,16 @@ where
         unsafe { sort_block::<V>(keys) };
         return;
     }
+    // Input already in order (or in reverse) takes one scan, not n log n: users re-sort
+    // sorted data most often. The scans stop at the first key out of order, so on random
+    // keys they cost a few compares.
+    if keys.windows(2).all(|w| w[0] <= w[1]) {
+        return;
+    }
+    if keys.windows(2).all(|w| w[0] >= w[1]) {
+        keys.reverse();
+        return;
+    }
     // Partition budget per range: 2 * log2(n) levels.
     let budget = 2 * (usize::BITS - n.leading_zeros()) as usize;
     // (start, end, depth); the smaller side is pushed last so it is taken first, which keeps
@@ -462,7 +404,7 @@ where
 /// # Safety
 /// As [`partition`].
 #[inline(always)]
-unsafe fn partition_le<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize
+pub(crate) unsafe fn partition_le<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize
 where
     V::Key: VecKey,
 {
@@ -642,7 +584,7 @@ pub(crate) mod tests {
     }
 
     /// Input patterns for the sort tests.
-    fn inputs(n: usize, seed: u64) -> Vec<Vec<u64>> {
+    pub(crate) fn inputs(n: usize, seed: u64) -> Vec<Vec<u64>> {
         let mut s = seed | 1;
         vec![
             (0..n).map(|_| rng(&mut s)).collect(),
@@ -654,6 +596,17 @@ pub(crate) mod tests {
             (0..n).map(|_| rng(&mut s) % 5).collect(),
             (0..n)
                 .map(|i| if i % 2 == 0 { u64::MAX } else { 0 })
+                .collect(),
+            // Sorted runs: four ascending runs, and two ascending halves interleaved.
+            (0..n as u64).map(|i| i % (n as u64 / 4 + 1)).collect(),
+            (0..n as u64)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        i / 2
+                    } else {
+                        n as u64 / 2 + i / 2
+                    }
+                })
                 .collect(),
         ]
     }

@@ -120,16 +120,17 @@ pub(crate) const FEW_DISTINCT_MIN_LEN: usize = 1 << 12;
 pub(crate) const INSERTION_MAX_LEN: usize = 64;
 
 /// Inputs whose keys take at least this many bytes get an MSD pass in front of the LSD passes
-/// (and use more than one thread): 2^22 `u32` keys, 2^21 `u64` keys.
+/// (and use more than one thread), or from the size of the sorting threads' L2 caches where
+/// that is smaller (see [`use_msd`]).
 ///
-/// From there on the keys and their scratch fill the 32 MiB L3 of the test machine (AMD EPYC,
-/// Zen 4, 1 MiB L2 per core), and whole-input LSD passes run from memory while the MSD
-/// route's buckets stay in cache. Measured with a best-of-N loop (best of 15 to 21, both
-/// cores, random keys), whole-input LSD (`lsd_parallel`) / MSD route, ms: `u32` 2^20
-/// (4 MiB): 2.9 / 3.5, 2^21: 6.6-7.8 / 8.0-8.5, 2^22 (16 MiB): 22.5 / 12.7; `u64` 2^20
-/// (8 MiB): 4.2-5.5 / 4.3-4.5, 2^21 (16 MiB): 13.9-15.1 / 8.6-9.0; `f32` in ±1e6 2^21:
-/// 7.2-12.1 / 7.5-7.8, 2^22: 22.5-23.7 / 16.0-16.2 (BENCHMARKS.md, "CPU key sort, all
-/// threads").
+/// Whole-input LSD passes ping-pong between the keys and a scratch copy: once the two no
+/// longer fit the core's L2, every pass runs from L3 and scatters into up to 2048 lines
+/// spread over megabytes (TLB and L3 misses), while the MSD route's buckets stay in L1/L2.
+/// This was a fixed 16 MiB (measured on the AMD EPYC, 1 MiB L2 per core, both cores), and
+/// on an Intel Xeon (2 MiB L2) one-thread `u32` fell from 88 to 38 M keys/s between 2^18 and
+/// 2^20 keys before the MSD route took over at 2^22. Best of the runs, one thread, `u32`,
+/// on the AMD EPYC under load (`RAYON_NUM_THREADS=1 sortnet bench --stat best`), M keys/s,
+/// LSD (switch at 16 MiB) / MSD (switch at L2): 2^20: 115 / 168; 2^19: - / 184.
 pub(crate) const MSD_MIN_BYTES: usize = 16 << 20;
 
 /// Buckets of the MSD route with at least this many bytes of keys get an MSD pass of their
@@ -344,6 +345,24 @@ fn sort_kv<K, V, C>(
     if n < 2 {
         return;
     }
+    // Input already in order takes one scan instead of every pass (users re-sort sorted data
+    // most often; ascending input took 1.7x the time of random keys on an Intel Xeon, and
+    // descending 4 Mi `u32` keys 0.094 s against 0.044 s here); descending input is
+    // reversed: keys only when no key is above the one before, pairs only when every key is
+    // below it (no equal keys, whose values would swap order). The scans stop at the first
+    // key out of order: a few compares on random keys.
+    if keys.windows(2).all(|w| C::encode(w[0]) <= C::encode(w[1])) {
+        return;
+    }
+    let keys_only = std::mem::size_of::<V>() == 0;
+    if keys.windows(2).all(|w| {
+        let (a, b) = (C::encode(w[0]), C::encode(w[1]));
+        a > b || (keys_only && a == b)
+    }) {
+        keys.reverse();
+        values.reverse();
+        return;
+    }
     // Keys only (values are zero-sized): few distinct keys are counted, not sorted.
     if matches!(route, Route::BySize)
         && std::mem::size_of::<V>() == 0
@@ -403,6 +422,14 @@ fn sort_kv<K, V, C>(
 }
 
 /// Whether `len` keys of type `K` take the MSD route ([`msd_lsd`]) rather than plain LSD.
+///
+/// From keys of the size of the L2 caches of the threads that sort on (per-core L2 read at
+/// run time, `cache::l2_bytes`, times the rayon threads), as the keys and their scratch copy
+/// then no longer fit them, and from [`MSD_MIN_BYTES`] at the latest. With several threads
+/// the split LSD passes share the scatter between the cores' caches (on both cores of the
+/// AMD EPYC they beat the MSD route at 2^20 `u32` keys, 2.9 / 3.5 ms).
 fn use_msd<K>(len: usize) -> bool {
-    len.saturating_mul(std::mem::size_of::<K>()) >= MSD_MIN_BYTES
+    let bytes = len.saturating_mul(std::mem::size_of::<K>());
+    let caches = super::cache::l2_bytes().saturating_mul(rayon::current_num_threads());
+    bytes >= MSD_MIN_BYTES.min(caches)
 }

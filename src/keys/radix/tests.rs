@@ -499,3 +499,32 @@ fn a_sorter_keeps_its_scratch_and_sorts_alike() {
     sorter.release();
     assert_eq!(sorter.scratch_bytes(), 0);
 }
+
+#[test]
+fn ordered_inputs_take_the_scan_and_stay_stable() {
+    // Descending with ties: keys only are reversed; pairs must not be (equal keys would swap
+    // their values), so they take the sort and keep the input order of equal keys.
+    let n = 5000u32;
+    let desc: Vec<u32> = (0..n).map(|i| (n - i) / 3).collect();
+    let mut keys = desc.clone();
+    sort32(&mut keys, KeyMap::Unsigned);
+    let mut want = desc.clone();
+    want.sort_unstable();
+    assert_eq!(keys, want);
+    let mut keys = desc.clone();
+    let mut values: Vec<u32> = (0..n).collect();
+    sort_pairs32(&mut keys, &mut values, KeyMap::Unsigned);
+    let mut want: Vec<(u32, u32)> = desc.iter().copied().zip(0..n).collect();
+    want.sort_by_key(|&(k, _)| k); // stable
+    assert_eq!(keys.iter().copied().zip(values).collect::<Vec<_>>(), want);
+    // Strictly descending pairs are reversed; ascending ones left alone; signed order.
+    let mut keys: Vec<u32> = (0..n).rev().collect();
+    let mut values: Vec<u32> = (0..n).map(|i| i * 7).collect();
+    sort_pairs32(&mut keys, &mut values, KeyMap::Unsigned);
+    assert!(keys.iter().copied().eq(0..n));
+    assert!(values.iter().copied().eq((0..n).rev().map(|i| i * 7)));
+    let mut signed: Vec<u32> = [-3i32, -1, 0, 2, 9].iter().map(|&x| x as u32).collect();
+    let before = signed.clone();
+    sort32(&mut signed, KeyMap::Signed);
+    assert_eq!(signed, before);
+}

@@ -24,6 +24,7 @@ use std::arch::x86_64::*;
 
 use crate::keys::key::KeyMap;
 use crate::keys::network::{self, KeyVector};
+use crate::keys::select;
 
 /// Proof that the CPU runs AVX2 (and POPCNT, which every AVX2 CPU has); the only way to
 /// reach the AVX2 key kernels.
@@ -60,6 +61,72 @@ impl Avx2KeysToken {
         unsafe { sort_i64(bytemuck::cast_slice_mut(keys)) };
         keys.iter_mut().for_each(|k| *k = map.decode64(*k ^ SIGN));
     }
+
+    /// Reorders 32-bit keys so that `keys[n]` is where a sort by `map` puts it, with no
+    /// larger key before it and no smaller one after (`n < keys.len()`).
+    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
+    pub fn select_nth32(self, keys: &mut [u32], n: usize, map: KeyMap) {
+        map.encode_slice32(keys);
+        // SAFETY: the token exists only where the CPU has AVX2 and POPCNT.
+        unsafe { select_u32(keys, n) };
+        map.decode_slice32(keys);
+    }
+
+    /// [`select_nth32`](Self::select_nth32) for 64-bit keys (sign-flipped as in
+    /// [`sort64`](Self::sort64)).
+    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
+    pub fn select_nth64(self, keys: &mut [u64], n: usize, map: KeyMap) {
+        keys.iter_mut().for_each(|k| *k = map.encode64(*k) ^ SIGN64);
+        // SAFETY: as in `select_nth32`.
+        unsafe { select_i64(bytemuck::cast_slice_mut(keys), n) };
+        keys.iter_mut().for_each(|k| *k = map.decode64(*k ^ SIGN64));
+    }
+
+    /// Puts the `k` smallest 32-bit keys by `map`, sorted, in `keys[..k]` (`k <= keys.len()`);
+    /// the rest are left in no particular order.
+    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
+    pub fn partial_sort32(self, keys: &mut [u32], k: usize, map: KeyMap) {
+        map.encode_slice32(keys);
+        // SAFETY: as in `select_nth32`.
+        unsafe { partial_u32(keys, k) };
+        map.decode_slice32(keys);
+    }
+
+    /// [`partial_sort32`](Self::partial_sort32) for 64-bit keys.
+    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
+    pub fn partial_sort64(self, keys: &mut [u64], k: usize, map: KeyMap) {
+        keys.iter_mut().for_each(|x| *x = map.encode64(*x) ^ SIGN64);
+        // SAFETY: as in `select_nth32`.
+        unsafe { partial_i64(bytemuck::cast_slice_mut(keys), k) };
+        keys.iter_mut().for_each(|x| *x = map.decode64(*x ^ SIGN64));
+    }
+}
+
+/// The sign bit the 64-bit kernels flip (they compare signed).
+const SIGN64: u64 = 1 << 63;
+
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn select_u32(keys: &mut [u32], n: usize) {
+    // SAFETY: AVX2 and POPCNT are enabled here (target_feature + token).
+    unsafe { select::select_nth::<U32x8>(keys, n) }
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn select_i64(keys: &mut [i64], n: usize) {
+    // SAFETY: as in `select_u32`.
+    unsafe { select::select_nth::<I64x4>(keys, n) }
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn partial_u32(keys: &mut [u32], k: usize) {
+    // SAFETY: as in `select_u32`.
+    unsafe { select::partial_sort::<U32x8>(keys, k) }
+}
+
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn partial_i64(keys: &mut [i64], k: usize) {
+    // SAFETY: as in `select_u32`.
+    unsafe { select::partial_sort::<I64x4>(keys, k) }
 }
 
 #[target_feature(enable = "avx2,popcnt")]
@@ -189,7 +256,7 @@ impl KeyVector for U32x8 {
     type Key = u32;
     const LANES: usize = 8;
     const MAX: u32 = u32::MAX;
-    const BLOCK_VECTORS: usize = 8;
+    const BLOCK_VECTORS: usize = 16;
 
     #[inline(always)]
     unsafe fn load(src: *const u32) -> Self {
@@ -466,5 +533,19 @@ mod tests {
             return;
         };
         shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
+    }
+
+    #[test]
+    fn select_and_partial_sort_against_std() {
+        let Some(t) = Avx2KeysToken::new() else {
+            eprintln!("no AVX2 here: skipped");
+            return;
+        };
+        crate::keys::select::tests::check_select(
+            |k, n, m| t.select_nth32(k, n, m),
+            |k, n, m| t.select_nth64(k, n, m),
+            |k, n, m| t.partial_sort32(k, n, m),
+            |k, n, m| t.partial_sort64(k, n, m),
+        );
     }
 }

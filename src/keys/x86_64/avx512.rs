@@ -5,8 +5,11 @@ use std::arch::x86_64::*;
 
 use crate::keys::key::KeyMap;
 use crate::keys::network::{self, KeyVector};
+use crate::keys::select;
 
-/// Proof that the CPU runs AVX-512F; the only way to reach the AVX-512 key kernels.
+/// Proof that the CPU runs AVX-512F (with POPCNT and BMI2, which every AVX-512 CPU has: the
+/// partition counts mask bits, and without POPCNT that is a dozen scalar instructions per
+/// vector); the only way to reach the AVX-512 key kernels.
 /// (`SORTNET_NO_AVX512=1` is honoured where the backend list is built.)
 #[derive(Clone, Copy, Debug)]
 pub struct Avx512KeysToken(());
@@ -14,7 +17,10 @@ pub struct Avx512KeysToken(());
 impl Avx512KeysToken {
     /// The token, if this CPU has AVX-512F.
     pub fn new() -> Option<Self> {
-        is_x86_feature_detected!("avx512f").then_some(Avx512KeysToken(()))
+        (is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("popcnt")
+            && is_x86_feature_detected!("bmi2"))
+        .then_some(Avx512KeysToken(()))
     }
 
     /// Sorts 32-bit keys ascending by `map.encode32(key)`.
@@ -32,17 +38,79 @@ impl Avx512KeysToken {
         unsafe { sort_u64(keys) };
         map.decode_slice64(keys);
     }
+
+    /// Reorders 32-bit keys so that `keys[n]` is where a sort by `map` puts it, with no
+    /// larger key before it and no smaller one after (`n < keys.len()`).
+    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
+    pub fn select_nth32(self, keys: &mut [u32], n: usize, map: KeyMap) {
+        map.encode_slice32(keys);
+        // SAFETY: the token exists only where the CPU has AVX-512F, POPCNT and BMI2.
+        unsafe { select_u32(keys, n) };
+        map.decode_slice32(keys);
+    }
+
+    /// [`select_nth32`](Self::select_nth32) for 64-bit keys.
+    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
+    pub fn select_nth64(self, keys: &mut [u64], n: usize, map: KeyMap) {
+        map.encode_slice64(keys);
+        // SAFETY: as in `select_nth32`.
+        unsafe { select_u64(keys, n) };
+        map.decode_slice64(keys);
+    }
+
+    /// Puts the `k` smallest 32-bit keys by `map`, sorted, in `keys[..k]` (`k <= keys.len()`);
+    /// the rest are left in no particular order.
+    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
+    pub fn partial_sort32(self, keys: &mut [u32], k: usize, map: KeyMap) {
+        map.encode_slice32(keys);
+        // SAFETY: as in `select_nth32`.
+        unsafe { partial_u32(keys, k) };
+        map.decode_slice32(keys);
+    }
+
+    /// [`partial_sort32`](Self::partial_sort32) for 64-bit keys.
+    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
+    pub fn partial_sort64(self, keys: &mut [u64], k: usize, map: KeyMap) {
+        map.encode_slice64(keys);
+        // SAFETY: as in `select_nth32`.
+        unsafe { partial_u64(keys, k) };
+        map.decode_slice64(keys);
+    }
 }
 
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
+unsafe fn select_u32(keys: &mut [u32], n: usize) {
+    // SAFETY: AVX-512F, POPCNT and BMI2 are enabled here (target_feature + token).
+    unsafe { select::select_nth::<U32x16>(keys, n) }
+}
+
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
+unsafe fn select_u64(keys: &mut [u64], n: usize) {
+    // SAFETY: as in `select_u32`.
+    unsafe { select::select_nth::<U64x8>(keys, n) }
+}
+
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
+unsafe fn partial_u32(keys: &mut [u32], k: usize) {
+    // SAFETY: as in `select_u32`.
+    unsafe { select::partial_sort::<U32x16>(keys, k) }
+}
+
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
+unsafe fn partial_u64(keys: &mut [u64], k: usize) {
+    // SAFETY: as in `select_u32`.
+    unsafe { select::partial_sort::<U64x8>(keys, k) }
+}
+
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
 unsafe fn sort_u32(keys: &mut [u32]) {
-    // SAFETY: AVX-512F is enabled here (target_feature + token).
+    // SAFETY: AVX-512F, POPCNT and BMI2 are enabled here (target_feature + token).
     unsafe { network::quicksort::<U32x16>(keys) }
 }
 
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
 unsafe fn sort_u64(keys: &mut [u64]) {
-    // SAFETY: AVX-512F is enabled here (target_feature + token).
+    // SAFETY: AVX-512F, POPCNT and BMI2 are enabled here (target_feature + token).
     unsafe { network::quicksort::<U64x8>(keys) }
 }
 
@@ -293,5 +361,19 @@ mod tests {
             return;
         };
         shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
+    }
+
+    #[test]
+    fn select_and_partial_sort_against_std() {
+        let Some(t) = Avx512KeysToken::new() else {
+            eprintln!("no AVX-512F here: skipped");
+            return;
+        };
+        crate::keys::select::tests::check_select(
+            |k, n, m| t.select_nth32(k, n, m),
+            |k, n, m| t.select_nth64(k, n, m),
+            |k, n, m| t.partial_sort32(k, n, m),
+            |k, n, m| t.partial_sort64(k, n, m),
+        );
     }
 }

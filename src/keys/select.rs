@@ -1,0 +1,175 @@
+//! Selection and partial sort on the vectorised partition of [`network`](super::network):
+//! quickselect keeps only the side that holds the wanted position, so `select_nth` costs
+//! about `2n` key visits instead of a sort's `n log n`, and `partial_sort` selects the `k`
+//! smallest keys and then sorts only those.
+//!
+//! Pivots are the median of the same 16-key sample the quicksort takes; when a range has
+//! gone through `2 * log2(n)` partitions and is still larger than a block (pivots chosen
+//! badly on purpose), it is sorted by radix, which bounds the worst case at `O(n log n)`
+//! partition work plus one `O(n)` radix sort.
+
+use super::network::{
+    block_max, partition, partition_le, pick_pivot, quicksort, sort_block, KeyVector, VecKey,
+};
+
+/// Reorders `keys` so that `keys[n]` is the key a full sort puts there, every key before it
+/// is at most it and every key after it at least it (`n < keys.len()`).
+///
+/// # Safety
+/// The CPU supports `V`'s instructions.
+#[inline(always)]
+pub(crate) unsafe fn select_nth<V: KeyVector>(keys: &mut [V::Key], n: usize)
+where
+    V::Key: VecKey,
+{
+    debug_assert!(n < keys.len());
+    let block = block_max::<V>();
+    let budget = 2 * (usize::BITS - keys.len().leading_zeros()) as usize;
+    let (mut start, mut end) = (0, keys.len());
+    for depth in 0.. {
+        let range = &mut keys[start..end];
+        let len = range.len();
+        if len <= block {
+            // SAFETY: caller's guarantee; the range fits one block.
+            unsafe { sort_block::<V>(range) };
+            return;
+        }
+        if depth >= budget {
+            V::Key::radix_sort(range);
+            return;
+        }
+        // SAFETY: caller's guarantee; `len > block`.
+        let pivot = unsafe { pick_pivot::<V>(range) };
+        // SAFETY: caller's guarantee.
+        let mut mid = unsafe { partition::<V>(range, pivot) };
+        let mut high = mid;
+        if mid == 0 {
+            // The pivot is the range's minimum: the keys equal to it go first, and they are
+            // in their final places.
+            if pivot == V::MAX {
+                return;
+            }
+            // SAFETY: caller's guarantee; `pivot < MAX`.
+            high = unsafe { partition_le::<V>(range, pivot) };
+            mid = 0;
+        }
+        let at = n - start;
+        if at < mid {
+            end = start + mid;
+        } else if at < high {
+            return;
+        } else {
+            start += high;
+        }
+    }
+}
+
+/// Puts the `k` smallest keys, sorted, in `keys[..k]` (`k <= keys.len()`); the order of the
+/// others is unspecified.
+///
+/// # Safety
+/// The CPU supports `V`'s instructions.
+#[inline(always)]
+pub(crate) unsafe fn partial_sort<V: KeyVector>(keys: &mut [V::Key], k: usize)
+where
+    V::Key: VecKey,
+{
+    debug_assert!(k <= keys.len());
+    // SAFETY: caller's guarantee, for both calls; `k < len` for the selection.
+    unsafe {
+        if k < keys.len() {
+            select_nth::<V>(keys, k);
+        }
+        quicksort::<V>(&mut keys[..k]);
+    }
+}
+
+/// Checks shared by the instantiations' unit tests: selection and partial sort against
+/// std's `select_nth_unstable` and `sort_unstable` on random, sorted, few-distinct and
+/// adversarial inputs, with `n` and `k` at both ends and in the middle.
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::keys::key::KeyMap;
+    use crate::keys::network::tests::{inputs, rng};
+
+    /// Positions to try for length `len`.
+    fn positions(len: usize, s: &mut u64) -> Vec<usize> {
+        let mut p = vec![0, len / 2, len - 1, len / 3, (rng(s) as usize) % len];
+        p.retain(|&x| x < len);
+        p
+    }
+
+    /// `select32`/`select64` take `(keys, n, map)`, `partial32`/`partial64` `(keys, k, map)`.
+    pub(crate) fn check_select(
+        select32: impl Fn(&mut [u32], usize, KeyMap),
+        select64: impl Fn(&mut [u64], usize, KeyMap),
+        partial32: impl Fn(&mut [u32], usize, KeyMap),
+        partial64: impl Fn(&mut [u64], usize, KeyMap),
+    ) {
+        let mut s = 77u64;
+        for len in [1, 2, 17, 255, 256, 257, 1000, 4097, 70_000] {
+            for (p, input) in inputs(len, len as u64).into_iter().enumerate() {
+                let wide: Vec<u64> = input;
+                let narrow: Vec<u32> = wide.iter().map(|&x| (x ^ (x >> 32)) as u32).collect();
+                let mut sorted32 = narrow.clone();
+                sorted32.sort_unstable();
+                let mut sorted64 = wide.clone();
+                sorted64.sort_unstable();
+                for n in positions(len, &mut s) {
+                    let mut a = narrow.clone();
+                    select32(&mut a, n, KeyMap::Unsigned);
+                    let mut want = narrow.clone();
+                    want.select_nth_unstable(n);
+                    assert_eq!(a[n], want[n], "u32 select pattern {p} len={len} n={n}");
+                    assert!(a[..n].iter().all(|&x| x <= a[n]) && a[n..].iter().all(|&x| x >= a[n]));
+                    a.sort_unstable();
+                    assert_eq!(a, sorted32, "u32 select lost keys");
+
+                    let mut b = wide.clone();
+                    select64(&mut b, n, KeyMap::Unsigned);
+                    assert_eq!(b[n], sorted64[n], "u64 select pattern {p} len={len} n={n}");
+                    assert!(b[..n].iter().all(|&x| x <= b[n]) && b[n..].iter().all(|&x| x >= b[n]));
+                    b.sort_unstable();
+                    assert_eq!(b, sorted64, "u64 select lost keys");
+                }
+                for k in positions(len, &mut s).into_iter().chain([len]) {
+                    let mut a = narrow.clone();
+                    partial32(&mut a, k, KeyMap::Unsigned);
+                    assert_eq!(
+                        a[..k],
+                        sorted32[..k],
+                        "u32 partial pattern {p} len={len} k={k}"
+                    );
+                    a.sort_unstable();
+                    assert_eq!(a, sorted32, "u32 partial lost keys");
+
+                    let mut b = wide.clone();
+                    partial64(&mut b, k, KeyMap::Unsigned);
+                    assert_eq!(
+                        b[..k],
+                        sorted64[..k],
+                        "u64 partial pattern {p} len={len} k={k}"
+                    );
+                    b.sort_unstable();
+                    assert_eq!(b, sorted64, "u64 partial lost keys");
+                }
+            }
+        }
+        // Signed and float keys through their maps.
+        let mut f: Vec<u32> = (0..5000)
+            .map(|i| ((i as f32 - 2500.0) * 0.37).to_bits())
+            .collect();
+        let mut want: Vec<f32> = f.iter().map(|&b| f32::from_bits(b)).collect();
+        want.sort_by(f32::total_cmp);
+        partial32(&mut f, 100, KeyMap::Float);
+        let got: Vec<f32> = f[..100].iter().map(|&b| f32::from_bits(b)).collect();
+        assert_eq!(got, want[..100]);
+        let mut i: Vec<u64> = (0..5000)
+            .map(|i| (i as i64 - 2500).wrapping_mul(7919) as u64)
+            .collect();
+        let mut want: Vec<i64> = i.iter().map(|&x| x as i64).collect();
+        want.sort_unstable();
+        select64(&mut i, 1234, KeyMap::Signed);
+        assert_eq!(i[1234] as i64, want[1234]);
+    }
+}
