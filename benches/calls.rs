@@ -104,14 +104,14 @@ fn group<'a>(
     g
 }
 
-/// Times `f` on a fresh copy of `input` per run.
+/// Times `f` on a fresh copy of `input` per run, as `n` elements.
 fn time<T: Clone>(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     who: &str,
+    n: usize,
     input: &[T],
     mut f: impl FnMut(&mut Vec<T>),
 ) {
-    let n = input.len();
     g.throughput(Throughput::Elements(n as u64));
     g.bench_with_input(BenchmarkId::new(who, n), &n, |b, _| {
         b.iter_batched_ref(|| input.to_vec(), &mut f, BatchSize::LargeInput)
@@ -130,22 +130,22 @@ fn by_key(c: &mut Criterion) {
                 b: x,
             })
             .collect();
-        time(&mut g, "sortnet", &input, |v| {
+        time(&mut g, "sortnet", n, &input, |v| {
             auto.sort_by_key(v, |r| r.key).unwrap()
         });
-        time(&mut g, "std", &input, |v| v.sort_by_key(|r| r.key));
-        time(&mut g, "std-unstable", &input, |v| {
+        time(&mut g, "std", n, &input, |v| v.sort_by_key(|r| r.key));
+        time(&mut g, "std-unstable", n, &input, |v| {
             v.sort_unstable_by_key(|r| r.key)
         });
-        time(&mut g, "rayon", &input, |v| v.par_sort_by_key(|r| r.key));
-        time(&mut g, "rayon-unstable", &input, |v| {
+        time(&mut g, "rayon", n, &input, |v| v.par_sort_by_key(|r| r.key));
+        time(&mut g, "rayon-unstable", n, &input, |v| {
             v.par_sort_unstable_by_key(|r| r.key)
         });
-        time(&mut g, "radsort", &input, |v| {
+        time(&mut g, "radsort", n, &input, |v| {
             radsort::sort_by_key(v, |r| r.key)
         });
-        time(&mut g, "rdst", &input, |v| v.radix_sort_unstable());
-        time(&mut g, "voracious-mt", &input, |v| {
+        time(&mut g, "rdst", n, &input, |v| v.radix_sort_unstable());
+        time(&mut g, "voracious-mt", n, &input, |v| {
             v.voracious_mt_sort(rayon::current_num_threads())
         });
     }
@@ -159,22 +159,22 @@ fn by_key(c: &mut Criterion) {
                 rest: [x; 3],
             })
             .collect();
-        time(&mut g, "sortnet", &input, |v| {
+        time(&mut g, "sortnet", n, &input, |v| {
             auto.sort_by_key(v, |r| r.key).unwrap()
         });
-        time(&mut g, "std", &input, |v| v.sort_by_key(|r| r.key));
-        time(&mut g, "std-unstable", &input, |v| {
+        time(&mut g, "std", n, &input, |v| v.sort_by_key(|r| r.key));
+        time(&mut g, "std-unstable", n, &input, |v| {
             v.sort_unstable_by_key(|r| r.key)
         });
-        time(&mut g, "rayon", &input, |v| v.par_sort_by_key(|r| r.key));
-        time(&mut g, "rayon-unstable", &input, |v| {
+        time(&mut g, "rayon", n, &input, |v| v.par_sort_by_key(|r| r.key));
+        time(&mut g, "rayon-unstable", n, &input, |v| {
             v.par_sort_unstable_by_key(|r| r.key)
         });
-        time(&mut g, "radsort", &input, |v| {
+        time(&mut g, "radsort", n, &input, |v| {
             radsort::sort_by_key(v, |r| r.key)
         });
-        time(&mut g, "rdst", &input, |v| v.radix_sort_unstable());
-        time(&mut g, "voracious-mt", &input, |v| {
+        time(&mut g, "rdst", n, &input, |v| v.radix_sort_unstable());
+        time(&mut g, "voracious-mt", n, &input, |v| {
             v.voracious_mt_sort(rayon::current_num_threads())
         });
     }
@@ -218,11 +218,11 @@ fn pairs_values(c: &mut Criterion) {
         let keys: Vec<u32> = random(n, 4).into_iter().map(|x| x as u32).collect();
         let v32: Vec<(Vec<u32>, Vec<u32>)> = vec![(keys.clone(), (0..n as u32).collect())];
         let v64: Vec<(Vec<u32>, Vec<u64>)> = vec![(keys.clone(), (0..n as u64).collect())];
-        time(&mut g, "u32-values", &v32, |v| {
+        time(&mut g, "u32-values", n, &v32, |v| {
             let (k, x) = &mut v[0];
             auto.sort_pairs(k, x).unwrap()
         });
-        time(&mut g, "u64-values", &v64, |v| {
+        time(&mut g, "u64-values", n, &v64, |v| {
             let (k, x) = &mut v[0];
             auto.sort_pairs(k, x).unwrap()
         });
@@ -236,10 +236,10 @@ fn select(c: &mut Criterion) {
     let mut g = group(c, "calls-select");
     for n in SIZES {
         let keys: Vec<u32> = random(n, 5).into_iter().map(|x| x as u32).collect();
-        time(&mut g, "sortnet", &keys, |v| {
+        time(&mut g, "sortnet", n, &keys, |v| {
             pool.install(|| auto.select_nth(v, n / 2).unwrap())
         });
-        time(&mut g, "std", &keys, |v| {
+        time(&mut g, "std", n, &keys, |v| {
             v.select_nth_unstable(n / 2);
         });
     }
@@ -248,10 +248,10 @@ fn select(c: &mut Criterion) {
     for n in SIZES {
         let keys: Vec<u32> = random(n, 6).into_iter().map(|x| x as u32).collect();
         let k = n / 100;
-        time(&mut g, "sortnet", &keys, |v| {
+        time(&mut g, "sortnet", n, &keys, |v| {
             pool.install(|| auto.partial_sort(v, k).unwrap())
         });
-        time(&mut g, "std", &keys, |v| {
+        time(&mut g, "std", n, &keys, |v| {
             v.select_nth_unstable(k);
             v[..k].sort_unstable();
         });
@@ -265,15 +265,15 @@ fn small_and_descending(c: &mut Criterion) {
     let n = 1 << 24;
     let bytes: Vec<u8> = random(n, 7).into_iter().map(|x| x as u8).collect();
     let halves: Vec<u16> = random(n, 8).into_iter().map(|x| x as u16).collect();
-    time(&mut g, "sortnet-u8", &bytes, |v| auto.sort(v).unwrap());
+    time(&mut g, "sortnet-u8", n, &bytes, |v| auto.sort(v).unwrap());
     let mut out8 = vec![0u8; n];
-    time(&mut g, "copy-u8", &bytes, |v| {
+    time(&mut g, "copy-u8", n, &bytes, |v| {
         out8.copy_from_slice(v);
         std::hint::black_box(&out8);
     });
-    time(&mut g, "sortnet-u16", &halves, |v| auto.sort(v).unwrap());
+    time(&mut g, "sortnet-u16", n, &halves, |v| auto.sort(v).unwrap());
     let mut out16 = vec![0u16; n];
-    time(&mut g, "copy-u16", &halves, |v| {
+    time(&mut g, "copy-u16", n, &halves, |v| {
         out16.copy_from_slice(v);
         std::hint::black_box(&out16);
     });
@@ -281,8 +281,8 @@ fn small_and_descending(c: &mut Criterion) {
     let mut g = group(c, "calls-descending");
     for n in SIZES {
         let keys: Vec<u32> = random(n, 9).into_iter().map(|x| x as u32).collect();
-        time(&mut g, "sort", &keys, |v| auto.sort(v).unwrap());
-        time(&mut g, "sort_descending", &keys, |v| {
+        time(&mut g, "sort", n, &keys, |v| auto.sort(v).unwrap());
+        time(&mut g, "sort_descending", n, &keys, |v| {
             auto.sort_descending(v).unwrap()
         });
     }

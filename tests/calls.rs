@@ -246,6 +246,20 @@ fn check_by_key<K: TestKey>(b: &dyn SortBackend, case: &Case<K>, at: &str) {
             .all(|(r, &i)| r.index == i && r.name == i.to_string()),
         "{at}: sort_by_key not stable"
     );
+    // 16-byte records that own memory move inside the sort.
+    let mut small: Vec<(K, Box<u32>)> = case
+        .input
+        .iter()
+        .enumerate()
+        .map(|(i, &key)| (key, Box::new(i as u32)))
+        .collect();
+    assert_eq!(std::mem::size_of::<(K, Box<u32>)>(), 16);
+    b.sort_by_key(&mut small, |r| r.0)
+        .unwrap_or_else(|e| panic!("{at}: {e}"));
+    assert!(
+        small.iter().zip(&case.order).all(|(r, &i)| *r.1 == i as u32),
+        "{at}: sort_by_key of 16-byte records not stable"
+    );
 }
 
 #[test]

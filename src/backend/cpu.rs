@@ -1,7 +1,7 @@
 //! The CPU backends: each a capability token (built only where the CPU can run it) that
 //! wires the nibble and key kernels of one instruction set to [`SortBackend`].
 
-use super::sort_backend::{Own, SortBackend, ValueBytes, Values, Workload};
+use super::sort_backend::{each_width, Own, SortBackend, ValueBytes, Values, Workload};
 use crate::error::Result;
 use crate::keys::key::KeyMap;
 use crate::keys::{radix, select};
@@ -434,10 +434,7 @@ impl SortBackend for Radix {
                 values: values.len(),
             });
         }
-        match values.0 {
-            ValueBytes::B4(v) => radix::sort_pairs32_values(keys, v, map),
-            ValueBytes::B8(v) => radix::sort_pairs32_values(keys, v, map),
-        }
+        each_width!(values.0, v => radix::sort_pairs32_values(keys, v, map));
         Ok(())
     }
 
@@ -448,10 +445,7 @@ impl SortBackend for Radix {
                 values: values.len(),
             });
         }
-        match values.0 {
-            ValueBytes::B4(v) => radix::sort_pairs64_values(keys, v, map),
-            ValueBytes::B8(v) => radix::sort_pairs64_values(keys, v, map),
-        }
+        each_width!(values.0, v => radix::sort_pairs64_values(keys, v, map));
         Ok(())
     }
 

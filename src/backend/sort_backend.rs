@@ -46,36 +46,62 @@ pub(crate) enum ValueBytes<'a> {
     B4(&'a mut [[MaybeUninit<u8>; 4]]),
     /// 8-byte values.
     B8(&'a mut [[MaybeUninit<u8>; 8]]),
+    /// 16-byte values (small records).
+    B16(&'a mut [[MaybeUninit<u8>; 16]]),
+    /// 32-byte values.
+    B32(&'a mut [[MaybeUninit<u8>; 32]]),
 }
 
-impl<'a> Values<'a> {
-    /// The values of `values`, if they are 4 or 8 bytes wide.
-    pub(crate) fn of<V: Copy + Send + Sync>(values: &'a mut [V]) -> Option<Self> {
-        let (ptr, n) = (values.as_mut_ptr(), values.len());
-        match std::mem::size_of::<V>() {
-            4 => {
-                // SAFETY: `V` is exactly as wide as the byte arrays, which have alignment 1
-                // and accept any bytes, padding included; the view borrows `values` for
-                // `'a`. Crate code only permutes whole elements through it, so every
-                // element stays a valid `V`.
-                let bytes = unsafe { std::slice::from_raw_parts_mut(ptr.cast(), n) };
-                Some(Values(ValueBytes::B4(bytes)))
-            }
-            8 => {
-                // SAFETY: as for 4 bytes, with `V` as wide as the 8-byte arrays.
-                let bytes = unsafe { std::slice::from_raw_parts_mut(ptr.cast(), n) };
-                Some(Values(ValueBytes::B8(bytes)))
-            }
-            _ => None,
+/// Applies `$body` to the byte slice inside a [`ValueBytes`], whatever its width.
+macro_rules! each_width {
+    ($bytes:expr, $v:ident => $body:expr) => {
+        match $bytes {
+            ValueBytes::B4($v) => $body,
+            ValueBytes::B8($v) => $body,
+            ValueBytes::B16($v) => $body,
+            ValueBytes::B32($v) => $body,
         }
+    };
+}
+pub(crate) use each_width;
+
+impl<'a> Values<'a> {
+    /// The values of `values`, if they are 4, 8, 16 or 32 bytes wide.
+    pub(crate) fn of<V: Copy + Send + Sync>(values: &'a mut [V]) -> Option<Self> {
+        // SAFETY: `V` is `Copy`: any permutation of its values, even a wrong one with
+        // duplicates, leaves valid values that own nothing.
+        unsafe { Self::of_moved(values) }
+    }
+
+    /// The elements of `items`, of any type, as values, if they are 4, 8, 16 or 32 bytes wide.
+    ///
+    /// # Safety
+    /// The caller passes the result only to a sort that permutes the elements (one of the
+    /// crate's own backends): a duplicated element of a type that owns memory would be
+    /// dropped twice.
+    pub(crate) unsafe fn of_moved<T>(items: &'a mut [T]) -> Option<Self> {
+        let (ptr, n) = (items.as_mut_ptr(), items.len());
+        // SAFETY (every arm): `T` is exactly as wide as the byte arrays, which have
+        // alignment 1 and accept any bytes, padding included; the view borrows `items` for
+        // `'a`. The elements are only moved whole, so each stays a valid `T` (the caller's
+        // contract keeps it a permutation).
+        let bytes = match std::mem::size_of::<T>() {
+            // SAFETY: see above.
+            4 => ValueBytes::B4(unsafe { std::slice::from_raw_parts_mut(ptr.cast(), n) }),
+            // SAFETY: see above.
+            8 => ValueBytes::B8(unsafe { std::slice::from_raw_parts_mut(ptr.cast(), n) }),
+            // SAFETY: see above.
+            16 => ValueBytes::B16(unsafe { std::slice::from_raw_parts_mut(ptr.cast(), n) }),
+            // SAFETY: see above.
+            32 => ValueBytes::B32(unsafe { std::slice::from_raw_parts_mut(ptr.cast(), n) }),
+            _ => return None,
+        };
+        Some(Values(bytes))
     }
 
     /// How many values.
     pub fn len(&self) -> usize {
-        match &self.0 {
-            ValueBytes::B4(v) => v.len(),
-            ValueBytes::B8(v) => v.len(),
-        }
+        each_width!(&self.0, v => v.len())
     }
 
     /// Whether there are none.
@@ -83,11 +109,13 @@ impl<'a> Values<'a> {
         self.len() == 0
     }
 
-    /// Bytes per value: 4 or 8.
+    /// Bytes per value: 4, 8, 16 or 32.
     pub fn value_bytes(&self) -> usize {
         match &self.0 {
             ValueBytes::B4(_) => 4,
             ValueBytes::B8(_) => 8,
+            ValueBytes::B16(_) => 16,
+            ValueBytes::B32(_) => 32,
         }
     }
 
@@ -96,15 +124,14 @@ impl<'a> Values<'a> {
         match &mut self.0 {
             ValueBytes::B4(v) => Values(ValueBytes::B4(v)),
             ValueBytes::B8(v) => Values(ValueBytes::B8(v)),
+            ValueBytes::B16(v) => Values(ValueBytes::B16(v)),
+            ValueBytes::B32(v) => Values(ValueBytes::B32(v)),
         }
     }
 
     /// Moves `values[i]` to the old `values[order[i]]` (a sorted index order).
     pub(crate) fn gather(self, order: &[u32]) {
-        match self.0 {
-            ValueBytes::B4(v) => records::gather_copy(v, order),
-            ValueBytes::B8(v) => records::gather_copy(v, order),
-        }
+        each_width!(self.0, v => records::gather_copy(v, order))
     }
 }
 
@@ -340,8 +367,8 @@ impl<'a> dyn SortBackend + 'a {
     /// Sorts `keys` ascending and moves `values[i]` along with `keys[i]`; stable (equal
     /// keys keep their values in input order).
     ///
-    /// Values of 4 and 8 bytes (`u32`, `f32`, `u64`, `usize`, pointers, small structs)
-    /// move with their keys inside the sort; other types go through (key, index) pairs and
+    /// Values of 4, 8, 16 and 32 bytes (`u32`, `f32`, `u64`, `usize`, pointers, small
+    /// structs) move with their keys inside the sort; other types go through (key, index) pairs and
     /// one gather, which holds a copy of the values (`size_of::<V>() * n` bytes) and the
     /// indices (`4n`) during the call. Slices of different lengths give
     /// [`Error::LengthMismatch`] and are left unchanged.
@@ -454,10 +481,12 @@ impl<'a> dyn SortBackend + 'a {
     /// Sorts `items` by `key(item)` ascending; stable (items with equal keys keep their
     /// order). Keys are [`Key`] types, floats in total order.
     ///
-    /// The keys are computed once per item (in parallel for long slices), sorted with
-    /// their indices, and the items are moved to their places by one gather: during the
-    /// call it holds the keys and indices (`8n` to `16n` bytes, twice for the radix sort's
-    /// scratch) and one copy of the items (`size_of::<T>() * n` bytes).
+    /// The keys are computed once per item (in parallel for long slices). Items of 4, 8,
+    /// 16 or 32 bytes then move with their keys inside the sort (the radix sort's scratch
+    /// holds `n` keys and `n` items); larger ones are sorted by (key, index) pairs and moved
+    /// to their places by one gather, which holds the keys and indices (`8n` to `16n`
+    /// bytes, twice for the radix sort's scratch) and one copy of the items
+    /// (`size_of::<T>() * n` bytes).
     ///
     /// ```
     /// use sortnet::backend;
@@ -482,6 +511,16 @@ impl<'a> dyn SortBackend + 'a {
             let items: &[T] = items;
             Image::of(items.len(), |i| key(&items[i]))
         };
+        if self.own_backend().is_some() {
+            // SAFETY: the crate's own backends only permute the values they are given.
+            if let Some(values) = unsafe { Values::of_moved(items) } {
+                // Small records move with their keys inside the sort, with no gather.
+                return match image {
+                    Image::W32(mut keys, map) => self.sort_pairs32_values(&mut keys, values, map),
+                    Image::W64(mut keys, map) => self.sort_pairs64_values(&mut keys, values, map),
+                };
+            }
+        }
         let order = self.order_of(image)?;
         if self.own_backend().is_none() && !order.is_permutation() {
             return Err(Error::Gpu(format!(
