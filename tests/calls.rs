@@ -257,7 +257,10 @@ fn check_by_key<K: TestKey>(b: &dyn SortBackend, case: &Case<K>, at: &str) {
     b.sort_by_key(&mut small, |r| r.0)
         .unwrap_or_else(|e| panic!("{at}: {e}"));
     assert!(
-        small.iter().zip(&case.order).all(|(r, &i)| *r.1 == i as u32),
+        small
+            .iter()
+            .zip(&case.order)
+            .all(|(r, &i)| *r.1 == i as u32),
         "{at}: sort_by_key of 16-byte records not stable"
     );
 }
