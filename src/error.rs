@@ -24,6 +24,20 @@ pub enum Error {
         /// Length of the value slice.
         values: usize,
     },
+    /// `select_nth` got `n >= len`; the keys were not changed.
+    SelectOutOfRange {
+        /// The position asked for.
+        n: usize,
+        /// Length of the key slice.
+        len: usize,
+    },
+    /// `partial_sort` got `k > len`; the keys were not changed.
+    PartialSortOutOfRange {
+        /// The number of smallest keys asked for.
+        k: usize,
+        /// Length of the key slice.
+        len: usize,
+    },
     /// The slice is larger than this backend can take in one call.
     TooLarge {
         /// The backend's stable name.
@@ -49,6 +63,16 @@ impl fmt::Display for Error {
                 f,
                 "sort_pairs needs as many values as keys, got {keys} keys and {values} values; \
                  nothing was changed"
+            ),
+            Error::SelectOutOfRange { n, len } => write!(
+                f,
+                "select_nth needs n < len, got n = {n} for {len} keys; pass a position below \
+                 the length (nothing was changed)"
+            ),
+            Error::PartialSortOutOfRange { k, len } => write!(
+                f,
+                "partial_sort needs k <= len, got k = {k} for {len} keys; pass at most the \
+                 length, or call sort for all of them (nothing was changed)"
             ),
             Error::TooLarge { backend, len, max } => write!(
                 f,

@@ -3,8 +3,9 @@
 //! SIMD sorting networks on the CPU, Vulkan compute on the GPU, one API.
 //!
 //! Two workloads: **nibble sort** (the 16 four-bit nibbles inside every `u64` of a batch,
-//! largest nibble on top) and **key sort** (`u32`, `i32`, `f32`, `u64`, `i64`, `f64` keys,
-//! floats in IEEE-754 total order, and key/value pairs with `u32` values).
+//! largest nibble on top) and **key sort** (`u8` to `u64`, `i8` to `i64`, `f32`, `f64`,
+//! `usize`, `isize` keys, floats in IEEE-754 total order, ascending or descending; key/value
+//! pairs with values of any type; records by a key; argsort; select and partial sort).
 //!
 //! ## Quick start
 //!
@@ -26,7 +27,52 @@
 //! # Ok::<(), sortnet::Error>(())
 //! ```
 //!
-//! Every call returns `Result<(), Error>`; on `Err` the data is untouched or fully sorted.
+//! Every call returns `Result<_, Error>`; on `Err` the data is untouched or fully sorted.
+//!
+//! ## The calls
+//!
+//! One example per call; each method's page says more (memory, stability, errors).
+//!
+//! ```
+//! use sortnet::backend;
+//!
+//! let b = backend::auto();
+//! // sort and sort_descending: any Key type; floats in total order, +NaN first descending.
+//! let mut keys = vec![3.5f32, f32::NAN, -1.0, 0.0];
+//! b.sort(&mut keys)?;
+//! assert_eq!(keys[..3], [-1.0, 0.0, 3.5]);
+//! b.sort_descending(&mut keys)?;
+//! assert!(keys[0].is_nan() && keys[3] == -1.0);
+//!
+//! // sort_pairs: values of any Copy type follow their keys; stable.
+//! let mut ages = vec![41u8, 29, 41, 18];
+//! let mut names = vec!["ann", "bob", "cy", "di"];
+//! b.sort_pairs(&mut ages, &mut names)?;
+//! assert_eq!(names, ["di", "bob", "ann", "cy"]);
+//!
+//! // sort_by_key: records of any type by a key computed from each; stable.
+//! struct Item { label: String, weight: f64 }
+//! let mut items: Vec<Item> = [("b", 2.5), ("a", -1.0), ("c", 2.5)]
+//!     .into_iter()
+//!     .map(|(l, w)| Item { label: l.to_string(), weight: w })
+//!     .collect();
+//! b.sort_by_key(&mut items, |it| it.weight)?;
+//! let labels: Vec<&str> = items.iter().map(|it| it.label.as_str()).collect();
+//! assert_eq!(labels, ["a", "b", "c"]);
+//!
+//! // argsort: the sorting order, keys untouched; stable.
+//! let order: Vec<usize> = b.argsort(&[30i64, -10, 20, -10])?;
+//! assert_eq!(order, [1, 3, 2, 0]);
+//!
+//! // select_nth and partial_sort: no full sort.
+//! let mut v: Vec<usize> = vec![9, 1, 8, 2, 7, 3];
+//! b.select_nth(&mut v, 2)?;
+//! assert_eq!(v[2], 3);
+//! b.partial_sort(&mut v, 3)?;
+//! assert_eq!(v[..3], [1, 2, 3]);
+//! assert!(b.partial_sort(&mut v, 7).is_err()); // k > len: refused, v unchanged
+//! # Ok::<(), sortnet::Error>(())
+//! ```
 //!
 //! ## Backends
 //!
@@ -37,7 +83,7 @@
 //! | `portable` | everywhere (`wide`) | 16-input network, 16 words per block | vectorised quicksort over `wide` vectors | |
 //! | `avx2` | x86-64 with AVX2 | 16-input network, 32 words per block | vectorised quicksort over register networks | |
 //! | `avx512` | x86-64 with AVX-512 BW/VBMI | 16-input network, 64 words per block | vectorised quicksort over register networks | |
-//! | `radix` | everywhere | | stable LSD radix, rayon for large slices | stable |
+//! | `radix` | everywhere | | stable LSD radix, rayon for large slices | stable; 4- and 8-byte values move inside |
 //! | `vulkan-bitonic` | a Vulkan device | GPU nibble kernel | bitonic merge sort | no (not stable) |
 //! | `vulkan-radix` | a Vulkan device | GPU nibble kernel | LSD radix: look-back (Onesweep) or reduce-then-scan | stable |
 //! | `auto` | always | picks per call from measured crossovers (or a `sortnet calibrate` profile) | | stable backends only |
@@ -66,7 +112,11 @@
 //! - [`backend`]: [`backend::auto`], [`backend::available`], [`backend::by_name`],
 //!   [`backend::auto_pick_for`]; the [`SortBackend`] trait with its generic calls on
 //!   `dyn SortBackend` ([`sort`](SortBackend#method.sort),
-//!   [`sort_pairs`](SortBackend#method.sort_pairs), `sort_nibbles`, `supports`, `name`);
+//!   [`sort_descending`](SortBackend#method.sort_descending),
+//!   [`sort_pairs`](SortBackend#method.sort_pairs),
+//!   [`sort_by_key`](SortBackend#method.sort_by_key), [`argsort`](SortBackend#method.argsort),
+//!   [`select_nth`](SortBackend#method.select_nth),
+//!   [`partial_sort`](SortBackend#method.partial_sort), `sort_nibbles`, `supports`, `name`);
 //!   [`Workload`], [`Device`]; typed selection with [`backend::Options`] and
 //!   [`backend::Registry`]; the calibration profile in [`backend::profile`].
 //! - [`Key`] (the key types), [`KeyMap`], [`KeyWidth`]; [`Error`] and [`Result`].

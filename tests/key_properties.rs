@@ -121,6 +121,96 @@ fn pairs_property<K: Bits>(name: &str, keys: Spread<K>, stable: bool) -> TestRes
     TestResult::from_bool(got == reference(&keys) && follows && permutation && stable_ok)
 }
 
+/// `sort_descending`: the reference reversed.
+fn descending_property<K: Bits>(name: &str, keys: Spread<K>) -> TestResult {
+    let Some(b) = backend::by_name(name) else {
+        return TestResult::discard();
+    };
+    if !b.supports(Workload::Keys(K::WIDTH)) {
+        return TestResult::discard();
+    }
+    let mut v = keys.0.clone();
+    if b.sort_descending(&mut v).is_err() {
+        return TestResult::failed();
+    }
+    let mut want = reference(&keys.0);
+    want.reverse();
+    TestResult::from_bool(v.iter().map(|k| k.bits()).eq(want))
+}
+
+/// The stable order of `keys`.
+fn stable_order<K: Bits>(keys: &[K]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].key_cmp(&keys[b]));
+    order
+}
+
+/// `argsort` and `sort_by_key` (records carrying their input position): both give the
+/// stable order.
+fn order_property<K: Bits>(name: &str, keys: Spread<K>) -> TestResult {
+    let Some(b) = backend::by_name(name) else {
+        return TestResult::discard();
+    };
+    if !b.supports(Workload::Pairs(K::WIDTH)) {
+        return TestResult::discard();
+    }
+    let keys = keys.0;
+    let want = stable_order(&keys);
+    let Ok(order) = b.argsort(&keys) else {
+        return TestResult::failed();
+    };
+    let mut records: Vec<(K, String)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i.to_string()))
+        .collect();
+    if b.sort_by_key(&mut records, |r| r.0).is_err() {
+        return TestResult::failed();
+    }
+    let by_key = records
+        .iter()
+        .zip(&want)
+        .all(|(r, &i)| r.1 == i.to_string());
+    TestResult::from_bool(order == want && by_key)
+}
+
+/// `select_nth` (partition property, value at n) and `partial_sort` (the reference's prefix)
+/// at a position drawn with the keys; out-of-range positions are refused with the keys
+/// unchanged.
+fn select_property<K: Bits>(name: &str, keys: Spread<K>, at: usize) -> TestResult {
+    let Some(b) = backend::by_name(name) else {
+        return TestResult::discard();
+    };
+    if !b.supports(Workload::Keys(K::WIDTH)) {
+        return TestResult::discard();
+    }
+    let keys = keys.0;
+    let n = at % (keys.len() + 2);
+    let want = reference(&keys);
+    let mut v = keys.clone();
+    let selected = match b.select_nth(&mut v, n) {
+        Ok(()) => {
+            n < keys.len()
+                && v[n].bits() == want[n]
+                && v[..n].iter().all(|x| x.key_cmp(&v[n]).is_le())
+                && v[n..].iter().all(|x| x.key_cmp(&v[n]).is_ge())
+        }
+        Err(_) => n >= keys.len() && v.iter().map(|k| k.bits()).eq(keys.iter().map(|k| k.bits())),
+    };
+    let mut v = keys.clone();
+    let partial = match b.partial_sort(&mut v, n) {
+        Ok(()) => {
+            n <= keys.len()
+                && v[..n]
+                    .iter()
+                    .map(|k| k.bits())
+                    .eq(want[..n].iter().copied())
+        }
+        Err(_) => n > keys.len(),
+    };
+    TestResult::from_bool(selected && partial)
+}
+
 macro_rules! key_tests {
     ($test:ident, $name:expr) => {
         #[test]
@@ -149,7 +239,31 @@ macro_rules! key_tests {
             fn pairs_i64(k: Spread<i64>) -> TestResult {
                 pairs_property($name, k, $name == "radix")
             }
+            fn desc_f32(k: Spread<f32>) -> TestResult {
+                descending_property($name, k)
+            }
+            fn desc_i64(k: Spread<i64>) -> TestResult {
+                descending_property($name, k)
+            }
+            fn order_f32(k: Spread<f32>) -> TestResult {
+                order_property($name, k)
+            }
+            fn order_u64(k: Spread<u64>) -> TestResult {
+                order_property($name, k)
+            }
+            fn select_f64(k: Spread<f64>, at: usize) -> TestResult {
+                select_property($name, k, at)
+            }
+            fn select_i32(k: Spread<i32>, at: usize) -> TestResult {
+                select_property($name, k, at)
+            }
             let qc = || QuickCheck::new().tests(150);
+            qc().quickcheck(desc_f32 as fn(Spread<f32>) -> TestResult);
+            qc().quickcheck(desc_i64 as fn(Spread<i64>) -> TestResult);
+            qc().quickcheck(order_f32 as fn(Spread<f32>) -> TestResult);
+            qc().quickcheck(order_u64 as fn(Spread<u64>) -> TestResult);
+            qc().quickcheck(select_f64 as fn(Spread<f64>, usize) -> TestResult);
+            qc().quickcheck(select_i32 as fn(Spread<i32>, usize) -> TestResult);
             qc().quickcheck(p_u32 as fn(Spread<u32>) -> TestResult);
             qc().quickcheck(p_i32 as fn(Spread<i32>) -> TestResult);
             qc().quickcheck(p_f32 as fn(Spread<f32>) -> TestResult);

@@ -5,6 +5,9 @@
 //! GPU backend may instead fail with the data untouched); one that does not must say
 //! `Unsupported` and leave the data alone.
 
+mod calls;
+
+pub use calls::{fuzz_argsort, fuzz_by_key, fuzz_select};
 use sortnet::backend::{self, Device};
 use sortnet::{Error, Key, SortBackend, Workload};
 
@@ -31,6 +34,10 @@ macro_rules! fuzz_key {
 }
 
 fuzz_key! {
+    u8: 1, u8;
+    i8: 1, u8;
+    u16: 2, u16;
+    i16: 2, u16;
     u32: 4, u32;
     i32: 4, u32;
     f32: 4, u32;

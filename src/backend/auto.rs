@@ -8,7 +8,7 @@
 
 use super::cpu::NibbleKernel;
 use super::profile::{Profile, WORKLOADS};
-use super::sort_backend::{Device, SortBackend, Workload};
+use super::sort_backend::{Device, Own, SortBackend, Values, Workload};
 use super::thresholds::{preference, LISTS, STABLE_PAIRS};
 use crate::error::{Error, Result};
 use crate::keys::key::{KeyMap, KeyWidth};
@@ -232,6 +232,20 @@ impl Auto {
     }
 }
 
+/// Where `auto` sends select and partial sort: the CPU (a GPU backend would sort the whole
+/// slice, and the transfers alone cost more than a select), the widest vectorised partition
+/// first.
+static SELECT: [&str; 4] = ["avx512", "avx2", "radix", "portable"];
+
+impl Auto {
+    /// The backend for a select or partial sort of keys of `width`.
+    fn pick_select(&self, width: KeyWidth) -> Result<&'static dyn SortBackend> {
+        let workload = Workload::Keys(width);
+        self.resolve(&SELECT, None, workload, Allowed::CpuOnly)
+            .ok_or_else(|| self.unsupported(workload))
+    }
+}
+
 impl SortBackend for Auto {
     fn name(&self) -> &'static str {
         "auto"
@@ -279,6 +293,63 @@ impl SortBackend for Auto {
         self.route(Workload::Pairs(KeyWidth::W64), keys.len(), map, |b| {
             b.sort_pairs64(keys, values, map)
         })
+    }
+
+    fn sort_keys32_descending(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        self.route(Workload::Keys(KeyWidth::W32), keys.len(), map, |b| {
+            b.sort_keys32_descending(keys, map)
+        })
+    }
+
+    fn sort_keys64_descending(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        self.route(Workload::Keys(KeyWidth::W64), keys.len(), map, |b| {
+            b.sort_keys64_descending(keys, map)
+        })
+    }
+
+    fn sort_pairs32_values(
+        &self,
+        keys: &mut [u32],
+        mut values: Values<'_>,
+        map: KeyMap,
+    ) -> Result<()> {
+        self.route(Workload::Pairs(KeyWidth::W32), keys.len(), map, |b| {
+            b.sort_pairs32_values(keys, values.reborrow(), map)
+        })
+    }
+
+    fn sort_pairs64_values(
+        &self,
+        keys: &mut [u64],
+        mut values: Values<'_>,
+        map: KeyMap,
+    ) -> Result<()> {
+        self.route(Workload::Pairs(KeyWidth::W64), keys.len(), map, |b| {
+            b.sort_pairs64_values(keys, values.reborrow(), map)
+        })
+    }
+
+    fn select_nth32(&self, keys: &mut [u32], n: usize, map: KeyMap) -> Result<()> {
+        self.pick_select(KeyWidth::W32)?.select_nth32(keys, n, map)
+    }
+
+    fn select_nth64(&self, keys: &mut [u64], n: usize, map: KeyMap) -> Result<()> {
+        self.pick_select(KeyWidth::W64)?.select_nth64(keys, n, map)
+    }
+
+    fn partial_sort32(&self, keys: &mut [u32], k: usize, map: KeyMap) -> Result<()> {
+        self.pick_select(KeyWidth::W32)?
+            .partial_sort32(keys, k, map)
+    }
+
+    fn partial_sort64(&self, keys: &mut [u64], k: usize, map: KeyMap) -> Result<()> {
+        self.pick_select(KeyWidth::W64)?
+            .partial_sort64(keys, k, map)
+    }
+
+    fn own_backend(&self) -> Option<Own> {
+        // Every backend `auto` routes to comes from the crate's registry.
+        Some(Own(()))
     }
 }
 

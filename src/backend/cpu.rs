@@ -1,11 +1,47 @@
 //! The CPU backends: each a capability token (built only where the CPU can run it) that
 //! wires the nibble and key kernels of one instruction set to [`SortBackend`].
 
-use super::sort_backend::{SortBackend, Workload};
+use super::sort_backend::{each_width, Own, SortBackend, ValueBytes, Values, Workload};
 use crate::error::Result;
 use crate::keys::key::KeyMap;
-use crate::keys::radix;
+use crate::keys::{radix, select};
 use crate::nibble;
+
+/// The select and partial sort of every CPU backend that sorts keys (the vectorised
+/// quicksorts' partition serves AVX2 and AVX-512 where their tokens provide one), and the
+/// mark of the crate's own backends.
+macro_rules! cpu_select {
+    () => {
+        fn select_nth32(&self, keys: &mut [u32], n: usize, map: KeyMap) -> Result<()> {
+            select::select_nth32(keys, n, map);
+            Ok(())
+        }
+
+        fn select_nth64(&self, keys: &mut [u64], n: usize, map: KeyMap) -> Result<()> {
+            select::select_nth64(keys, n, map);
+            Ok(())
+        }
+
+        fn partial_sort32(&self, keys: &mut [u32], k: usize, map: KeyMap) -> Result<()> {
+            select::partial_sort32(keys, k, map);
+            Ok(())
+        }
+
+        fn partial_sort64(&self, keys: &mut [u64], k: usize, map: KeyMap) -> Result<()> {
+            select::partial_sort64(keys, k, map);
+            Ok(())
+        }
+    };
+}
+
+/// [`SortBackend::own_backend`] for the crate's CPU backends.
+macro_rules! own {
+    () => {
+        fn own_backend(&self) -> Option<Own> {
+            Some(Own(()))
+        }
+    };
+}
 
 /// The CPU backends usable on this machine, `avx512` left out unless `avx512` is true.
 pub(crate) fn backends(avx512: bool) -> Vec<&'static dyn SortBackend> {
@@ -104,6 +140,8 @@ impl SortBackend for Scalar {
         nibble::scalar::sort_words(words);
         Ok(())
     }
+
+    own!();
 }
 
 /// `lut`: counting sort with lookup tables (Jerome's contest winner); runs everywhere.
@@ -126,6 +164,8 @@ impl SortBackend for Lut {
         NibbleKernel::Lut.sort(words);
         Ok(())
     }
+
+    own!();
 }
 
 /// `portable`: the sorting network over `wide`'s 128-bit vectors (SSE2, NEON, or plain
@@ -167,6 +207,9 @@ impl SortBackend for Portable {
         NibbleKernel::Portable.sort(words);
         Ok(())
     }
+
+    cpu_select!();
+    own!();
 }
 
 /// `avx2`: the sorting network over 256-bit vectors, 32 words per block; the vectorised key
@@ -233,6 +276,48 @@ impl SortBackend for Avx2 {
         NibbleKernel::Avx2(self.nibbles).sort(words);
         Ok(())
     }
+
+    fn select_nth32(&self, keys: &mut [u32], n: usize, map: KeyMap) -> Result<()> {
+        match self.keys {
+            Some(token) => {
+                token.select_nth32(keys, n, map);
+                Ok(())
+            }
+            None => Err(self.unsupported(Workload::Keys(crate::KeyWidth::W32))),
+        }
+    }
+
+    fn select_nth64(&self, keys: &mut [u64], n: usize, map: KeyMap) -> Result<()> {
+        match self.keys {
+            Some(token) => {
+                token.select_nth64(keys, n, map);
+                Ok(())
+            }
+            None => Err(self.unsupported(Workload::Keys(crate::KeyWidth::W64))),
+        }
+    }
+
+    fn partial_sort32(&self, keys: &mut [u32], k: usize, map: KeyMap) -> Result<()> {
+        match self.keys {
+            Some(token) => {
+                token.partial_sort32(keys, k, map);
+                Ok(())
+            }
+            None => Err(self.unsupported(Workload::Keys(crate::KeyWidth::W32))),
+        }
+    }
+
+    fn partial_sort64(&self, keys: &mut [u64], k: usize, map: KeyMap) -> Result<()> {
+        match self.keys {
+            Some(token) => {
+                token.partial_sort64(keys, k, map);
+                Ok(())
+            }
+            None => Err(self.unsupported(Workload::Keys(crate::KeyWidth::W64))),
+        }
+    }
+
+    own!();
 }
 
 /// `avx512`: the sorting network over 512-bit vectors, 64 words per block; the vectorised
@@ -282,6 +367,27 @@ impl SortBackend for Avx512 {
         NibbleKernel::Avx512(self.nibbles).sort(words);
         Ok(())
     }
+
+    fn select_nth32(&self, keys: &mut [u32], n: usize, map: KeyMap) -> Result<()> {
+        self.keys.select_nth32(keys, n, map);
+        Ok(())
+    }
+
+    fn select_nth64(&self, keys: &mut [u64], n: usize, map: KeyMap) -> Result<()> {
+        self.keys.select_nth64(keys, n, map);
+        Ok(())
+    }
+
+    fn partial_sort32(&self, keys: &mut [u32], k: usize, map: KeyMap) -> Result<()> {
+        self.keys.partial_sort32(keys, k, map);
+        Ok(())
+    }
+
+    fn partial_sort64(&self, keys: &mut [u64], k: usize, map: KeyMap) -> Result<()> {
+        self.keys.partial_sort64(keys, k, map);
+        Ok(())
+    }
+    own!();
 }
 
 /// `radix`: stable LSD radix sort (an MSD pass in front and rayon for large inputs) for every
@@ -336,4 +442,39 @@ impl SortBackend for Radix {
         radix::sort_pairs64(keys, values, map);
         Ok(())
     }
+
+    fn sort_keys32_descending(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        radix::sort32_descending(keys, map);
+        Ok(())
+    }
+
+    fn sort_keys64_descending(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        radix::sort64_descending(keys, map);
+        Ok(())
+    }
+
+    fn sort_pairs32_values(&self, keys: &mut [u32], values: Values<'_>, map: KeyMap) -> Result<()> {
+        if keys.len() != values.len() {
+            return Err(crate::Error::LengthMismatch {
+                keys: keys.len(),
+                values: values.len(),
+            });
+        }
+        each_width!(values.0, v => radix::sort_pairs32_values(keys, v, map));
+        Ok(())
+    }
+
+    fn sort_pairs64_values(&self, keys: &mut [u64], values: Values<'_>, map: KeyMap) -> Result<()> {
+        if keys.len() != values.len() {
+            return Err(crate::Error::LengthMismatch {
+                keys: keys.len(),
+                values: values.len(),
+            });
+        }
+        each_width!(values.0, v => radix::sort_pairs64_values(keys, v, map));
+        Ok(())
+    }
+
+    cpu_select!();
+    own!();
 }

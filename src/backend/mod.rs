@@ -27,4 +27,4 @@ pub use registry::{
     auto, auto_pick, auto_pick_for, available, by_name, profile_state, Options, ProfileChoice,
     Registry,
 };
-pub use sort_backend::{Device, SortBackend, Workload};
+pub use sort_backend::{Device, SortBackend, Values, Workload};

@@ -94,20 +94,26 @@ impl KeyMap {
 /// Width of a key's unsigned image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeyWidth {
-    /// `u32`, `i32`, `f32`.
+    /// `u32`, `i32`, `f32`; also `u8`, `i8`, `u16`, `i16`, which backends without a small-key
+    /// path sort widened to 32 bits, and `usize`, `isize` on 32-bit targets.
     W32,
-    /// `u64`, `i64`, `f64`.
+    /// `u64`, `i64`, `f64`; `usize`, `isize` on 64-bit targets.
     W64,
 }
 
 mod sealed {
-    pub trait Sealed {}
+    /// Every key is plain old data: any bit pattern is a valid key, so slices of keys may be
+    /// viewed as their unsigned images (`bytemuck` checks sizes and alignments).
+    pub trait Sealed: bytemuck::Pod {}
 }
 
-/// A key type the crate sorts: `u32`, `i32`, `f32`, `u64`, `i64`, `f64`.
+/// A key type the crate sorts: `u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `f32`, `u64`, `i64`,
+/// `f64`, `usize`, `isize`.
 ///
-/// Sealed: each key is reinterpreted in place as the unsigned integer of its width (same
-/// size and alignment) and sorted through that width's core with its [`KeyMap`].
+/// Sealed: each key of 4 or 8 bytes is reinterpreted in place as the unsigned integer of its
+/// width (same size and alignment) and sorted through that width's core with its
+/// [`KeyMap`]; `usize` and `isize` take the core of the target's pointer width. Keys of 1 and
+/// 2 bytes take a counting sort on the CPU and are widened to 32 bits for the others.
 pub trait Key: sealed::Sealed + Copy + Send + Sync + 'static {
     /// The key's map to unsigned bits.
     const MAP: KeyMap;
@@ -144,13 +150,62 @@ impl_key!(f32, u32, KeyMap::Float, KeyWidth::W32, total_cmp);
 impl_key!(u64, u64, KeyMap::Unsigned, KeyWidth::W64, cmp);
 impl_key!(i64, u64, KeyMap::Signed, KeyWidth::W64, cmp);
 impl_key!(f64, u64, KeyMap::Float, KeyWidth::W64, total_cmp);
+impl_key!(u8, u8, KeyMap::Unsigned, KeyWidth::W32, cmp);
+impl_key!(i8, u8, KeyMap::Signed, KeyWidth::W32, cmp);
+impl_key!(u16, u16, KeyMap::Unsigned, KeyWidth::W32, cmp);
+impl_key!(i16, u16, KeyMap::Signed, KeyWidth::W32, cmp);
+#[cfg(target_pointer_width = "64")]
+impl_key!(usize, u64, KeyMap::Unsigned, KeyWidth::W64, cmp);
+#[cfg(target_pointer_width = "64")]
+impl_key!(isize, u64, KeyMap::Signed, KeyWidth::W64, cmp);
+#[cfg(target_pointer_width = "32")]
+impl_key!(usize, u32, KeyMap::Unsigned, KeyWidth::W32, cmp);
+#[cfg(target_pointer_width = "32")]
+impl_key!(isize, u32, KeyMap::Signed, KeyWidth::W32, cmp);
+
+/// The order-preserving unsigned image of a 1- or 2-byte key (`K::MAP` applied), widened to
+/// 32 bits. Only for those keys (see [`is_small`]).
+#[inline(always)]
+pub(crate) fn small_image<K: Key>(k: K) -> u32 {
+    let (bits, sign) = match std::mem::size_of::<K>() {
+        1 => (u32::from(bytemuck::cast::<K, u8>(k)), 1u32 << 7),
+        2 => (u32::from(bytemuck::cast::<K, u16>(k)), 1u32 << 15),
+        _ => unreachable!("small_image is for 1- and 2-byte keys"),
+    };
+    match K::MAP {
+        KeyMap::Signed => bits ^ sign,
+        _ => bits,
+    }
+}
+
+/// Inverse of [`small_image`].
+#[inline(always)]
+pub(crate) fn from_small_image<K: Key>(image: u32) -> K {
+    match std::mem::size_of::<K>() {
+        1 => {
+            let b = image as u8 ^ if K::MAP == KeyMap::Signed { 1 << 7 } else { 0 };
+            bytemuck::cast::<u8, K>(b)
+        }
+        2 => {
+            let b = image as u16 ^ if K::MAP == KeyMap::Signed { 1 << 15 } else { 0 };
+            bytemuck::cast::<u16, K>(b)
+        }
+        _ => unreachable!("from_small_image is for 1- and 2-byte keys"),
+    }
+}
+
+/// Whether `K` is a 1- or 2-byte key (counted, or widened to 32 bits).
+#[inline(always)]
+pub(crate) const fn is_small<K: Key>() -> bool {
+    std::mem::size_of::<K>() < 4
+}
 
 /// Views a key slice as its 32-bit unsigned image. `None` if `K` is not 32 bits wide.
 pub(crate) fn as_bits32<K: Key>(keys: &mut [K]) -> Option<&mut [u32]> {
-    if K::WIDTH != KeyWidth::W32 {
+    if K::WIDTH != KeyWidth::W32 || std::mem::size_of::<K>() != 4 {
         return None;
     }
-    // SAFETY: every 32-bit `Key` (u32, i32, f32) has the size and alignment of u32 (checked
+    // SAFETY: every 4-byte `Key` (u32, i32, f32, 32-bit usize/isize) has the size and alignment of u32 (checked
     // at compile time in `impl_key!`) and every bit pattern is valid for both types, so the
     // slice may be viewed as u32 for the lifetime of the borrow.
     Some(unsafe { std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<u32>(), keys.len()) })
@@ -158,10 +213,10 @@ pub(crate) fn as_bits32<K: Key>(keys: &mut [K]) -> Option<&mut [u32]> {
 
 /// Views a key slice as its 64-bit unsigned image. `None` if `K` is not 64 bits wide.
 pub(crate) fn as_bits64<K: Key>(keys: &mut [K]) -> Option<&mut [u64]> {
-    if K::WIDTH != KeyWidth::W64 {
+    if K::WIDTH != KeyWidth::W64 || std::mem::size_of::<K>() != 8 {
         return None;
     }
-    // SAFETY: every 64-bit `Key` (u64, i64, f64) has the size and alignment of u64 (checked
+    // SAFETY: every 8-byte `Key` (u64, i64, f64, 64-bit usize/isize) has the size and alignment of u64 (checked
     // at compile time in `impl_key!`) and every bit pattern is valid for both types.
     Some(unsafe { std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<u64>(), keys.len()) })
 }

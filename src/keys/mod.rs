@@ -1,11 +1,15 @@
-//! Key sort: `u32`, `i32`, `f32`, `u64`, `i64`, `f64` keys and key/value pairs, through the
-//! order-preserving maps of [`KeyMap`](crate::KeyMap).
+//! Key sort: `u8` to `u64`, `i8` to `i64`, `f32`, `f64`, `usize` and `isize` keys, key/value
+//! pairs, records by key, argsort, select and partial sort, through the order-preserving
+//! maps of [`KeyMap`](crate::KeyMap).
 //!
 //! Users sort through a [backend](crate::backend); [`RadixSorter`] is the `radix` backend's
 //! sort with scratch memory kept between calls. Inside: `key` (the maps), `radix/` (LSD,
 //! MSD, scatter), `network` and `portable` (the vectorised quicksort over a vector trait),
+//! `bitonic` (the quicksort's base case), `cache` (cache sizes read at run time),
 //! `x86_64/` (its AVX2 and AVX-512 instantiations), `few` (counting few distinct keys),
-//! `scratch` (the radix sort's memory).
+//! `scratch` (the radix sort's memory), `small` (counting sort of 1- and 2-byte keys),
+//! `select` (select and partial sort), `records` (values of any type, records by key and
+//! argsort through (key, index) pairs and one gather).
 
 pub(crate) mod bitonic;
 pub(crate) mod cache;
@@ -14,8 +18,10 @@ pub(crate) mod key;
 pub(crate) mod network;
 pub(crate) mod portable;
 pub(crate) mod radix;
+pub(crate) mod records;
 pub(crate) mod scratch;
 pub(crate) mod select;
+pub(crate) mod small;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
 

@@ -84,6 +84,12 @@ int_key!(u32);
 int_key!(i32);
 int_key!(u64);
 int_key!(i64);
+int_key!(u8);
+int_key!(i8);
+int_key!(u16);
+int_key!(i16);
+int_key!(usize);
+int_key!(isize);
 
 impl TestKey for f32 {
     fn random(rng: &mut Rng) -> Self {

@@ -73,7 +73,7 @@ mod scatter;
 mod tests;
 
 use super::few;
-use super::key::{as_bits32, as_bits64, Key, KeyMap};
+use super::key::{as_bits32, as_bits64, from_small_image, is_small, small_image, Key, KeyMap};
 use super::scratch::{Reserve, Scratch};
 use crate::error::{Error, Result};
 use digits::{digits, Buf, Codec, Float, RadixKey, Signed, Unsigned, NARROW, WIDE};
@@ -188,6 +188,67 @@ pub(crate) fn sort_pairs64(keys: &mut [u64], values: &mut [u32], map: KeyMap) {
     sort_with_map(keys, values, map, Route::BySize, None);
 }
 
+/// Sorts 32-bit keys and moves `values[i]` (any `Copy` type; the backends pass 4- and
+/// 8-byte values as raw bytes) with `keys[i]`; stable. The caller has checked the lengths.
+pub(crate) fn sort_pairs32_values<V: Copy + Send + Sync>(
+    keys: &mut [u32],
+    values: &mut [V],
+    map: KeyMap,
+) {
+    debug_assert_eq!(keys.len(), values.len(), "one value per key");
+    sort_with_map(keys, values, map, Route::BySize, None);
+}
+
+/// [`sort_pairs32_values`] for 64-bit keys.
+pub(crate) fn sort_pairs64_values<V: Copy + Send + Sync>(
+    keys: &mut [u64],
+    values: &mut [V],
+    map: KeyMap,
+) {
+    debug_assert_eq!(keys.len(), values.len(), "one value per key");
+    sort_with_map(keys, values, map, Route::BySize, None);
+}
+
+/// Sorts 32-bit keys descending by `map.encode32(key)`: the inverted image is fused into the
+/// first and last pass like the map itself, so it costs what an ascending sort costs.
+pub(crate) fn sort32_descending(keys: &mut [u32], map: KeyMap) {
+    let values = &mut unit_values(keys.len());
+    match map {
+        KeyMap::Unsigned => {
+            sort_kv::<_, _, Descending<Unsigned>>(keys, values, Route::BySize, None)
+        }
+        KeyMap::Signed => sort_kv::<_, _, Descending<Signed>>(keys, values, Route::BySize, None),
+        KeyMap::Float => sort_kv::<_, _, Descending<Float>>(keys, values, Route::BySize, None),
+    }
+}
+
+/// [`sort32_descending`] for 64-bit keys.
+pub(crate) fn sort64_descending(keys: &mut [u64], map: KeyMap) {
+    let values = &mut unit_values(keys.len());
+    match map {
+        KeyMap::Unsigned => {
+            sort_kv::<_, _, Descending<Unsigned>>(keys, values, Route::BySize, None)
+        }
+        KeyMap::Signed => sort_kv::<_, _, Descending<Signed>>(keys, values, Route::BySize, None),
+        KeyMap::Float => sort_kv::<_, _, Descending<Float>>(keys, values, Route::BySize, None),
+    }
+}
+
+/// A codec followed by inverting every bit: ascending order of the result is descending
+/// order of the keys (floats: +NaN first).
+struct Descending<C>(std::marker::PhantomData<C>);
+
+impl<K: RadixKey, C: Codec<K>> Codec<K> for Descending<C> {
+    #[inline(always)]
+    fn encode(k: K) -> K {
+        C::encode(k) ^ K::ONES
+    }
+    #[inline(always)]
+    fn decode(k: K) -> K {
+        C::decode(k ^ K::ONES)
+    }
+}
+
 /// The `radix` backend's sort with scratch memory kept between calls, for programs that
 /// sort large slices again and again.
 ///
@@ -227,7 +288,9 @@ impl RadixSorter {
     /// Sorts `keys` ascending; floats in IEEE-754 total order, as [`SortBackend::sort`](
     /// crate::SortBackend) does on every backend.
     pub fn sort<K: Key>(&mut self, keys: &mut [K]) {
-        if let Some(bits) = as_bits32(keys) {
+        if super::small::sort(keys, false) {
+            // 1- and 2-byte keys are counted, with no scratch the size of the input.
+        } else if let Some(bits) = as_bits32(keys) {
             sort_with_map(
                 bits,
                 &mut unit_values(bits.len()),
@@ -259,7 +322,20 @@ impl RadixSorter {
                 values: values.len(),
             });
         }
-        if let Some(bits) = as_bits32(keys) {
+        if is_small::<K>() {
+            // Widened to their 32-bit images, sorted, and written back.
+            let mut wide: Vec<u32> = keys.iter().map(|&k| small_image(k)).collect();
+            sort_with_map(
+                &mut wide,
+                values,
+                KeyMap::Unsigned,
+                Route::BySize,
+                Some(self),
+            );
+            for (k, w) in keys.iter_mut().zip(wide) {
+                *k = from_small_image(w);
+            }
+        } else if let Some(bits) = as_bits32(keys) {
             sort_with_map(bits, values, K::MAP, Route::BySize, Some(self));
         } else if let Some(bits) = as_bits64(keys) {
             sort_with_map(bits, values, K::MAP, Route::BySize, Some(self));

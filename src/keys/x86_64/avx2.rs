@@ -64,7 +64,6 @@ impl Avx2KeysToken {
 
     /// Reorders 32-bit keys so that `keys[n]` is where a sort by `map` puts it, with no
     /// larger key before it and no smaller one after (`n < keys.len()`).
-    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
     pub fn select_nth32(self, keys: &mut [u32], n: usize, map: KeyMap) {
         map.encode_slice32(keys);
         // SAFETY: the token exists only where the CPU has AVX2 and POPCNT.
@@ -74,7 +73,6 @@ impl Avx2KeysToken {
 
     /// [`select_nth32`](Self::select_nth32) for 64-bit keys (sign-flipped as in
     /// [`sort64`](Self::sort64)).
-    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
     pub fn select_nth64(self, keys: &mut [u64], n: usize, map: KeyMap) {
         keys.iter_mut().for_each(|k| *k = map.encode64(*k) ^ SIGN64);
         // SAFETY: as in `select_nth32`.
@@ -84,7 +82,6 @@ impl Avx2KeysToken {
 
     /// Puts the `k` smallest 32-bit keys by `map`, sorted, in `keys[..k]` (`k <= keys.len()`);
     /// the rest are left in no particular order.
-    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
     pub fn partial_sort32(self, keys: &mut [u32], k: usize, map: KeyMap) {
         map.encode_slice32(keys);
         // SAFETY: as in `select_nth32`.
@@ -93,7 +90,6 @@ impl Avx2KeysToken {
     }
 
     /// [`partial_sort32`](Self::partial_sort32) for 64-bit keys.
-    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
     pub fn partial_sort64(self, keys: &mut [u64], k: usize, map: KeyMap) {
         keys.iter_mut().for_each(|x| *x = map.encode64(*x) ^ SIGN64);
         // SAFETY: as in `select_nth32`.

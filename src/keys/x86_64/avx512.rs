@@ -41,7 +41,6 @@ impl Avx512KeysToken {
 
     /// Reorders 32-bit keys so that `keys[n]` is where a sort by `map` puts it, with no
     /// larger key before it and no smaller one after (`n < keys.len()`).
-    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
     pub fn select_nth32(self, keys: &mut [u32], n: usize, map: KeyMap) {
         map.encode_slice32(keys);
         // SAFETY: the token exists only where the CPU has AVX-512F, POPCNT and BMI2.
@@ -50,7 +49,6 @@ impl Avx512KeysToken {
     }
 
     /// [`select_nth32`](Self::select_nth32) for 64-bit keys.
-    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
     pub fn select_nth64(self, keys: &mut [u64], n: usize, map: KeyMap) {
         map.encode_slice64(keys);
         // SAFETY: as in `select_nth32`.
@@ -60,7 +58,6 @@ impl Avx512KeysToken {
 
     /// Puts the `k` smallest 32-bit keys by `map`, sorted, in `keys[..k]` (`k <= keys.len()`);
     /// the rest are left in no particular order.
-    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
     pub fn partial_sort32(self, keys: &mut [u32], k: usize, map: KeyMap) {
         map.encode_slice32(keys);
         // SAFETY: as in `select_nth32`.
@@ -69,7 +66,6 @@ impl Avx512KeysToken {
     }
 
     /// [`partial_sort32`](Self::partial_sort32) for 64-bit keys.
-    #[allow(dead_code, reason = "the selection API of issue 23 calls it")]
     pub fn partial_sort64(self, keys: &mut [u64], k: usize, map: KeyMap) {
         map.encode_slice64(keys);
         // SAFETY: as in `select_nth32`.
