@@ -22,7 +22,7 @@ void load_keys(out KEY keys[BATCH], uint first, uint end) {
 void count_keys(KEY keys[BATCH], uint first, uint end, bool encode, uint shift) {
     [[unroll]] for (uint j = 0u; j < BATCH; j++) {
         if (first + j * gl_WorkGroupSize.x + gl_LocalInvocationIndex < end) {
-            KEY key = encode ? encode_key(keys[j], params.map) : keys[j];
+            KEY key = encode ? encode_key(keys[j], KEY_MAP) : keys[j];
             g_keys_or |= key;
             g_keys_nand |= ~key;
             for (uint p = 0u; p < DIGITS; p++) {
