@@ -60,9 +60,23 @@ pub struct RadixConfig {
     /// Keys each histogram or upsweep invocation loads at once, 1 to 32 (`None`: per
     /// variant).
     pub histogram_batch: Option<u32>,
+    /// Look-back sorts of 32-bit keys (alone or with values) of fewer keys than this take a
+    /// small tile (512 invocations of 2 keys where the device takes it), so that more
+    /// workgroups share the work; 0: never; default 2^17. Not used where `workgroup` or
+    /// `keys_per_invocation` is set.
+    pub small_below: u64,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
 }
+
+/// The small sorts' tile, (invocations, keys per invocation): at 2^12-2^16 u32 keys and
+/// pairs on an H200 it took 6-20% less time than the shipped 512 x 11 tile, and from 2^18 on
+/// as much or more (BENCHMARKS.md, "GPU radix sort", small sorts).
+pub(crate) const SMALL_TILE: (u32, u32) = (512, 2);
+
+/// [`RadixConfig::small_below`]'s default: the small tile up to 2^17 keys (see
+/// [`SMALL_TILE`]).
+pub(crate) const SMALL_BELOW: u64 = 1 << 17;
 
 impl Default for RadixConfig {
     fn default() -> Self {
@@ -78,12 +92,22 @@ impl Default for RadixConfig {
             lookback_lanes: plan::LOOKBACK_LANES,
             histogram_keys_per_invocation: plan::HISTOGRAM_KEYS_PER_INVOCATION,
             histogram_batch: None,
+            small_below: SMALL_BELOW,
             transfer: TransferConfig::default(),
         }
     }
 }
 
 impl RadixConfig {
+    /// Below how many keys sorts of `variant` take the small tile (0: never).
+    pub(crate) fn small_below(&self, variant: plan::Variant) -> u64 {
+        if variant.wide || self.workgroup.is_some() || self.keys_per_invocation.is_some() {
+            0
+        } else {
+            self.small_below
+        }
+    }
+
     /// From how many keys whole sorts of `variant` run by reduce-then-scan (`None`: never).
     pub(crate) fn reduce_then_scan_from(&self, variant: plan::Variant) -> Option<u64> {
         match self.scheme {

@@ -75,14 +75,25 @@ pub(super) struct Pipelines {
     pub(super) histogram_keys_per_invocation: u32,
     /// Present when whole sorts of enough keys run their passes by reduce-then-scan.
     pub(super) reduce: Option<ReduceThenScan>,
+    /// Present when small look-back sorts take a tile of their own.
+    pub(super) small: Option<SmallSorts>,
+}
+
+/// Look-back sorts of fewer than `below` keys: a smaller tile, so that more workgroups
+/// share a small sort ([`RadixConfig::small_below`]).
+pub(super) struct SmallSorts {
+    pub(super) below: u64,
+    pub(super) shape: TileShape,
+    pub(super) scatter: Arc<ComputePipeline>,
 }
 
 impl Pipelines {
     /// The tile of sorts too small for reduce-then-scan (or of every sort where it always
     /// runs).
     pub(super) fn small_shape(&self) -> TileShape {
-        match &self.reduce {
-            Some(r) if r.from == 0 => r.shape,
+        match (&self.reduce, &self.small) {
+            (Some(r), _) if r.from == 0 => r.shape,
+            (_, Some(s)) => s.shape,
             _ => self.shape,
         }
     }
@@ -102,7 +113,9 @@ impl Pipelines {
 
     /// Scratch for `capacity` keys, by either scheme (the state words differ with the tile).
     pub(super) fn scratch_sizes(&self, variant: Variant, capacity: u64) -> plan::ScratchSizes {
+        let small = self.small.as_ref().filter(|s| capacity < s.below);
         self.shapes()
+            .chain(small.map(|s| s.shape))
             .map(|s| plan::scratch_sizes(variant, s, capacity))
             .max_by_key(|sizes| sizes.state_bytes)
             .unwrap_or_else(|| plan::scratch_sizes(variant, self.shape, capacity))
@@ -253,6 +266,21 @@ pub(super) fn build(
         scatter: ctx.compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
         copy: ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
         histogram_keys_per_invocation: config.histogram_keys_per_invocation(),
+        small: match config.small_below(variant) {
+            0 => None,
+            below => {
+                let (wg, kpi) = super::config::SMALL_TILE;
+                match plan::choose_shape(variant, Scheme::LookBack, limits, Some(kpi), Some(wg)) {
+                    Some(small) if small.tile_keys() < shape.tile_keys() => Some(SmallSorts {
+                        below,
+                        shape: small,
+                        scatter: ctx
+                            .compute_pipeline(code.scatter, &scatter_constants(small, 0, 0))?,
+                    }),
+                    _ => None,
+                }
+            }
+        },
         reduce: match reduce_from {
             Some(from) => Some(ReduceThenScan {
                 from,

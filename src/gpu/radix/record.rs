@@ -87,7 +87,9 @@ impl SortJob {
 }
 
 /// Scratch memory for sorts of up to `capacity` keys of one variant. Reusable across sorts
-/// that do not run at the same time.
+/// that do not run at the same time. It also keeps the descriptor sets of the last buffers
+/// it sorted (so a sort of the same buffers every frame makes none), which hold those
+/// buffers alive until it sorts others or is dropped.
 pub struct RadixScratch {
     pub(super) variant: Variant,
     pub(super) capacity: u64,
@@ -287,6 +289,13 @@ impl RadixSorter {
     /// Records the sort of `job` into `builder` (the caller submits it). `scratch` must be
     /// for the same key width and values-or-not, with a capacity of at least the job's
     /// buffers, and must not be in use by another sort running at the same time.
+    ///
+    /// Per frame: the pipelines are built on the sorter's first use of a variant and the
+    /// descriptor sets on the scratch's first sort of these buffers; after that, recording
+    /// allocates nothing but the builder's own commands (BENCHMARKS.md, "GPU radix sort",
+    /// gives its CPU time). Barriers: commands recorded into the same vulkano builder before
+    /// and after are ordered by vulkano's automatic barriers; for anything outside the
+    /// builder see [`GpuContext::from_queue`]. Elements past the count are left untouched.
     pub fn record(
         &self,
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
@@ -332,7 +341,21 @@ impl RadixSorter {
                 r.separate.as_ref()
             }
         });
-        let shape = reduce.map_or(p.shape, |r| r.shape);
+        // Small look-back sorts: the small tile.
+        let small = p
+            .small
+            .as_ref()
+            .filter(|s| reduce.is_none() && keys_hint < s.below);
+        let shape = match (reduce, small) {
+            (Some(r), _) => r.shape,
+            (None, Some(s)) => s.shape,
+            (None, None) => p.shape,
+        };
+        let scatter = match (scan_scheme, small) {
+            (Some(s), _) => &s.scatter,
+            (None, Some(s)) => &s.scatter,
+            (None, None) => &p.scatter,
+        };
         let kw = u64::from(variant.key_words());
         let slot_words = plan::slot_words(shape, capacity);
         let state_words = plan::state_words(shape, capacity);
@@ -366,6 +389,7 @@ impl RadixSorter {
         let key = SetsKey {
             pipelines: Arc::as_ptr(&p) as usize,
             reduce: reduce.is_some(),
+            small: small.is_some(),
             separate_scan: scan_scheme.is_some_and(|s| s.scan.is_some()),
             capacity,
             keys: view_id(&job.keys),
@@ -391,7 +415,6 @@ impl RadixSorter {
                         };
                     let histogram = reduce.map_or(&p.histogram, |r| &r.histogram);
                     let plan_pipeline = scan_scheme.map_or(&p.plan, |s| &s.plan);
-                    let scatter = scan_scheme.map_or(&p.scatter, |s| &s.scatter);
                     let state_only = |pipeline| {
                         set(pipeline, vec![WriteDescriptorSet::buffer(4, state.clone())])
                     };
@@ -518,7 +541,6 @@ impl RadixSorter {
 
         // 4. The steps (the passes that run, in order: radix_common.glsl), alternately A->B
         // and B->A. Steps past the passes in the mask would have no workgroups: not recorded.
-        let scatter = scan_scheme.map_or(&p.scatter, |s| &s.scatter);
         let scan = scan_scheme.and_then(|s| s.scan.as_ref());
         // Passes above the end bit never run: their steps are not recorded.
         let steps = variant.passes().min(pass_mask.count_ones());
@@ -616,6 +638,7 @@ impl RadixSorter {
 pub(super) struct SetsKey {
     pipelines: usize,
     reduce: bool,
+    small: bool,
     separate_scan: bool,
     capacity: u64,
     keys: (usize, u64, u64),
