@@ -3,7 +3,8 @@
 //! ```text
 //! cargo bench --bench gpu -- radix [--keys u32,u64,pairs32,pairs64] [--map unsigned|signed|float]
 //!                                  [--scheme measured|lookback|reduce] [--tile WGxKPI]
-//!                                  [--partitions P] [--key-bits B] [--reps N] LOG2..
+//!                                  [--partitions P] [--key-bits B] [--one-workgroup-max N]
+//!                                  [--small-below N] [--reps N] LOG2..
 //! cargo bench --bench gpu -- nibble [--reps N] LOG2..
 //! cargo bench --bench gpu -- bitonic [--reps N] LOG2..
 //! cargo bench --bench gpu -- roundtrip [--reps N] LOG2..
@@ -15,7 +16,8 @@
 //! (the bandwidth yardstick). `radix` with no options runs the shipped `RadixSorter` (the
 //! "GPU radix sort" table; CUB's figures come from `scripts/cub_reference.py` on the same
 //! machine); `--scheme`, `--tile` and `--partitions` reproduce "GPU radix tiles";
-//! `--key-bits B` sorts by the low B bits. Each `radix` row also gives the same sort of no
+//! `--key-bits B` sorts by the low B bits; `--one-workgroup-max` and `--small-below` set the
+//! small sorts' crossovers (0: off). Each `radix` row also gives the same sort of no
 //! keys in the same buffers (the empty dispatch chain: every dispatch, each with nothing to
 //! do) and the CPU time of one `record` call (median of 200, after the first).
 //! `roundtrip` times host slices end to end (wall clock, best of N): the registry's
@@ -109,6 +111,10 @@ fn parse() -> Args {
             }
             "--partitions" => a.config.partitions = value().parse().unwrap_or_else(|_| usage()),
             "--key-bits" => a.key_bits = Some(value().parse().unwrap_or_else(|_| usage())),
+            "--one-workgroup-max" => {
+                a.config.one_workgroup_max = value().parse().unwrap_or_else(|_| usage())
+            }
+            "--small-below" => a.config.small_below = value().parse().unwrap_or_else(|_| usage()),
             s if s.starts_with("--") => usage(),
             s => a.sizes.push(s.parse().unwrap_or_else(|_| usage())),
         }
@@ -316,6 +322,11 @@ fn copy_ms(ctx: &Arc<GpuContext>, timer: &Timer, words: u64, reps: usize) -> f64
 fn radix(ctx: &Arc<GpuContext>, args: &Args) {
     let timer = Timer::new(ctx);
     let sorter = RadixSorter::with_config(ctx.clone(), args.config.clone()).unwrap();
+    // The empty dispatch chain is that of the passes (a sort of no keys would otherwise run
+    // in one workgroup).
+    let mut passes_config = args.config.clone();
+    passes_config.one_workgroup_max = 0;
+    let passes = RadixSorter::with_config(ctx.clone(), passes_config).unwrap();
     println!("config: {:?}, key bits {:?}", args.config, args.key_bits);
     println!(
         "| keys | n | tile keys | scheme | best ms | median ms | G keys/s | vs copy \
@@ -373,6 +384,7 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
                 args.map,
                 bits,
             );
+            let passes_scratch = passes.new_scratch(width, pairs, n).unwrap();
             let empty_job = SortJob {
                 count: Count::Known(0),
                 ..job.clone()
@@ -381,7 +393,7 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
                 ctx,
                 args.reps,
                 || {},
-                |b| sorter.record(b, &empty_job, &scratch).unwrap(),
+                |b| passes.record(b, &empty_job, &passes_scratch).unwrap(),
             );
             // CPU time of `record` into a fresh builder (not submitted), after the first.
             let mut record_us: Vec<f64> = (0..200)
@@ -397,7 +409,9 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
                 "| {name} | 2^{log} | {} | {} | {best:.3} | {median:.3} | {:.2} | {:.2}x{} \
                  | {empty:.3} | {:.1} |",
                 sorter.tile_keys(width, pairs).unwrap(),
-                if sorter.reduces_then_scans(width, pairs, n).unwrap() {
+                if sorter.runs_in_one_workgroup(width, pairs, n).unwrap() {
+                    "one workgroup"
+                } else if sorter.reduces_then_scans(width, pairs, n).unwrap() {
                     "reduce-then-scan"
                 } else {
                     "look-back"

@@ -76,11 +76,12 @@ layout(push_constant) uniform Params {
 } params;
 
 #define KEY_MAP (params.map & 255u)
+#define END_BIT (params.map >> 8u)
 
 // The bits of the digit at `shift` that lie below the sort's end bit (CUB's end_bit): a sort
 // by the low B bits masks its last digit, and its passes past B do not run (the plan's mask).
 uint digit_mask(uint shift) {
-    return (1u << uint(clamp(int(params.map >> 8u) - int(shift), 0, 8))) - 1u;
+    return (1u << uint(clamp(int(END_BIT) - int(shift), 0, 8))) - 1u;
 }
 
 #define MAP_UNSIGNED 0u

@@ -220,7 +220,6 @@ fn check_pairs(
 fn the_radix_sort_runs_on_the_callers_device_by_any_key_bits() {
     let Some(ctx) = own_context() else { return };
     let sorter = RadixSorter::new(ctx.clone()).unwrap();
-    let tile = sorter.tile_keys(KeyWidth::W32, true).unwrap() as usize;
     for (width, map, bits) in [
         (KeyWidth::W32, KeyMap::Unsigned, None),
         (KeyWidth::W32, KeyMap::Unsigned, Some(16)),
@@ -232,7 +231,17 @@ fn the_radix_sort_runs_on_the_callers_device_by_any_key_bits() {
         (KeyWidth::W64, KeyMap::Unsigned, Some(44)),
         (KeyWidth::W64, KeyMap::Signed, None),
     ] {
-        for (n, cap) in [(0, 5), (1, 1), (1000, 1003), (3 * tile + 5, 3 * tile + 9)] {
+        // Up to 4096 keys by one workgroup, then by passes with the small tile and the
+        // shipped one (the shipped tuning's crossovers).
+        for (n, cap) in [
+            (0, 5),
+            (1, 1),
+            (1000, 1003),
+            (4096, 4100),
+            (4097, 4097),
+            (30_011, 30_020),
+            (140_000, 140_000),
+        ] {
             check_pairs(&sorter, width, map, bits, n, cap);
         }
     }
@@ -331,6 +340,13 @@ fn app_pipeline(device: &Arc<Device>) -> Arc<ComputePipeline> {
 
 #[test]
 fn a_count_written_by_the_callers_dispatch_is_sorted_by_16_bits() {
+    // In one workgroup, and by passes.
+    for splats in [3000, 50_000] {
+        count_from_the_callers_dispatch(splats);
+    }
+}
+
+fn count_from_the_callers_dispatch(splats: u32) {
     let Some(queue) = own_queue(Version::V1_3) else {
         no_device("no Vulkan device");
         return;
@@ -348,7 +364,6 @@ fn a_count_written_by_the_callers_dispatch_is_sorted_by_16_bits() {
     ));
     let ctx = GpuContext::from_queue(queue.clone()).unwrap();
     let sorter = RadixSorter::new(ctx).unwrap();
-    let splats = 50_000u32;
     let cap = u64::from(splats) + 100;
     let new_buffer = |len: u64| -> Subbuffer<[u32]> {
         Buffer::new_slice(

@@ -65,9 +65,18 @@ pub struct RadixConfig {
     /// workgroups share the work; 0: never; default 2^17. Not used where `workgroup` or
     /// `keys_per_invocation` is set.
     pub small_below: u64,
+    /// Sorts of at most this many 32-bit keys (alone or with values; a count known when
+    /// recording, or buffers this small) run in one workgroup, in one dispatch, instead of the
+    /// passes' chain of dispatches; 0: never. Capped at what the device's shared memory
+    /// holds (8 bytes a key) and rounded down to a power of two.
+    pub one_workgroup_max: u32,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
 }
+
+/// [`RadixConfig::one_workgroup_max`]'s default: on an H200 the one-workgroup sort beat the
+/// passes up to this size (BENCHMARKS.md, "GPU radix sort", small sorts).
+pub(crate) const ONE_WORKGROUP_MAX: u32 = 4096;
 
 /// The small sorts' tile, (invocations, keys per invocation): at 2^12-2^16 u32 keys and
 /// pairs on an H200 it took 6-20% less time than the shipped 512 x 11 tile, and from 2^18 on
@@ -93,6 +102,7 @@ impl Default for RadixConfig {
             histogram_keys_per_invocation: plan::HISTOGRAM_KEYS_PER_INVOCATION,
             histogram_batch: None,
             small_below: SMALL_BELOW,
+            one_workgroup_max: ONE_WORKGROUP_MAX,
             transfer: TransferConfig::default(),
         }
     }

@@ -56,6 +56,7 @@ impl RadixSorter {
             state: state.slice(sizes.state_bytes / 4),
             indirect: self.indirect_buffer()?,
             sets: Default::default(),
+            one_set: Default::default(),
         };
         let job = SortJob {
             keys: a_keys.slice(n * kw),

@@ -62,6 +62,9 @@ const SCAN_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_scan.spv");
 /// Reduce-then-scan's clear of the state is the same for every variant.
 const CLEAR_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_clear.spv");
 
+/// Invocations of the one-workgroup sort (fewer where the device allows fewer).
+const ONE_WORKGROUP_INVOCATIONS: u32 = 1024;
+
 /// The pipelines of one variant, built on first use.
 pub(super) struct Pipelines {
     /// The look-back scatter's tile.
@@ -77,6 +80,14 @@ pub(super) struct Pipelines {
     pub(super) reduce: Option<ReduceThenScan>,
     /// Present when small look-back sorts take a tile of their own.
     pub(super) small: Option<SmallSorts>,
+    /// Present when sorts of at most `max` keys run in one workgroup.
+    pub(super) one: Option<OneWorkgroup>,
+}
+
+/// Sorts of at most `max` keys in one workgroup (`radix_small.comp`).
+pub(super) struct OneWorkgroup {
+    pub(super) max: u64,
+    pub(super) pipeline: Arc<ComputePipeline>,
 }
 
 /// Look-back sorts of fewer than `below` keys: a smaller tile, so that more workgroups
@@ -266,6 +277,26 @@ pub(super) fn build(
         scatter: ctx.compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
         copy: ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
         histogram_keys_per_invocation: config.histogram_keys_per_invocation(),
+        one: match (variant.wide, config.one_workgroup_max) {
+            (false, max) if max >= 2 => {
+                // 8 bytes of shared memory a key; a power of two.
+                let fit = (limits.shared_bytes / 8).min(max);
+                let size = 1u32 << fit.max(2).ilog2();
+                let code = if variant.pairs {
+                    include_bytes!("../../../shaders/spv/radix_small_p32.spv").as_slice()
+                } else {
+                    include_bytes!("../../../shaders/spv/radix_small_k32.spv").as_slice()
+                };
+                let wg = ONE_WORKGROUP_INVOCATIONS
+                    .min(limits.max_invocations)
+                    .min(size);
+                Some(OneWorkgroup {
+                    max: u64::from(size),
+                    pipeline: ctx.compute_pipeline(code, &[(0, wg), (1, size)])?,
+                })
+            }
+            _ => None,
+        },
         small: match config.small_below(variant) {
             0 => None,
             below => {

@@ -13,7 +13,7 @@ use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 
 use super::config::RadixConfig;
-use super::pipelines::{self, Pipelines};
+use super::pipelines::{self, OneWorkgroup, Pipelines};
 use super::plan::{self, DeviceLimits, Variant};
 use super::NAME;
 use crate::error::{Error, Result};
@@ -99,6 +99,8 @@ pub struct RadixScratch {
     pub(super) indirect: Subbuffer<[DispatchIndirectCommand]>,
     /// The descriptor sets of the last sort recorded with this scratch, and what they bind.
     pub(super) sets: Mutex<Option<(SetsKey, Arc<Sets>)>>,
+    /// The same for the one-workgroup sort.
+    pub(super) one_set: Mutex<Option<(OneSetKey, Arc<DescriptorSet>)>>,
 }
 
 impl RadixScratch {
@@ -205,6 +207,13 @@ impl RadixSorter {
         Ok(p.reduce.as_ref().is_some_and(|r| n >= r.from))
     }
 
+    /// Whether a sort of `n` keys of this width (with or without values) runs in one
+    /// workgroup ([`RadixConfig::one_workgroup_max`]).
+    pub fn runs_in_one_workgroup(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
+        let p = self.pipelines(Self::variant(width, pairs))?;
+        Ok(p.one.as_ref().is_some_and(|o| n <= o.max))
+    }
+
     /// The most keys one sort takes on this device.
     pub fn max_len(&self, width: KeyWidth, pairs: bool) -> Result<u64> {
         let variant = Self::variant(width, pairs);
@@ -255,6 +264,7 @@ impl RadixSorter {
             state: alloc(sizes.state_bytes)?,
             indirect: self.indirect_buffer()?,
             sets: Mutex::new(None),
+            one_set: Mutex::new(None),
         })
     }
 
@@ -332,6 +342,11 @@ impl RadixSorter {
             Count::Known(n) => u64::from(*n),
             Count::Buffer(_) => capacity,
         };
+        // The key map in the low byte, the end bit above it (radix_common.glsl).
+        let map_code = map_code(job.map) | end_bit << 8;
+        if let Some(one) = p.one.as_ref().filter(|o| keys_hint <= o.max) {
+            return self.record_one_workgroup(builder, job, scratch, one, map_code, capacity);
+        }
         let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
         // Where reduce-then-scan's scan runs (one of the two is always built).
         let scan_scheme = reduce.and_then(|r| {
@@ -370,8 +385,6 @@ impl RadixSorter {
             .values
             .as_ref()
             .map(|v| v.clone().slice(0..capacity.max(1)));
-        // The key map in the low byte, the end bit above it (radix_common.glsl).
-        let map_code = map_code(job.map) | end_bit << 8;
         // The passes whose digits lie (at least partly) below the end bit.
         let pass_mask = (1u32 << end_bit.div_ceil(plan::DIGIT_BITS).min(plan::MAX_PASSES)) - 1;
         let params = |pass: u32| -> [u32; 5] {
@@ -596,6 +609,73 @@ impl RadixSorter {
         Ok(())
     }
 
+    /// Records a sort of at most `one.max` keys in one workgroup: one dispatch (after a
+    /// copy of the count where the GPU holds it).
+    fn record_one_workgroup(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+        one: &OneWorkgroup,
+        map_code: u32,
+        capacity: u64,
+    ) -> Result<()> {
+        let keys = job.keys.clone().slice(0..capacity.max(1));
+        let values = job
+            .values
+            .as_ref()
+            .map(|v| v.clone().slice(0..capacity.max(1)));
+        let key = (
+            Arc::as_ptr(&one.pipeline) as usize,
+            view_id(&keys),
+            values.as_ref().map(view_id),
+        );
+        let set = {
+            let mut cached = scratch
+                .one_set
+                .lock()
+                .map_err(|_| Error::Gpu("radix descriptor cache lock poisoned".into()))?;
+            match cached.as_ref() {
+                Some((k, set)) if *k == key => set.clone(),
+                _ => {
+                    let mut writes = vec![
+                        WriteDescriptorSet::buffer(0, keys),
+                        WriteDescriptorSet::buffer(4, scratch.state.clone()),
+                    ];
+                    if let Some(v) = values {
+                        writes.push(WriteDescriptorSet::buffer(2, v));
+                    }
+                    let set = self.descriptor_set(&one.pipeline, writes)?;
+                    *cached = Some((key, set.clone()));
+                    set
+                }
+            }
+        };
+        let count = match &job.count {
+            Count::Known(n) => *n,
+            Count::Buffer(buf) => {
+                builder
+                    .copy_buffer(CopyBufferInfo::buffers(
+                        buf.clone(),
+                        scratch.state.clone().index(plan::state::COUNT.into()),
+                    ))
+                    .map_err(gpu_err("copying the key count"))?;
+                u32::MAX
+            }
+        };
+        Self::bind(
+            builder,
+            &one.pipeline,
+            set,
+            [count, map_code, 0, 0, capacity as u32],
+        )?;
+        // SAFETY: one workgroup reads and writes keys and values below min(count, capacity,
+        // SIZE) in buffers of capacity elements, and reads the state's count word.
+        unsafe { builder.dispatch([1, 1, 1]) }
+            .map_err(gpu_err("dispatching the one-workgroup radix sort"))?;
+        Ok(())
+    }
+
     fn descriptor_set(
         &self,
         pipeline: &Arc<ComputePipeline>,
@@ -644,6 +724,9 @@ pub(super) struct SetsKey {
     keys: (usize, u64, u64),
     values: Option<(usize, u64, u64)>,
 }
+
+/// What the one-workgroup sort's descriptor set binds: its pipeline, keys and values.
+pub(super) type OneSetKey = (usize, (usize, u64, u64), Option<(usize, u64, u64)>);
 
 /// A buffer view's identity: its buffer, offset and size.
 fn view_id(view: &Subbuffer<[u32]>) -> (usize, u64, u64) {
