@@ -112,7 +112,7 @@ fn parse() -> Args {
             "--partitions" => a.config.partitions = value().parse().unwrap_or_else(|_| usage()),
             "--key-bits" => a.key_bits = Some(value().parse().unwrap_or_else(|_| usage())),
             "--one-workgroup-max" => {
-                a.config.one_workgroup_max = value().parse().unwrap_or_else(|_| usage())
+                a.config.one_workgroup_max = Some(value().parse().unwrap_or_else(|_| usage()))
             }
             "--small-below" => a.config.small_below = value().parse().unwrap_or_else(|_| usage()),
             s if s.starts_with("--") => usage(),
@@ -325,7 +325,7 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
     // The empty dispatch chain is that of the passes (a sort of no keys would otherwise run
     // in one workgroup).
     let mut passes_config = args.config.clone();
-    passes_config.one_workgroup_max = 0;
+    passes_config.one_workgroup_max = Some(0);
     let passes = RadixSorter::with_config(ctx.clone(), passes_config).unwrap();
     println!("config: {:?}, key bits {:?}", args.config, args.key_bits);
     println!(

@@ -68,8 +68,10 @@ pub struct RadixConfig {
     /// Sorts of at most this many 32-bit keys (alone or with values; a count known when
     /// recording, or buffers this small) run in one workgroup, in one dispatch, instead of the
     /// passes' chain of dispatches; 0: never. Capped at what the device's shared memory
-    /// holds (8 bytes a key) and rounded down to a power of two.
-    pub one_workgroup_max: u32,
+    /// holds (8 bytes a key) and rounded down to a power of two. `None`: 4096 on a GPU, 0
+    /// on a software driver (lavapipe ran a 1024-invocation workgroup's barriers 5x slower
+    /// than the passes at 256 keys).
+    pub one_workgroup_max: Option<u32>,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
 }
@@ -102,13 +104,19 @@ impl Default for RadixConfig {
             histogram_keys_per_invocation: plan::HISTOGRAM_KEYS_PER_INVOCATION,
             histogram_batch: None,
             small_below: SMALL_BELOW,
-            one_workgroup_max: ONE_WORKGROUP_MAX,
+            one_workgroup_max: None,
             transfer: TransferConfig::default(),
         }
     }
 }
 
 impl RadixConfig {
+    /// The one-workgroup sort's most keys on a device (`software`: a CPU driver).
+    pub(crate) fn one_workgroup_max(&self, software: bool) -> u32 {
+        self.one_workgroup_max
+            .unwrap_or(if software { 0 } else { ONE_WORKGROUP_MAX })
+    }
+
     /// Below how many keys sorts of `variant` take the small tile (0: never).
     pub(crate) fn small_below(&self, variant: plan::Variant) -> u64 {
         if variant.wide || self.workgroup.is_some() || self.keys_per_invocation.is_some() {

@@ -31,7 +31,7 @@
 //!    passes ran.
 //!
 //! Small sorts: at most 4096 32-bit keys (alone or with values) run in one workgroup, one
-//! dispatch (`radix_small.comp`: a stable bitonic network over (key, index) in shared
+//! dispatch (on GPUs; not on software drivers, where it was slower) (`radix_small.comp`: a stable bitonic network over (key, index) in shared
 //! memory), and look-back sorts of 32-bit keys below 2^17 take a smaller tile; both are
 //! [`RadixConfig`] values. A [`SortJob::key_bits`] below the key width sorts by the low bits
 //! only: the passes above them are neither recorded nor run.

@@ -277,7 +277,7 @@ pub(super) fn build(
         scatter: ctx.compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
         copy: ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
         histogram_keys_per_invocation: config.histogram_keys_per_invocation(),
-        one: match (variant.wide, config.one_workgroup_max) {
+        one: match (variant.wide, config.one_workgroup_max(ctx.is_software())) {
             (false, max) if max >= 2 => {
                 // 8 bytes of shared memory a key; a power of two.
                 let fit = (limits.shared_bytes / 8).min(max);
