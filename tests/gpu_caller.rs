@@ -255,6 +255,7 @@ fn by_any_key_bits(sorter: &RadixSorter) {
             (4097, 4097),
             (30_011, 30_020),
             (140_000, 140_000),
+            (100, 140_000),
         ] {
             check_pairs(sorter, width, map, bits, n, cap);
         }

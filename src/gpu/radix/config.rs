@@ -62,7 +62,7 @@ pub struct RadixConfig {
     pub histogram_batch: Option<u32>,
     /// Look-back sorts of 32-bit keys (alone or with values) of fewer keys than this take a
     /// small tile (512 invocations of 2 keys where the device takes it), so that more
-    /// workgroups share the work; 0: never; default 2^17. Not used where `workgroup` or
+    /// workgroups share the work; 0: never; default 2^16. Not used where `workgroup` or
     /// `keys_per_invocation` is set.
     pub small_below: u64,
     /// Sorts of at most this many 32-bit keys (alone or with values; a count known when
@@ -80,14 +80,14 @@ pub struct RadixConfig {
 /// passes up to this size (BENCHMARKS.md, "GPU radix sort", small sorts).
 pub(crate) const ONE_WORKGROUP_MAX: u32 = 4096;
 
-/// The small sorts' tile, (invocations, keys per invocation): at 2^12-2^16 u32 keys and
-/// pairs on an H200 it took 6-20% less time than the shipped 512 x 11 tile, and from 2^18 on
-/// as much or more (BENCHMARKS.md, "GPU radix sort", small sorts).
+/// The small sorts' tile, (invocations, keys per invocation): at 2^13-2^15 u32 keys and
+/// pairs on an H200 it took 13-20% less time than the shipped 512 x 11 tile, at 2^16 about
+/// as much, and from 2^18 on more (BENCHMARKS.md, "GPU radix sort", small sorts).
 pub(crate) const SMALL_TILE: (u32, u32) = (512, 2);
 
-/// [`RadixConfig::small_below`]'s default: the small tile up to 2^17 keys (see
+/// [`RadixConfig::small_below`]'s default: the small tile below 2^16 keys (see
 /// [`SMALL_TILE`]).
-pub(crate) const SMALL_BELOW: u64 = 1 << 17;
+pub(crate) const SMALL_BELOW: u64 = 1 << 16;
 
 impl Default for RadixConfig {
     fn default() -> Self {

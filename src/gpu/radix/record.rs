@@ -356,11 +356,12 @@ impl RadixSorter {
                 r.separate.as_ref()
             }
         });
-        // Small look-back sorts: the small tile.
+        // Small look-back sorts: the small tile, where the buffers are small too (the scratch's
+        // state is sized for the small tile's many tiles only then).
         let small = p
             .small
             .as_ref()
-            .filter(|s| reduce.is_none() && keys_hint < s.below);
+            .filter(|s| reduce.is_none() && capacity < s.below);
         let shape = match (reduce, small) {
             (Some(r), _) => r.shape,
             (None, Some(s)) => s.shape,
