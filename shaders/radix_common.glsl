@@ -78,10 +78,15 @@ layout(push_constant) uniform Params {
 #define KEY_MAP (params.map & 255u)
 #define END_BIT (params.map >> 8u)
 
+// 1 in the pipelines of sorts by fewer bits than the key has (SortJob::key_bits): only they
+// mask digits, since the mask in every sort cost 2-10% on an H200 (BENCHMARKS.md, "GPU radix
+// sort").
+layout(constant_id = 30) const uint MASKED = 0u;
+
 // The bits of the digit at `shift` that lie below the sort's end bit (CUB's end_bit): a sort
 // by the low B bits masks its last digit, and its passes past B do not run (the plan's mask).
 uint digit_mask(uint shift) {
-    return (1u << uint(clamp(int(END_BIT) - int(shift), 0, 8))) - 1u;
+    return MASKED == 0u ? 255u : (1u << uint(clamp(int(END_BIT) - int(shift), 0, 8))) - 1u;
 }
 
 #define MAP_UNSIGNED 0u

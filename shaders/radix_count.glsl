@@ -29,7 +29,7 @@ void count_keys(KEY keys[BATCH], uint first, uint end, bool encode, uint shift) 
                 // Digits at or above the end bit are never sorted by: not counted (they
                 // would all be zero, every key's atomic on one word). The bound stays
                 // DIGITS, a constant: with the end bit in it the loop ran slower.
-                if (shift + p * 8u < END_BIT) {
+                if (MASKED == 0u || shift + p * 8u < END_BIT) {
                     atomicAdd(s_hist[p * RADIX + digit_of(key, shift + p * 8u)], 1u);
                 }
             }

@@ -190,13 +190,21 @@ pub(super) fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
     })
 }
 
-/// Builds the pipelines of `variant` on `ctx` with the tuning of `config`.
+/// Builds the pipelines of `variant` on `ctx` with the tuning of `config`; `masked`: for sorts
+/// by fewer bits than the key has (the shaders' `MASKED` constant).
 pub(super) fn build(
     ctx: &GpuContext,
     limits: &DeviceLimits,
     config: &RadixConfig,
     variant: Variant,
+    masked: bool,
 ) -> Result<Pipelines> {
+    // Every radix pipeline gets MASKED (constant 30; shaders without it ignore it).
+    let compute_pipeline = |code: &[u8], constants: &[(u32, u32)]| {
+        let mut all = constants.to_vec();
+        all.push((30, u32::from(masked)));
+        ctx.compute_pipeline(code, &all)
+    };
     let choose = |scheme| {
         plan::choose_shape(
             variant,
@@ -248,7 +256,7 @@ pub(super) fn build(
     let scan_scheme = |in_pass: bool| -> Result<ScanScheme> {
         let flag = u32::from(in_pass);
         Ok(ScanScheme {
-            plan: ctx.compute_pipeline(
+            plan: compute_pipeline(
                 code.plan,
                 &[
                     (0, plan_subgroups),
@@ -258,11 +266,10 @@ pub(super) fn build(
                     (4, flag),
                 ],
             )?,
-            scatter: ctx
-                .compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1, flag))?,
+            scatter: compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1, flag))?,
             scan: (!in_pass)
                 .then(|| {
-                    ctx.compute_pipeline(
+                    compute_pipeline(
                         SCAN_SPIRV,
                         &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
                     )
@@ -272,10 +279,10 @@ pub(super) fn build(
     };
     Ok(Pipelines {
         shape,
-        histogram: ctx.compute_pipeline(code.histogram, &[(0, stream_wg), (1, hist_batch)])?,
-        plan: ctx.compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
-        scatter: ctx.compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
-        copy: ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
+        histogram: compute_pipeline(code.histogram, &[(0, stream_wg), (1, hist_batch)])?,
+        plan: compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
+        scatter: compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
+        copy: compute_pipeline(code.copy, &[(0, stream_wg)])?,
         histogram_keys_per_invocation: config.histogram_keys_per_invocation(),
         one: match (variant.wide, config.one_workgroup_max(ctx.is_software())) {
             (false, max) if max >= 2 => {
@@ -292,7 +299,7 @@ pub(super) fn build(
                     .min(size);
                 Some(OneWorkgroup {
                     max: u64::from(size),
-                    pipeline: ctx.compute_pipeline(code, &[(0, wg), (1, size)])?,
+                    pipeline: compute_pipeline(code, &[(0, wg), (1, size)])?,
                 })
             }
             _ => None,
@@ -305,8 +312,7 @@ pub(super) fn build(
                     Some(small) if small.tile_keys() < shape.tile_keys() => Some(SmallSorts {
                         below,
                         shape: small,
-                        scatter: ctx
-                            .compute_pipeline(code.scatter, &scatter_constants(small, 0, 0))?,
+                        scatter: compute_pipeline(code.scatter, &scatter_constants(small, 0, 0))?,
                     }),
                     _ => None,
                 }
@@ -317,13 +323,12 @@ pub(super) fn build(
                 from,
                 shape: reduce_shape,
                 partitions,
-                clear: ctx.compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
-                histogram: ctx.compute_pipeline(
+                clear: compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
+                histogram: compute_pipeline(
                     code.histogram,
                     &[(0, stream_wg), (1, reduce_batch), (2, 1), (3, partitions)],
                 )?,
-                upsweep: ctx
-                    .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
+                upsweep: compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
                 in_pass_below,
                 in_pass: (in_pass_below > 0).then(|| scan_scheme(true)).transpose()?,
                 separate: (in_pass_below < u64::MAX)

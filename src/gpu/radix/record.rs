@@ -119,7 +119,8 @@ pub struct RadixSorter {
     limits: DeviceLimits,
     config: RadixConfig,
     pub(super) host: HostPath,
-    pipelines: [Mutex<Option<Arc<Pipelines>>>; 4],
+    /// Per variant, unmasked then masked (sorts by fewer bits than the key has).
+    pipelines: [Mutex<Option<Arc<Pipelines>>>; 8],
 }
 
 impl std::fmt::Debug for RadixSorter {
@@ -167,7 +168,12 @@ impl RadixSorter {
     }
 
     pub(super) fn pipelines(&self, variant: Variant) -> Result<Arc<Pipelines>> {
-        let mut slot = self.pipelines[variant.index()]
+        self.pipelines_for(variant, false)
+    }
+
+    /// The pipelines of `variant`, those that mask digits above an end bit if `masked`.
+    fn pipelines_for(&self, variant: Variant, masked: bool) -> Result<Arc<Pipelines>> {
+        let mut slot = self.pipelines[variant.index() * 2 + usize::from(masked)]
             .lock()
             .map_err(|_| Error::Gpu("radix pipeline lock poisoned".into()))?;
         if let Some(p) = slot.as_ref() {
@@ -178,6 +184,7 @@ impl RadixSorter {
             &self.limits,
             &self.config,
             variant,
+            masked,
         )?);
         *slot = Some(built.clone());
         Ok(built)
@@ -334,7 +341,7 @@ impl RadixSorter {
                 scratch.capacity
             )));
         }
-        let p = self.pipelines(variant)?;
+        let p = self.pipelines_for(variant, end_bit < 32 * variant.key_words())?;
         self.check_len(&p, variant, capacity)?;
         // The scheme of the passes goes by the count, or by the capacity where the GPU holds
         // the count; each scheme has its tile.
