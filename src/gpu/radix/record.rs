@@ -215,7 +215,7 @@ impl RadixSorter {
     }
 
     /// Whether a sort of `n` keys of this width (with or without values) runs in one
-    /// workgroup ([`RadixConfig::one_workgroup_max`]).
+    /// workgroup (`RadixConfig::one_workgroup_max`).
     pub fn runs_in_one_workgroup(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
         let p = self.pipelines(Self::variant(width, pairs))?;
         Ok(p.one.as_ref().is_some_and(|o| n <= o.max))
