@@ -3,7 +3,8 @@
 //! ```text
 //! cargo bench --bench gpu -- radix [--keys u32,u64,pairs32,pairs64] [--map unsigned|signed|float]
 //!                                  [--scheme measured|lookback|reduce] [--tile WGxKPI]
-//!                                  [--partitions P] [--reps N] LOG2..
+//!                                  [--partitions P] [--key-bits B] [--one-workgroup-max N]
+//!                                  [--small-below N] [--reps N] LOG2..
 //! cargo bench --bench gpu -- nibble [--reps N] LOG2..
 //! cargo bench --bench gpu -- bitonic [--reps N] LOG2..
 //! cargo bench --bench gpu -- roundtrip [--reps N] LOG2..
@@ -14,7 +15,11 @@
 //! and median of N after a warm-up sort, next to a plain copy kernel over the same bytes
 //! (the bandwidth yardstick). `radix` with no options runs the shipped `RadixSorter` (the
 //! "GPU radix sort" table; CUB's figures come from `scripts/cub_reference.py` on the same
-//! machine); `--scheme`, `--tile` and `--partitions` reproduce "GPU radix tiles".
+//! machine); `--scheme`, `--tile` and `--partitions` reproduce "GPU radix tiles";
+//! `--key-bits B` sorts by the low B bits; `--one-workgroup-max` and `--small-below` set the
+//! small sorts' crossovers (0: off). Each `radix` row also gives the same sort of no
+//! keys in the same buffers (the empty dispatch chain: every dispatch, each with nothing to
+//! do) and the CPU time of one `record` call (median of 200, after the first).
 //! `roundtrip` times host slices end to end (wall clock, best of N): the registry's
 //! `vulkan-radix` (which gives its buffers back after each call), one that keeps them
 //! between calls (from a `Vec` and from a `HostBuffer`), and rayon's `par_sort_unstable`
@@ -57,6 +62,7 @@ struct Args {
     keys: Vec<String>,
     map: KeyMap,
     config: RadixConfig,
+    key_bits: Option<u32>,
 }
 
 fn parse() -> Args {
@@ -74,6 +80,7 @@ fn parse() -> Args {
         ],
         map: KeyMap::Unsigned,
         config: RadixConfig::default(),
+        key_bits: None,
     };
     while let Some(arg) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| usage());
@@ -103,6 +110,11 @@ fn parse() -> Args {
                 a.config.keys_per_invocation = Some(kpi.parse().unwrap_or_else(|_| usage()));
             }
             "--partitions" => a.config.partitions = value().parse().unwrap_or_else(|_| usage()),
+            "--key-bits" => a.key_bits = Some(value().parse().unwrap_or_else(|_| usage())),
+            "--one-workgroup-max" => {
+                a.config.one_workgroup_max = Some(value().parse().unwrap_or_else(|_| usage()))
+            }
+            "--small-below" => a.config.small_below = value().parse().unwrap_or_else(|_| usage()),
             s if s.starts_with("--") => usage(),
             s => a.sizes.push(s.parse().unwrap_or_else(|_| usage())),
         }
@@ -310,8 +322,16 @@ fn copy_ms(ctx: &Arc<GpuContext>, timer: &Timer, words: u64, reps: usize) -> f64
 fn radix(ctx: &Arc<GpuContext>, args: &Args) {
     let timer = Timer::new(ctx);
     let sorter = RadixSorter::with_config(ctx.clone(), args.config.clone()).unwrap();
-    println!("config: {:?}", args.config);
-    println!("| keys | n | tile keys | scheme | best ms | median ms | G keys/s | vs copy |");
+    // The empty dispatch chain is that of the passes (a sort of no keys would otherwise run
+    // in one workgroup).
+    let mut passes_config = args.config.clone();
+    passes_config.one_workgroup_max = Some(0);
+    let passes = RadixSorter::with_config(ctx.clone(), passes_config).unwrap();
+    println!("config: {:?}, key bits {:?}", args.config, args.key_bits);
+    println!(
+        "| keys | n | tile keys | scheme | best ms | median ms | G keys/s | vs copy \
+         | empty chain ms | record us |"
+    );
     for &log in &args.sizes {
         let n = 1u64 << log;
         let copy = copy_ms(ctx, &timer, n, args.reps);
@@ -343,6 +363,7 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
                 width,
                 map: args.map,
                 count: Count::Known(n as u32),
+                key_bits: args.key_bits,
             };
             let restore = || {
                 upload(ctx, pristine.clone(), keys.clone());
@@ -353,11 +374,44 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
             let (best, median) = timer.best_of(ctx, args.reps, restore, |b| {
                 sorter.record(b, &job, &scratch).unwrap()
             });
-            let ok = check_radix(ctx, &keys, pairs.then_some(&vals), &data, width, args.map);
+            let bits = args.key_bits.unwrap_or(32 * kw as u32);
+            let ok = check_radix(
+                ctx,
+                &keys,
+                pairs.then_some(&vals),
+                &data,
+                width,
+                args.map,
+                bits,
+            );
+            let passes_scratch = passes.new_scratch(width, pairs, n).unwrap();
+            let empty_job = SortJob {
+                count: Count::Known(0),
+                ..job.clone()
+            };
+            let (empty, _) = timer.best_of(
+                ctx,
+                args.reps,
+                || {},
+                |b| passes.record(b, &empty_job, &passes_scratch).unwrap(),
+            );
+            // CPU time of `record` into a fresh builder (not submitted), after the first.
+            let mut record_us: Vec<f64> = (0..200)
+                .map(|_| {
+                    let mut b = ctx.command_builder().unwrap();
+                    let start = Instant::now();
+                    sorter.record(&mut b, &job, &scratch).unwrap();
+                    start.elapsed().as_secs_f64() * 1e6
+                })
+                .collect();
+            record_us.sort_by(f64::total_cmp);
             println!(
-                "| {name} | 2^{log} | {} | {} | {best:.3} | {median:.3} | {:.2} | {:.2}x{} |",
+                "| {name} | 2^{log} | {} | {} | {best:.3} | {median:.3} | {:.2} | {:.2}x{} \
+                 | {empty:.3} | {:.1} |",
                 sorter.tile_keys(width, pairs).unwrap(),
-                if sorter.reduces_then_scans(width, pairs, n).unwrap() {
+                if sorter.runs_in_one_workgroup(width, pairs, n).unwrap() {
+                    "one workgroup"
+                } else if sorter.reduces_then_scans(width, pairs, n).unwrap() {
                     "reduce-then-scan"
                 } else {
                     "look-back"
@@ -365,6 +419,7 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
                 n as f64 / (best * 1e6),
                 best / copy,
                 if ok { "" } else { " WRONG" },
+                record_us[record_us.len() / 2],
             );
         }
     }
@@ -378,6 +433,7 @@ fn check_radix(
     data: &[u32],
     width: KeyWidth,
     map: KeyMap,
+    bits: u32,
 ) -> bool {
     let read = |b: &Subbuffer<[u32]>| {
         let out = host(ctx, &vec![0u32; b.len() as usize]);
@@ -386,8 +442,9 @@ fn check_radix(
         v
     };
     let got = read(keys);
+    let mask = u64::MAX >> (64 - bits);
     let key = |w: &[u32], i: usize| -> u64 {
-        match width {
+        mask & match width {
             KeyWidth::W32 => u64::from(map.encode32(w[i])),
             KeyWidth::W64 => map.encode64(u64::from(w[2 * i]) | u64::from(w[2 * i + 1]) << 32),
         }

@@ -66,6 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         width: KeyWidth::W32,
         map: KeyMap::Float,
         count: Count::Known(n),
+        key_bits: None,
     };
 
     // u32 keys sorted in place by the bitonic sorter, in the same command buffer (no

@@ -62,6 +62,33 @@
 uint partition_tiles(uint tiles, uint most) {
     return max((tiles + most - 1u) / most, 1u);
 }
+// Every radix pipeline shares one layout: bindings 0..3 keys/values in and out, 4 state,
+// 5 indirect dispatch sizes.
+// Push constants: the step, the key map, the look-back slot stride in words, keys per tile,
+// and the capacity of the bound buffers in keys (a count read from the GPU is clamped to it,
+// so no count can make a shader reach past its buffers).
+layout(push_constant) uniform Params {
+    uint step;  // the plan: the mask of the passes it may run
+    uint map;   // the key map (low byte) and the end bit: digits see only the key's bits below it
+    uint slot_words;
+    uint tile_keys;
+    uint capacity;
+} params;
+
+#define KEY_MAP (params.map & 255u)
+#define END_BIT (params.map >> 8u)
+
+// 1 in the pipelines of sorts by fewer bits than the key has (SortJob::key_bits): only they
+// mask digits, since the mask in every sort cost 2-10% on an H200 (BENCHMARKS.md, "GPU radix
+// sort").
+layout(constant_id = 30) const uint MASKED = 0u;
+
+// The bits of the digit at `shift` that lie below the sort's end bit (CUB's end_bit): a sort
+// by the low B bits masks its last digit, and its passes past B do not run (the plan's mask).
+uint digit_mask(uint shift) {
+    return MASKED == 0u ? 255u : (1u << uint(clamp(int(END_BIT) - int(shift), 0, 8))) - 1u;
+}
+
 #define MAP_UNSIGNED 0u
 #define MAP_SIGNED 1u
 #define MAP_FLOAT 2u
@@ -74,7 +101,7 @@ uint partition_tiles(uint tiles, uint most) {
 #define KEY_ONES uvec2(~0u)
 
 uint digit_of(uvec2 k, uint shift) {
-    return shift < 32u ? (k.x >> shift) & 255u : (k.y >> (shift - 32u)) & 255u;
+    return (shift < 32u ? k.x >> shift : k.y >> (shift - 32u)) & digit_mask(shift);
 }
 
 uvec2 encode_key(uvec2 k, uint map) {
@@ -104,7 +131,7 @@ uvec2 decode_key(uvec2 k, uint map) {
 #define KEY_ONES (~0u)
 
 uint digit_of(uint k, uint shift) {
-    return (k >> shift) & 255u;
+    return (k >> shift) & digit_mask(shift);
 }
 
 uint encode_key(uint k, uint map) {
@@ -126,18 +153,6 @@ uint decode_key(uint k, uint map) {
 }
 #endif
 
-// Every radix pipeline shares one layout: bindings 0..3 keys/values in and out, 4 state,
-// 5 indirect dispatch sizes.
-// Push constants: the step, the key map, the look-back slot stride in words, keys per tile,
-// and the capacity of the bound buffers in keys (a count read from the GPU is clamped to it,
-// so no count can make a shader reach past its buffers).
-layout(push_constant) uniform Params {
-    uint step;  // the plan: the mask of the passes it may run
-    uint map;
-    uint slot_words;
-    uint tile_keys;
-    uint capacity;
-} params;
 
 // Reduce-then-scan: the word of a partition's offset of digit d in the step's pass
 // (radix_partition_scan.glsl). Steps alternate between two rows per partition: the upsweep

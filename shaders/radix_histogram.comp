@@ -46,7 +46,7 @@ void main() {
     barrier();
     const uint n = min(st[ST_COUNT], params.capacity);
     // Unsigned keys map to themselves: applying the identity map cost time.
-    const bool encode = params.map != MAP_UNSIGNED;
+    const bool encode = KEY_MAP != MAP_UNSIGNED;
     if (TILE_OFFSETS == 1u) {
         const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
         count_partition(n, partition_tiles(tiles, PARTITIONS), encode, 0u, 0u);

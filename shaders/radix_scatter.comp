@@ -237,7 +237,7 @@ void look_back(uint tile, uint slot, uint n, bool encode, uint shift, uint bucke
         const uint stuck_n = min(TILE, n - stuck_base);
         for (uint i = tid; i < stuck_n; i += WG) {
             KEY key = src_keys[stuck_base + i];
-            if (encode) key = encode_key(key, params.map);
+            if (encode) key = encode_key(key, KEY_MAP);
             atomicAdd(s_out[digit_of(key, shift)], 1u);
         }
         barrier();
@@ -333,7 +333,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     for (uint i = lane; i < RADIX; i += gl_SubgroupSize) s_mem[sg * RADIX + i] = 0u;
     const uint tile_n = min(TILE, n - base);
     if (encode) {
-        [[unroll]] for (uint k = 0u; k < KPT; k++) keys[k] = encode_key(keys[k], params.map);
+        [[unroll]] for (uint k = 0u; k < KPT; k++) keys[k] = encode_key(keys[k], KEY_MAP);
     }
     // Places past the count (in the last tile) hold all-ones keys: digit 255 in every pass
     // and later in the tile than every real key, so they rank after all of them and the
@@ -477,7 +477,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG + tid;
             digit_half[k] = s_mem[i];
-            out_index[k] = s_out[(digit_half[k] >> (shift & 31u)) & 255u] + i;
+            out_index[k] = s_out[(digit_half[k] >> (shift & 31u)) & digit_mask(shift)] + i;
         }
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
@@ -489,7 +489,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
             if (i < tile_n) {
                 uint other = s_mem[i];
                 KEY key = digit_high ? uvec2(other, digit_half[k]) : uvec2(digit_half[k], other);
-                if (decode) key = decode_key(key, params.map);
+                if (decode) key = decode_key(key, KEY_MAP);
                 dst_keys[out_index[k]] = key;
             }
         }
@@ -505,7 +505,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
                 KEY key = s_mem[i];
 #endif
                 uint out_i = s_out[digit_of(key, shift)] + i;
-                if (decode) key = decode_key(key, params.map);
+                if (decode) key = decode_key(key, KEY_MAP);
                 dst_keys[out_i] = key;
                 out_index[k] = out_i;
             }

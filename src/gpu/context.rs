@@ -31,7 +31,7 @@ use vulkano::command_buffer::{
     AutoCommandBufferBuilder, CommandBufferUsage, PrimaryAutoCommandBuffer,
 };
 use vulkano::descriptor_set::allocator::StandardDescriptorSetAllocator;
-use vulkano::device::physical::{PhysicalDevice, PhysicalDeviceType};
+use vulkano::device::physical::{PhysicalDevice, PhysicalDeviceType, SubgroupFeatures};
 use vulkano::device::{
     Device, DeviceCreateInfo, DeviceFeatures, Queue, QueueCreateInfo, QueueFlags,
 };
@@ -41,7 +41,7 @@ use vulkano::memory::MemoryHeapFlags;
 use vulkano::pipeline::compute::ComputePipelineCreateInfo;
 use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
 use vulkano::pipeline::{ComputePipeline, PipelineLayout, PipelineShaderStageCreateInfo};
-use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo, SpecializationConstant};
+use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo, ShaderStages, SpecializationConstant};
 use vulkano::sync::future::FenceSignalFuture;
 use vulkano::sync::GpuFuture;
 use vulkano::VulkanLibrary;
@@ -128,6 +128,10 @@ pub struct GpuContext {
     pub(crate) allocated: AtomicU64,
     /// The small pool of buffers shared by every sorter of this context.
     pub(crate) pool: Arc<Pool>,
+    /// Whether staging memory is host-coherent, probed on first use.
+    pub(crate) staging_coherent: OnceLock<bool>,
+    /// The nibble kernel's pipelines on this device.
+    pub(crate) nibble_pipelines: super::nibble::PipelineCache,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -156,6 +160,60 @@ fn transfer_only_family(physical: &PhysicalDevice) -> Option<u32> {
                 && q.timestamp_valid_bits.is_some_and(|b| b > 0)
         })
         .map(|f| f as u32)
+}
+
+/// What the device and queue lack for sortnet's GPU sorts, one phrase each (empty: nothing).
+fn missing_requirements(queue: &Queue) -> Vec<String> {
+    let device = queue.device();
+    let physical = device.physical_device();
+    let props = physical.properties();
+    let mut missing = Vec::new();
+    if device.api_version() < vulkano::Version::V1_1 {
+        missing.push(format!(
+            "Vulkan 1.1 (the device runs {}; the instance's max_api_version caps it)",
+            device.api_version()
+        ));
+    }
+    let family = &physical.queue_family_properties()[queue.queue_family_index() as usize];
+    if !family.queue_flags.intersects(QueueFlags::COMPUTE) {
+        missing.push(format!(
+            "a compute queue (queue family {} has {:?})",
+            queue.queue_family_index(),
+            family.queue_flags
+        ));
+    }
+    let needed = [
+        (SubgroupFeatures::BASIC, "basic"),
+        (SubgroupFeatures::BALLOT, "ballot"),
+        (SubgroupFeatures::ARITHMETIC, "arithmetic"),
+        (SubgroupFeatures::SHUFFLE, "shuffle"),
+    ];
+    match props.subgroup_supported_operations {
+        Some(ops) => {
+            let lacking: Vec<&str> = needed
+                .iter()
+                .filter(|(f, _)| !ops.contains(*f))
+                .map(|(_, name)| *name)
+                .collect();
+            if !lacking.is_empty() {
+                missing.push(format!(
+                    "subgroup operations {} (subgroupSupportedOperations)",
+                    lacking.join(", ")
+                ));
+            }
+        }
+        None => missing.push("subgroup properties (Vulkan 1.1)".into()),
+    }
+    if !props
+        .subgroup_supported_stages
+        .is_some_and(|s| s.contains(ShaderStages::COMPUTE))
+    {
+        missing.push("subgroup operations in compute shaders (subgroupSupportedStages)".into());
+    }
+    if props.subgroup_size.is_none() {
+        missing.push("a reported subgroup size (subgroupSize)".into());
+    }
+    missing
 }
 
 /// Rank for device choice: discrete first, CPU (software) drivers last.
@@ -223,7 +281,7 @@ impl GpuContext {
                 ..Default::default()
             });
         }
-        let (device, mut queues) = Device::new(
+        let (_, mut queues) = Device::new(
             physical.clone(),
             DeviceCreateInfo {
                 queue_create_infos,
@@ -241,14 +299,104 @@ impl GpuContext {
             .next()
             .ok_or_else(|| Error::Gpu("the device gave no queue".into()))?;
         let transfer = queues.next();
-        let mut limits = read_limits(&physical, family, shader_int64);
-        limits.shader_float16 = shader_float16;
-        limits.shader_int16 = shader_int16;
-        let props = physical.properties();
         let memory_cap = std::env::var("SORTNET_GPU_MEMORY_CAP")
             .ok()
             .and_then(|v| parse_cap(&v));
-        Ok(GpuContext {
+        Ok(Self::on_queue(queue, transfer, memory_cap))
+    }
+
+    /// A context on the caller's own device and queue: the sorters built on it
+    /// ([`RadixSorter::new`], [`BitonicSorter::new`], the [`nibble`] kernel) make their
+    /// pipelines, allocators and buffers on that device and record for that queue's family;
+    /// nothing process-wide is involved (the shared [`context()`] is for the host-slice
+    /// backends). `Err` names every missing requirement: a device of Vulkan 1.1 or later, a
+    /// queue family with compute, and the subgroup operations the radix sort uses (basic,
+    /// ballot, arithmetic, shuffle) in compute shaders. Optional features are used where the
+    /// caller enabled them on the device: `shaderInt64` (the nibble kernel needs it),
+    /// `shaderFloat16`, `shaderInt16`. The context has no memory cap and no transfer queue
+    /// of its own.
+    ///
+    /// Requirements on the caller:
+    ///
+    /// - Buffers of a [`SortJob`] need `STORAGE_BUFFER` usage (and `TRANSFER_SRC` for a
+    ///   `Count::Buffer`), and must be accessible from this queue's family (created on it,
+    ///   or `Sharing::Concurrent`, or moved to it by a queue family ownership transfer).
+    /// - Submit the command buffers the sorters record to this queue, or another queue of
+    ///   its family.
+    /// - Barriers: vulkano's `AutoCommandBufferBuilder` inserts the pipeline barriers between
+    ///   commands recorded into the same builder, so a compute pass of the caller's that
+    ///   writes the keys, values or count before the recorded sort, and a pass that reads
+    ///   them after it, need nothing more. Where the keys come from outside the builder
+    ///   (another command buffer, another queue), the caller owes what Vulkan requires for
+    ///   any compute-shader read and write of those buffers: a semaphore, or a barrier from
+    ///   the producer's stage to `COMPUTE_SHADER` with `SHADER_READ | SHADER_WRITE` (and
+    ///   `TRANSFER` / `TRANSFER_READ` for a count buffer, which is copied); and after it,
+    ///   from `COMPUTE_SHADER` with `SHADER_WRITE` to the consumer's stage and access.
+    /// - Keep alive, until the GPU has finished the command buffers: the queue (and so the
+    ///   device, which this context holds), the sorter, the scratch, and the job's buffers.
+    ///   vulkano's command buffers hold the buffers and pipelines they use, so dropping the
+    ///   builder's result only after its fence has signalled suffices.
+    ///
+    /// # An application written with ash (raw Vulkan handles)
+    ///
+    /// vulkano wraps existing handles with `Instance::from_handle`,
+    /// `PhysicalDevice::from_handle` and `Device::from_handle` (all `unsafe`: the handles
+    /// must be valid, and each create info must be the one the object was created with, so
+    /// that vulkano knows the API version, enabled features and extensions). In vulkano 0.35
+    /// the queues come from `Device::from_handle`'s iterator, one per queue of
+    /// `queue_create_infos` (`Queue::from_handle` is not public):
+    ///
+    /// ```ignore
+    /// use std::mem::ManuallyDrop;
+    /// use sortnet::gpu::vulkano::{self, Handle, device::*, instance::*};
+    /// let instance = unsafe { Instance::from_handle(library, ash_instance.handle(), instance_info) };
+    /// let physical = unsafe { PhysicalDevice::from_handle(instance.clone(), ash_physical)? };
+    /// let (device, mut queues) = unsafe {
+    ///     Device::from_handle(physical, ash_device.handle(), DeviceCreateInfo {
+    ///         queue_create_infos: vec![QueueCreateInfo { queue_family_index: family,
+    ///                                                    ..Default::default() }],
+    ///         enabled_features, enabled_extensions, ..Default::default() })
+    /// };
+    /// let queue = queues.next().unwrap(); // the queue (family, 0)
+    /// // vulkano destroys the handles it wraps when the last Arc goes; the application
+    /// // destroys them itself, so it keeps one Arc of each that is never dropped.
+    /// let keep = ManuallyDrop::new((instance, device.clone()));
+    /// let ctx = sortnet::gpu::context::GpuContext::from_queue(queue)?;
+    /// ```
+    ///
+    /// The application then records the sort into a vulkano builder, submits it on the
+    /// vulkano `Queue` (or orders it against its own submissions on the same `VkQueue` with
+    /// semaphores: vulkano locks the queue only for its own submissions, so the application
+    /// must not submit to that `VkQueue` from another thread meanwhile), waits for it before
+    /// it destroys its device, and drops every sortnet object (sorters, scratch, context)
+    /// before destroying the device with ash.
+    ///
+    /// [`RadixSorter::new`]: super::radix::RadixSorter::new
+    /// [`BitonicSorter::new`]: super::bitonic::BitonicSorter::new
+    /// [`nibble`]: super::nibble
+    /// [`SortJob`]: super::radix::SortJob
+    pub fn from_queue(queue: Arc<Queue>) -> Result<Arc<Self>> {
+        let missing = missing_requirements(&queue);
+        if !missing.is_empty() {
+            return Err(Error::Gpu(format!(
+                "this device and queue cannot run sortnet's GPU sorts: {}",
+                missing.join("; ")
+            )));
+        }
+        Ok(Arc::new(Self::on_queue(queue, None, None)))
+    }
+
+    /// The context of a device and its compute queue (and transfer queue, if any).
+    fn on_queue(queue: Arc<Queue>, transfer: Option<Arc<Queue>>, memory_cap: Option<u64>) -> Self {
+        let device = queue.device().clone();
+        let physical = device.physical_device().clone();
+        let enabled = device.enabled_features();
+        let mut limits = read_limits(&physical, queue.queue_family_index(), enabled.shader_int64);
+        limits.shader_float16 =
+            enabled.shader_float16 && device.api_version() >= vulkano::Version::V1_2;
+        limits.shader_int16 = enabled.shader_int16;
+        let props = physical.properties();
+        GpuContext {
             memory: Arc::new(StandardMemoryAllocator::new_default(device.clone())),
             command_buffers: Arc::new(StandardCommandBufferAllocator::new(
                 device.clone(),
@@ -272,7 +420,9 @@ impl GpuContext {
             memory_cap,
             allocated: AtomicU64::new(0),
             pool: Arc::new(Pool::new(super::pool::SHARED_KEEP_BYTES)),
-        })
+            staging_coherent: OnceLock::new(),
+            nibble_pipelines: Default::default(),
+        }
     }
 
     /// The logical device.

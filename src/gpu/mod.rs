@@ -1,8 +1,9 @@
 //! The GPU wing: Vulkan compute through vulkano (feature `gpu`, on by default).
 //!
-//! - [`context`]: the one shared Vulkan context (device choice, queues, allocators,
-//!   limits, pipelines from committed SPIR-V). No loader or no device: `None`, and no GPU
-//!   backend is listed.
+//! - [`context`]: the Vulkan context (allocators, limits, pipelines from committed SPIR-V):
+//!   the process-wide one of the backends ([`context::context()`]: device choice, queues; no
+//!   loader or no device: `None`, and no GPU backend is listed), or one on the caller's own
+//!   device and queue ([`context::GpuContext::from_queue`]).
 //! - [`radix`]: the `vulkan-radix` backend and [`radix::RadixSorter`], which also records
 //!   sorts of the caller's own buffers into the caller's command buffer; its tuning is a
 //!   [`radix::RadixConfig`].
@@ -35,6 +36,45 @@
 //!
 //! vulkano is re-exported as [`vulkano`](mod@vulkano), so that callers name the same
 //! version's types as the crate's signatures.
+//!
+//! # On the application's own device
+//!
+//! An application that owns its Vulkan device (a renderer) wraps its queue in a context
+//! with [`GpuContext::from_queue`](context::GpuContext::from_queue) (whose docs list the
+//! requirements, the barriers and what to keep alive, and how an ash application wraps its
+//! handles), builds the sorter and scratch once, and records a sort into each frame's
+//! command buffer, with a count its own pass wrote and, for a 16-bit depth, `key_bits:
+//! Some(16)` (two passes instead of four); `examples/gpu_app.rs` is such an application.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use sortnet::gpu::context::GpuContext;
+//! use sortnet::gpu::radix::{Count, RadixSorter, SortJob};
+//! use sortnet::gpu::vulkano;
+//! use sortnet::{KeyMap, KeyWidth};
+//! # fn main() -> sortnet::Result<()> {
+//! # let (queue, keys, values, count, mut builder): (
+//! #     Arc<vulkano::device::Queue>,
+//! #     vulkano::buffer::Subbuffer<[u32]>,
+//! #     vulkano::buffer::Subbuffer<[u32]>,
+//! #     vulkano::buffer::Subbuffer<u32>,
+//! #     vulkano::command_buffer::AutoCommandBufferBuilder<
+//! #         vulkano::command_buffer::PrimaryAutoCommandBuffer>,
+//! # ) = todo!();
+//! let ctx = GpuContext::from_queue(queue)?; // Err names what the device lacks
+//! let sorter = RadixSorter::new(ctx)?;
+//! let scratch = sorter.new_scratch(KeyWidth::W32, true, keys.len())?; // once
+//! let job = SortJob {
+//!     keys,
+//!     values: Some(values),
+//!     width: KeyWidth::W32,
+//!     map: KeyMap::Unsigned,
+//!     count: Count::Buffer(count), // written by an earlier pass of the application's
+//!     key_bits: Some(16),          // the low 16 bits only
+//! };
+//! sorter.record(&mut builder, &job, &scratch)?; // every frame
+//! # Ok(()) }
+//! ```
 //!
 //! # Data already on the GPU
 //!

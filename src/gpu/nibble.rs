@@ -11,7 +11,7 @@
 //! device has it.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use vulkano::buffer::Subbuffer;
 use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer};
@@ -39,7 +39,7 @@ const WORKGROUP: u32 = 256;
 /// (more than one: a grid-stride loop that loads the next tile while it sorts the current
 /// one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct Kernel {
+pub(crate) struct Kernel {
     /// The network (else counting).
     network: bool,
     /// 16-byte loads (two words each) per invocation and tile, 1 to 16.
@@ -109,8 +109,9 @@ pub fn supported(ctx: &GpuContext) -> bool {
     ctx.limits().shader_int64
 }
 
-/// A pipeline per kernel configuration (after clamping) and its workgroup size, built once.
-type Pipelines = HashMap<Kernel, (Arc<ComputePipeline>, u32)>;
+/// A pipeline per kernel configuration (after clamping) and its workgroup size, built once
+/// per context (each context's device has its own pipelines).
+pub(crate) type PipelineCache = Mutex<HashMap<Kernel, (Arc<ComputePipeline>, u32)>>;
 
 /// The kernel with its loads, workgroup and tiles clamped to what the shader and the
 /// device take.
@@ -128,7 +129,6 @@ fn clamped(ctx: &GpuContext, kernel: Kernel) -> Kernel {
 
 /// The pipeline and its workgroup size, built once per (clamped) configuration.
 fn pipeline(ctx: &GpuContext, kernel: Kernel) -> Result<(Arc<ComputePipeline>, u32)> {
-    static PIPELINES: OnceLock<Mutex<Pipelines>> = OnceLock::new();
     if !supported(ctx) {
         return Err(Error::Unsupported {
             backend: "vulkan",
@@ -136,8 +136,8 @@ fn pipeline(ctx: &GpuContext, kernel: Kernel) -> Result<(Arc<ComputePipeline>, u
         });
     }
     let kernel = clamped(ctx, kernel);
-    let mut cache = PIPELINES
-        .get_or_init(Default::default)
+    let mut cache = ctx
+        .nibble_pipelines
         .lock()
         .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?;
     if let Some(p) = cache.get(&kernel) {

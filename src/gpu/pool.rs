@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use bytemuck::Pod;
 use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer};
@@ -292,8 +292,7 @@ impl GpuContext {
     /// Whether staging memory is host-coherent (a mapping sees the GPU's copies without
     /// flushes or invalidations).
     pub(crate) fn staging_is_coherent(&self) -> bool {
-        static COHERENT: OnceLock<bool> = OnceLock::new();
-        *COHERENT.get_or_init(|| {
+        *self.staging_coherent.get_or_init(|| {
             let Ok(probe) = self.allocate(Memory::Staging, 256) else {
                 return false;
             };

@@ -398,6 +398,7 @@ fn record_with_count(sorter: &RadixSorter, count: u32, sorted: usize) {
         width: KeyWidth::W32,
         map: KeyMap::Signed,
         count: Count::Buffer(dev_n.slice::<u32>(1).index(0)),
+        key_bits: None,
     };
     let need = sorter.scratch_bytes(KeyWidth::W32, true, cap).unwrap();
     assert!(

@@ -60,9 +60,34 @@ pub struct RadixConfig {
     /// Keys each histogram or upsweep invocation loads at once, 1 to 32 (`None`: per
     /// variant).
     pub histogram_batch: Option<u32>,
+    /// Look-back sorts of 32-bit keys (alone or with values) of fewer keys than this take a
+    /// small tile (512 invocations of 2 keys where the device takes it), so that more
+    /// workgroups share the work; 0: never; default 2^16. Not used where `workgroup` or
+    /// `keys_per_invocation` is set.
+    pub small_below: u64,
+    /// Sorts of at most this many 32-bit keys (alone or with values; a count known when
+    /// recording, or buffers this small) run in one workgroup, in one dispatch, instead of the
+    /// passes' chain of dispatches; 0: never. Capped at what the device's shared memory
+    /// holds (8 bytes a key) and rounded down to a power of two. `None`: 4096 on a GPU, 0
+    /// on a software driver (lavapipe ran a 1024-invocation workgroup's barriers 5x slower
+    /// than the passes at 256 keys).
+    pub one_workgroup_max: Option<u32>,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
 }
+
+/// [`RadixConfig::one_workgroup_max`]'s default: on an H200 the one-workgroup sort beat the
+/// passes up to this size (BENCHMARKS.md, "GPU radix sort", small sorts).
+pub(crate) const ONE_WORKGROUP_MAX: u32 = 4096;
+
+/// The small sorts' tile, (invocations, keys per invocation): at 2^13-2^15 u32 keys and
+/// pairs on an H200 it took 13-20% less time than the shipped 512 x 11 tile, at 2^16 about
+/// as much, and from 2^18 on more (BENCHMARKS.md, "GPU radix sort", small sorts).
+pub(crate) const SMALL_TILE: (u32, u32) = (512, 2);
+
+/// [`RadixConfig::small_below`]'s default: the small tile below 2^16 keys (see
+/// [`SMALL_TILE`]).
+pub(crate) const SMALL_BELOW: u64 = 1 << 16;
 
 impl Default for RadixConfig {
     fn default() -> Self {
@@ -78,12 +103,29 @@ impl Default for RadixConfig {
             lookback_lanes: plan::LOOKBACK_LANES,
             histogram_keys_per_invocation: plan::HISTOGRAM_KEYS_PER_INVOCATION,
             histogram_batch: None,
+            small_below: SMALL_BELOW,
+            one_workgroup_max: None,
             transfer: TransferConfig::default(),
         }
     }
 }
 
 impl RadixConfig {
+    /// The one-workgroup sort's most keys on a device (`software`: a CPU driver).
+    pub(crate) fn one_workgroup_max(&self, software: bool) -> u32 {
+        self.one_workgroup_max
+            .unwrap_or(if software { 0 } else { ONE_WORKGROUP_MAX })
+    }
+
+    /// Below how many keys sorts of `variant` take the small tile (0: never).
+    pub(crate) fn small_below(&self, variant: plan::Variant) -> u64 {
+        if variant.wide || self.workgroup.is_some() || self.keys_per_invocation.is_some() {
+            0
+        } else {
+            self.small_below
+        }
+    }
+
     /// From how many keys whole sorts of `variant` run by reduce-then-scan (`None`: never).
     pub(crate) fn reduce_then_scan_from(&self, variant: plan::Variant) -> Option<u64> {
         match self.scheme {

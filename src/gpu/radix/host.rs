@@ -55,6 +55,8 @@ impl RadixSorter {
             values: b_values.as_ref().map(|b| b.slice(n)),
             state: state.slice(sizes.state_bytes / 4),
             indirect: self.indirect_buffer()?,
+            sets: Default::default(),
+            one_set: Default::default(),
         };
         let job = SortJob {
             keys: a_keys.slice(n * kw),
@@ -62,6 +64,7 @@ impl RadixSorter {
             width,
             map,
             count: Count::Known(n as u32),
+            key_bits: None,
         };
         if !pinned && values.is_none() && host.streams(n * kw * 4) {
             // Host copies overlap the PCIe copies, piece by piece (keys only; the whole sort

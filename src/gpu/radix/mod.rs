@@ -30,6 +30,13 @@
 //! 5. `radix_copy`: brings the result back to the caller's buffer when an odd number of
 //!    passes ran.
 //!
+//! Small sorts: on GPUs (not on software drivers, where it was slower), at most 4096 32-bit
+//! keys (alone or with values) run in one workgroup, one dispatch (`radix_small.comp`: a
+//! stable bitonic network over (key, index) in shared memory); look-back sorts of 32-bit keys
+//! in buffers of fewer than 2^16 take a smaller tile; both are [`RadixConfig`] values. A
+//! [`SortJob::key_bits`] below the key width sorts by the low bits only: the passes above
+//! them are neither recorded nor run.
+//!
 //! The look-back spins a bounded number of times and then recounts the missing tile from
 //! the keys (Vulkan promises no forward progress between workgroups); see
 //! `shaders/radix_scatter.comp`. Reduce-then-scan has no tile wait for another. The

@@ -62,6 +62,9 @@ const SCAN_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_scan.spv");
 /// Reduce-then-scan's clear of the state is the same for every variant.
 const CLEAR_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_clear.spv");
 
+/// Invocations of the one-workgroup sort (fewer where the device allows fewer).
+const ONE_WORKGROUP_INVOCATIONS: u32 = 1024;
+
 /// The pipelines of one variant, built on first use.
 pub(super) struct Pipelines {
     /// The look-back scatter's tile.
@@ -75,14 +78,33 @@ pub(super) struct Pipelines {
     pub(super) histogram_keys_per_invocation: u32,
     /// Present when whole sorts of enough keys run their passes by reduce-then-scan.
     pub(super) reduce: Option<ReduceThenScan>,
+    /// Present when small look-back sorts take a tile of their own.
+    pub(super) small: Option<SmallSorts>,
+    /// Present when sorts of at most `max` keys run in one workgroup.
+    pub(super) one: Option<OneWorkgroup>,
+}
+
+/// Sorts of at most `max` keys in one workgroup (`radix_small.comp`).
+pub(super) struct OneWorkgroup {
+    pub(super) max: u64,
+    pub(super) pipeline: Arc<ComputePipeline>,
+}
+
+/// Look-back sorts of fewer than `below` keys: a smaller tile, so that more workgroups
+/// share a small sort ([`RadixConfig::small_below`]).
+pub(super) struct SmallSorts {
+    pub(super) below: u64,
+    pub(super) shape: TileShape,
+    pub(super) scatter: Arc<ComputePipeline>,
 }
 
 impl Pipelines {
     /// The tile of sorts too small for reduce-then-scan (or of every sort where it always
     /// runs).
     pub(super) fn small_shape(&self) -> TileShape {
-        match &self.reduce {
-            Some(r) if r.from == 0 => r.shape,
+        match (&self.reduce, &self.small) {
+            (Some(r), _) if r.from == 0 => r.shape,
+            (_, Some(s)) => s.shape,
             _ => self.shape,
         }
     }
@@ -102,7 +124,9 @@ impl Pipelines {
 
     /// Scratch for `capacity` keys, by either scheme (the state words differ with the tile).
     pub(super) fn scratch_sizes(&self, variant: Variant, capacity: u64) -> plan::ScratchSizes {
+        let small = self.small.as_ref().filter(|s| capacity < s.below);
         self.shapes()
+            .chain(small.map(|s| s.shape))
             .map(|s| plan::scratch_sizes(variant, s, capacity))
             .max_by_key(|sizes| sizes.state_bytes)
             .unwrap_or_else(|| plan::scratch_sizes(variant, self.shape, capacity))
@@ -166,13 +190,21 @@ pub(super) fn device_limits(ctx: &GpuContext) -> Option<DeviceLimits> {
     })
 }
 
-/// Builds the pipelines of `variant` on `ctx` with the tuning of `config`.
+/// Builds the pipelines of `variant` on `ctx` with the tuning of `config`; `masked`: for sorts
+/// by fewer bits than the key has (the shaders' `MASKED` constant).
 pub(super) fn build(
     ctx: &GpuContext,
     limits: &DeviceLimits,
     config: &RadixConfig,
     variant: Variant,
+    masked: bool,
 ) -> Result<Pipelines> {
+    // Every radix pipeline gets MASKED (constant 30; shaders without it ignore it).
+    let compute_pipeline = |code: &[u8], constants: &[(u32, u32)]| {
+        let mut all = constants.to_vec();
+        all.push((30, u32::from(masked)));
+        ctx.compute_pipeline(code, &all)
+    };
     let choose = |scheme| {
         plan::choose_shape(
             variant,
@@ -224,7 +256,7 @@ pub(super) fn build(
     let scan_scheme = |in_pass: bool| -> Result<ScanScheme> {
         let flag = u32::from(in_pass);
         Ok(ScanScheme {
-            plan: ctx.compute_pipeline(
+            plan: compute_pipeline(
                 code.plan,
                 &[
                     (0, plan_subgroups),
@@ -234,11 +266,10 @@ pub(super) fn build(
                     (4, flag),
                 ],
             )?,
-            scatter: ctx
-                .compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1, flag))?,
+            scatter: compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1, flag))?,
             scan: (!in_pass)
                 .then(|| {
-                    ctx.compute_pipeline(
+                    compute_pipeline(
                         SCAN_SPIRV,
                         &[(0, stream_wg), (1, scan_subgroups), (2, partitions)],
                     )
@@ -248,23 +279,56 @@ pub(super) fn build(
     };
     Ok(Pipelines {
         shape,
-        histogram: ctx.compute_pipeline(code.histogram, &[(0, stream_wg), (1, hist_batch)])?,
-        plan: ctx.compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
-        scatter: ctx.compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
-        copy: ctx.compute_pipeline(code.copy, &[(0, stream_wg)])?,
+        histogram: compute_pipeline(code.histogram, &[(0, stream_wg), (1, hist_batch)])?,
+        plan: compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
+        scatter: compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
+        copy: compute_pipeline(code.copy, &[(0, stream_wg)])?,
         histogram_keys_per_invocation: config.histogram_keys_per_invocation(),
+        one: match (variant.wide, config.one_workgroup_max(ctx.is_software())) {
+            (false, max) if max >= 2 => {
+                // 8 bytes of shared memory a key; a power of two.
+                let fit = (limits.shared_bytes / 8).min(max);
+                let size = 1u32 << fit.max(2).ilog2();
+                let code = if variant.pairs {
+                    include_bytes!("../../../shaders/spv/radix_small_p32.spv").as_slice()
+                } else {
+                    include_bytes!("../../../shaders/spv/radix_small_k32.spv").as_slice()
+                };
+                let wg = ONE_WORKGROUP_INVOCATIONS
+                    .min(limits.max_invocations)
+                    .min(size);
+                Some(OneWorkgroup {
+                    max: u64::from(size),
+                    pipeline: compute_pipeline(code, &[(0, wg), (1, size)])?,
+                })
+            }
+            _ => None,
+        },
+        small: match config.small_below(variant) {
+            0 => None,
+            below => {
+                let (wg, kpi) = super::config::SMALL_TILE;
+                match plan::choose_shape(variant, Scheme::LookBack, limits, Some(kpi), Some(wg)) {
+                    Some(small) if small.tile_keys() < shape.tile_keys() => Some(SmallSorts {
+                        below,
+                        shape: small,
+                        scatter: compute_pipeline(code.scatter, &scatter_constants(small, 0, 0))?,
+                    }),
+                    _ => None,
+                }
+            }
+        },
         reduce: match reduce_from {
             Some(from) => Some(ReduceThenScan {
                 from,
                 shape: reduce_shape,
                 partitions,
-                clear: ctx.compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
-                histogram: ctx.compute_pipeline(
+                clear: compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
+                histogram: compute_pipeline(
                     code.histogram,
                     &[(0, stream_wg), (1, reduce_batch), (2, 1), (3, partitions)],
                 )?,
-                upsweep: ctx
-                    .compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
+                upsweep: compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
                 in_pass_below,
                 in_pass: (in_pass_below > 0).then(|| scan_scheme(true)).transpose()?,
                 separate: (in_pass_below < u64::MAX)

@@ -13,7 +13,7 @@ use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 
 use super::config::RadixConfig;
-use super::pipelines::{self, Pipelines};
+use super::pipelines::{self, OneWorkgroup, Pipelines};
 use super::plan::{self, DeviceLimits, Variant};
 use super::NAME;
 use crate::error::{Error, Result};
@@ -45,9 +45,30 @@ pub struct SortJob {
     pub map: KeyMap,
     /// How many keys, from the start of the buffers, to sort.
     pub count: Count,
+    /// Sort by the low `B` bits of the mapped key only (CUB's `end_bit`), 1 to the key
+    /// width: passes over the digits above them do not run (16 bits of a 32-bit key: two
+    /// 8-bit passes instead of four), and keys equal in those bits keep their input order.
+    /// `None`: every bit. The bits are those of the key after its [`KeyMap`] (a float's low
+    /// bits are its mantissa's).
+    pub key_bits: Option<u32>,
 }
 
 impl SortJob {
+    /// The end bit: digits see only the mapped key's bits below it.
+    fn end_bit(&self) -> Result<u32> {
+        let width = match self.width {
+            KeyWidth::W32 => 32,
+            KeyWidth::W64 => 64,
+        };
+        match self.key_bits {
+            None => Ok(width),
+            Some(b) if (1..=width).contains(&b) => Ok(b),
+            Some(b) => Err(Error::Gpu(format!(
+                "key_bits {b} is outside 1..={width} for {width}-bit keys; nothing was recorded"
+            ))),
+        }
+    }
+
     fn variant(&self) -> Variant {
         Variant {
             wide: self.width == KeyWidth::W64,
@@ -66,7 +87,9 @@ impl SortJob {
 }
 
 /// Scratch memory for sorts of up to `capacity` keys of one variant. Reusable across sorts
-/// that do not run at the same time.
+/// that do not run at the same time. It also keeps the descriptor sets of the last buffers
+/// it sorted (so a sort of the same buffers every frame makes none), which hold those
+/// buffers alive until it sorts others or is dropped.
 pub struct RadixScratch {
     pub(super) variant: Variant,
     pub(super) capacity: u64,
@@ -74,6 +97,10 @@ pub struct RadixScratch {
     pub(super) values: Option<Subbuffer<[u32]>>,
     pub(super) state: Subbuffer<[u32]>,
     pub(super) indirect: Subbuffer<[DispatchIndirectCommand]>,
+    /// The descriptor sets of the last sort recorded with this scratch, and what they bind.
+    pub(super) sets: Mutex<Option<(SetsKey, Arc<Sets>)>>,
+    /// The same for the one-workgroup sort.
+    pub(super) one_set: Mutex<Option<(OneSetKey, Arc<DescriptorSet>)>>,
 }
 
 impl RadixScratch {
@@ -92,7 +119,8 @@ pub struct RadixSorter {
     limits: DeviceLimits,
     config: RadixConfig,
     pub(super) host: HostPath,
-    pipelines: [Mutex<Option<Arc<Pipelines>>>; 4],
+    /// Per variant, unmasked then masked (sorts by fewer bits than the key has).
+    pipelines: [Mutex<Option<Arc<Pipelines>>>; 8],
 }
 
 impl std::fmt::Debug for RadixSorter {
@@ -140,7 +168,12 @@ impl RadixSorter {
     }
 
     pub(super) fn pipelines(&self, variant: Variant) -> Result<Arc<Pipelines>> {
-        let mut slot = self.pipelines[variant.index()]
+        self.pipelines_for(variant, false)
+    }
+
+    /// The pipelines of `variant`, those that mask digits above an end bit if `masked`.
+    fn pipelines_for(&self, variant: Variant, masked: bool) -> Result<Arc<Pipelines>> {
+        let mut slot = self.pipelines[variant.index() * 2 + usize::from(masked)]
             .lock()
             .map_err(|_| Error::Gpu("radix pipeline lock poisoned".into()))?;
         if let Some(p) = slot.as_ref() {
@@ -151,6 +184,7 @@ impl RadixSorter {
             &self.limits,
             &self.config,
             variant,
+            masked,
         )?);
         *slot = Some(built.clone());
         Ok(built)
@@ -178,6 +212,13 @@ impl RadixSorter {
     pub fn reduces_then_scans(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
         let p = self.pipelines(Self::variant(width, pairs))?;
         Ok(p.reduce.as_ref().is_some_and(|r| n >= r.from))
+    }
+
+    /// Whether a sort of `n` keys of this width (with or without values) runs in one
+    /// workgroup (`RadixConfig::one_workgroup_max`).
+    pub fn runs_in_one_workgroup(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
+        let p = self.pipelines(Self::variant(width, pairs))?;
+        Ok(p.one.as_ref().is_some_and(|o| n <= o.max))
     }
 
     /// The most keys one sort takes on this device.
@@ -229,6 +270,8 @@ impl RadixSorter {
             },
             state: alloc(sizes.state_bytes)?,
             indirect: self.indirect_buffer()?,
+            sets: Mutex::new(None),
+            one_set: Mutex::new(None),
         })
     }
 
@@ -263,6 +306,13 @@ impl RadixSorter {
     /// Records the sort of `job` into `builder` (the caller submits it). `scratch` must be
     /// for the same key width and values-or-not, with a capacity of at least the job's
     /// buffers, and must not be in use by another sort running at the same time.
+    ///
+    /// Per frame: the pipelines are built on the sorter's first use of a variant and the
+    /// descriptor sets on the scratch's first sort of these buffers; after that, recording
+    /// allocates nothing but the builder's own commands (BENCHMARKS.md, "GPU radix sort",
+    /// gives its CPU time). Barriers: commands recorded into the same vulkano builder before
+    /// and after are ordered by vulkano's automatic barriers; for anything outside the
+    /// builder see [`GpuContext::from_queue`]. Elements past the count are left untouched.
     pub fn record(
         &self,
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
@@ -270,6 +320,7 @@ impl RadixSorter {
         scratch: &RadixScratch,
     ) -> Result<()> {
         let variant = job.variant();
+        let end_bit = job.end_bit()?;
         if scratch.variant != variant {
             return Err(Error::Gpu(format!(
                 "radix scratch made for {:?} used for {:?}",
@@ -290,7 +341,7 @@ impl RadixSorter {
                 scratch.capacity
             )));
         }
-        let p = self.pipelines(variant)?;
+        let p = self.pipelines_for(variant, end_bit < 32 * variant.key_words())?;
         self.check_len(&p, variant, capacity)?;
         // The scheme of the passes goes by the count, or by the capacity where the GPU holds
         // the count; each scheme has its tile.
@@ -298,6 +349,11 @@ impl RadixSorter {
             Count::Known(n) => u64::from(*n),
             Count::Buffer(_) => capacity,
         };
+        // The key map in the low byte, the end bit above it (radix_common.glsl).
+        let map_code = map_code(job.map) | end_bit << 8;
+        if let Some(one) = p.one.as_ref().filter(|o| keys_hint <= o.max) {
+            return self.record_one_workgroup(builder, job, scratch, one, map_code, capacity);
+        }
         let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
         // Where reduce-then-scan's scan runs (one of the two is always built).
         let scan_scheme = reduce.and_then(|r| {
@@ -307,7 +363,22 @@ impl RadixSorter {
                 r.separate.as_ref()
             }
         });
-        let shape = reduce.map_or(p.shape, |r| r.shape);
+        // Small look-back sorts: the small tile, where the buffers are small too (the scratch's
+        // state is sized for the small tile's many tiles only then).
+        let small = p
+            .small
+            .as_ref()
+            .filter(|s| reduce.is_none() && capacity < s.below);
+        let shape = match (reduce, small) {
+            (Some(r), _) => r.shape,
+            (None, Some(s)) => s.shape,
+            (None, None) => p.shape,
+        };
+        let scatter = match (scan_scheme, small) {
+            (Some(s), _) => &s.scatter,
+            (None, Some(s)) => &s.scatter,
+            (None, None) => &p.scatter,
+        };
         let kw = u64::from(variant.key_words());
         let slot_words = plan::slot_words(shape, capacity);
         let state_words = plan::state_words(shape, capacity);
@@ -322,7 +393,8 @@ impl RadixSorter {
             .values
             .as_ref()
             .map(|v| v.clone().slice(0..capacity.max(1)));
-        let map_code = map_code(job.map);
+        // The passes whose digits lie (at least partly) below the end bit.
+        let pass_mask = (1u32 << end_bit.div_ceil(plan::DIGIT_BITS).min(plan::MAX_PASSES)) - 1;
         let params = |pass: u32| -> [u32; 5] {
             [
                 pass,
@@ -333,18 +405,101 @@ impl RadixSorter {
             ]
         };
 
+        // The descriptor sets: made on the first sort of these buffers with this scratch,
+        // reused by the next ones (a renderer sorts the same buffers every frame).
+        let key = SetsKey {
+            pipelines: Arc::as_ptr(&p) as usize,
+            reduce: reduce.is_some(),
+            small: small.is_some(),
+            separate_scan: scan_scheme.is_some_and(|s| s.scan.is_some()),
+            capacity,
+            keys: view_id(&job.keys),
+            values: job.values.as_ref().map(view_id),
+        };
+        let sets = {
+            let mut cached = scratch
+                .sets
+                .lock()
+                .map_err(|_| Error::Gpu("radix descriptor cache lock poisoned".into()))?;
+            match cached.as_ref() {
+                Some((k, sets)) if *k == key => sets.clone(),
+                _ => {
+                    let set = |pipeline: &Arc<ComputePipeline>, writes| {
+                        self.descriptor_set(pipeline, writes)
+                    };
+                    let direction =
+                        |src_k: &Subbuffer<[u32]>,
+                         dst_k: &Subbuffer<[u32]>,
+                         src_v: &Option<Subbuffer<[u32]>>,
+                         dst_v: &Option<Subbuffer<[u32]>>| {
+                            scatter_writes(src_k, dst_k, src_v, dst_v, &state)
+                        };
+                    let histogram = reduce.map_or(&p.histogram, |r| &r.histogram);
+                    let plan_pipeline = scan_scheme.map_or(&p.plan, |s| &s.plan);
+                    let state_only = |pipeline| {
+                        set(pipeline, vec![WriteDescriptorSet::buffer(4, state.clone())])
+                    };
+                    let made = Arc::new(Sets {
+                        clear: reduce.map(|r| state_only(&r.clear)).transpose()?,
+                        histogram: set(
+                            histogram,
+                            vec![
+                                WriteDescriptorSet::buffer(0, a_keys.clone()),
+                                WriteDescriptorSet::buffer(4, state.clone()),
+                            ],
+                        )?,
+                        plan: set(
+                            plan_pipeline,
+                            vec![
+                                WriteDescriptorSet::buffer(4, state.clone()),
+                                WriteDescriptorSet::buffer(
+                                    5,
+                                    scratch.indirect.clone().reinterpret::<[u32]>(),
+                                ),
+                            ],
+                        )?,
+                        ab: set(scatter, direction(&a_keys, &b_keys, &a_values, &b_values))?,
+                        ba: set(scatter, direction(&b_keys, &a_keys, &b_values, &a_values))?,
+                        // Reduce-then-scan: the upsweep reads the step's source keys, the scan
+                        // the state only.
+                        upsweep: match reduce {
+                            Some(r) => {
+                                let up = |keys: &Subbuffer<[u32]>| {
+                                    set(
+                                        &r.upsweep,
+                                        vec![
+                                            WriteDescriptorSet::buffer(0, keys.clone()),
+                                            WriteDescriptorSet::buffer(4, state.clone()),
+                                        ],
+                                    )
+                                };
+                                Some([up(&a_keys)?, up(&b_keys)?])
+                            }
+                            None => None,
+                        },
+                        scan: scan_scheme
+                            .and_then(|s| s.scan.as_ref())
+                            .map(state_only)
+                            .transpose()?,
+                        copy: set(&p.copy, direction(&b_keys, &a_keys, &b_values, &a_values))?,
+                    });
+                    *cached = Some((key, made.clone()));
+                    made
+                }
+            }
+        };
+        let bind = Self::bind;
+
         // 1. Clear the state, set the count. Reduce-then-scan writes every status word
         // before it reads it (partition counts and tile offsets), so only the words before
         // the status slots need clearing, by a dispatch where the host knows the count (the
         // transfer commands took longer: BENCHMARKS.md, "GPU radix tiles"); the look-back needs its
         // slots zero (at 2^28 u32 keys the slots are 215 MB, whose clearing took 0.05 ms).
-        match (reduce.map(|r| &r.clear), &job.count) {
-            (Some(clear), Count::Known(n)) => {
-                let clear_set =
-                    self.descriptor_set(clear, vec![WriteDescriptorSet::buffer(4, state.clone())])?;
+        match (reduce.map(|r| &r.clear), &sets.clear, &job.count) {
+            (Some(clear), Some(clear_set), Count::Known(n)) => {
                 let mut push = params(0);
                 push[0] = *n;
-                Self::bind(builder, clear, clear_set, push)?;
+                bind(builder, clear, clear_set.clone(), push)?;
                 // SAFETY: one workgroup writes the state's first STATUS words, all of
                 // which exist (state_words > STATUS).
                 unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("clearing radix state"))?;
@@ -371,30 +526,13 @@ impl RadixSorter {
             }
         }
 
-        let set = |pipeline: &Arc<ComputePipeline>, writes| self.descriptor_set(pipeline, writes);
-        let bind = Self::bind;
-        let direction = |src_k: &Subbuffer<[u32]>,
-                         dst_k: &Subbuffer<[u32]>,
-                         src_v: &Option<Subbuffer<[u32]>>,
-                         dst_v: &Option<Subbuffer<[u32]>>| {
-            scatter_writes(src_k, dst_k, src_v, dst_v, &state)
-        };
-
         // 2. Histogram of every digit, and the bits that vary among the keys. Reduce-then-scan
         // counts only pass 0's digit, with its tile offsets (each upsweep counts its own
         // pass).
-        let tile_offsets = reduce;
         {
-            let histogram = tile_offsets.map_or(&p.histogram, |r| &r.histogram);
-            let hist_set = set(
-                histogram,
-                vec![
-                    WriteDescriptorSet::buffer(0, a_keys.clone()),
-                    WriteDescriptorSet::buffer(4, state.clone()),
-                ],
-            )?;
-            bind(builder, histogram, hist_set, params(0))?;
-            let groups = match tile_offsets {
+            let histogram = reduce.map_or(&p.histogram, |r| &r.histogram);
+            bind(builder, histogram, sets.histogram.clone(), params(0))?;
+            let groups = match reduce {
                 // One workgroup per partition: the count's partitions are no more than the
                 // capacity's tiles, nor than `partitions`.
                 Some(r) => shape.tiles(capacity).clamp(1, u64::from(r.partitions)) as u32,
@@ -417,50 +555,19 @@ impl RadixSorter {
         // 3. Plan (its pass slot holds the passes it may run).
         let plan_pipeline = scan_scheme.map_or(&p.plan, |s| &s.plan);
         let indirect = scratch.indirect.clone();
-        let plan_set = set(
-            plan_pipeline,
-            vec![
-                WriteDescriptorSet::buffer(4, state.clone()),
-                WriteDescriptorSet::buffer(5, indirect.clone().reinterpret::<[u32]>()),
-            ],
-        )?;
-        bind(builder, plan_pipeline, plan_set, params(ALL_PASSES))?;
+        bind(builder, plan_pipeline, sets.plan.clone(), params(pass_mask))?;
         // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
         // and the 75 words of the indirect buffer, all of which exist.
         unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
 
         // 4. The steps (the passes that run, in order: radix_common.glsl), alternately A->B
         // and B->A. Steps past the passes in the mask would have no workgroups: not recorded.
-        let scatter = scan_scheme.map_or(&p.scatter, |s| &s.scatter);
-        let ab = set(scatter, direction(&a_keys, &b_keys, &a_values, &b_values))?;
-        let ba = set(scatter, direction(&b_keys, &a_keys, &b_values, &a_values))?;
-        // Reduce-then-scan: the upsweep reads the step's source keys, the scan the state only.
-        let reduce_sets = match reduce {
-            Some(r) => {
-                let up = |keys: &Subbuffer<[u32]>| {
-                    set(
-                        &r.upsweep,
-                        vec![
-                            WriteDescriptorSet::buffer(0, keys.clone()),
-                            WriteDescriptorSet::buffer(4, state.clone()),
-                        ],
-                    )
-                };
-                let scan = match scan_scheme.and_then(|s| s.scan.as_ref()) {
-                    Some(scan) => Some((
-                        scan,
-                        set(scan, vec![WriteDescriptorSet::buffer(4, state.clone())])?,
-                    )),
-                    None => None,
-                };
-                Some((r, [up(&a_keys)?, up(&b_keys)?], scan))
-            }
-            None => None,
-        };
-        let steps = variant.passes();
+        let scan = scan_scheme.and_then(|s| s.scan.as_ref());
+        // Passes above the end bit never run: their steps are not recorded.
+        let steps = variant.passes().min(pass_mask.count_ones());
         for step in 0..steps {
             let parity = (step % 2) as usize;
-            if let Some((r, up, scan)) = &reduce_sets {
+            if let (Some(r), Some(up)) = (reduce, &sets.upsweep) {
                 bind(builder, &r.upsweep, up[parity].clone(), params(step))?;
                 let at = u64::from(plan::indirect::UPSWEEP / 3 + step);
                 // SAFETY: the plan sizes this dispatch to the partitions (or zero: for step
@@ -470,7 +577,7 @@ impl RadixSorter {
                 // tiles in the second, and zeroes its partition's row of offsets after them.
                 unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                     .map_err(gpu_err("dispatching a radix upsweep"))?;
-                if let Some((scan, scan_set)) = scan {
+                if let (Some(scan), Some(scan_set)) = (scan, &sets.scan) {
                     bind(builder, scan, scan_set.clone(), params(step))?;
                     let at = u64::from(plan::indirect::SCAN / 3 + step);
                     // SAFETY: SCAN_GROUPS workgroups (or zero), each reading its digits'
@@ -481,7 +588,12 @@ impl RadixSorter {
                         .map_err(gpu_err("dispatching a radix scan"))?;
                 }
             }
-            bind(builder, scatter, [&ab, &ba][parity].clone(), params(step))?;
+            bind(
+                builder,
+                scatter,
+                [&sets.ab, &sets.ba][parity].clone(),
+                params(step),
+            )?;
             let at = u64::from(plan::indirect::PASS / 3 + step);
             // SAFETY: the plan sizes this dispatch to ceil(count / tile) workgroups (or zero),
             // count <= capacity, by reduce-then-scan with the scan in the pass SCAN_GROUPS
@@ -496,13 +608,79 @@ impl RadixSorter {
         }
 
         // 5. Back to A when an odd number of passes ran.
-        let copy_set = set(&p.copy, direction(&b_keys, &a_keys, &b_values, &a_values))?;
-        bind(builder, &p.copy, copy_set, params(0))?;
+        bind(builder, &p.copy, sets.copy.clone(), params(0))?;
         let at = u64::from(plan::indirect::COPY / 3);
         // SAFETY: grid-stride copy of count <= capacity elements between buffers of capacity
         // elements; the plan sizes it (at most 65535 workgroups, or zero).
         unsafe { builder.dispatch_indirect(indirect.slice(at..at + 1)) }
             .map_err(gpu_err("dispatching the radix copy"))?;
+        Ok(())
+    }
+
+    /// Records a sort of at most `one.max` keys in one workgroup: one dispatch (after a
+    /// copy of the count where the GPU holds it).
+    fn record_one_workgroup(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+        one: &OneWorkgroup,
+        map_code: u32,
+        capacity: u64,
+    ) -> Result<()> {
+        let keys = job.keys.clone().slice(0..capacity.max(1));
+        let values = job
+            .values
+            .as_ref()
+            .map(|v| v.clone().slice(0..capacity.max(1)));
+        let key = (
+            Arc::as_ptr(&one.pipeline) as usize,
+            view_id(&keys),
+            values.as_ref().map(view_id),
+        );
+        let set = {
+            let mut cached = scratch
+                .one_set
+                .lock()
+                .map_err(|_| Error::Gpu("radix descriptor cache lock poisoned".into()))?;
+            match cached.as_ref() {
+                Some((k, set)) if *k == key => set.clone(),
+                _ => {
+                    let mut writes = vec![
+                        WriteDescriptorSet::buffer(0, keys),
+                        WriteDescriptorSet::buffer(4, scratch.state.clone()),
+                    ];
+                    if let Some(v) = values {
+                        writes.push(WriteDescriptorSet::buffer(2, v));
+                    }
+                    let set = self.descriptor_set(&one.pipeline, writes)?;
+                    *cached = Some((key, set.clone()));
+                    set
+                }
+            }
+        };
+        let count = match &job.count {
+            Count::Known(n) => *n,
+            Count::Buffer(buf) => {
+                builder
+                    .copy_buffer(CopyBufferInfo::buffers(
+                        buf.clone(),
+                        scratch.state.clone().index(plan::state::COUNT.into()),
+                    ))
+                    .map_err(gpu_err("copying the key count"))?;
+                u32::MAX
+            }
+        };
+        Self::bind(
+            builder,
+            &one.pipeline,
+            set,
+            [count, map_code, 0, 0, capacity as u32],
+        )?;
+        // SAFETY: one workgroup reads and writes keys and values below min(count, capacity,
+        // SIZE) in buffers of capacity elements, and reads the state's count word.
+        unsafe { builder.dispatch([1, 1, 1]) }
+            .map_err(gpu_err("dispatching the one-workgroup radix sort"))?;
         Ok(())
     }
 
@@ -542,6 +720,43 @@ impl RadixSorter {
     }
 }
 
+/// What a cached set of descriptor sets binds: the pipelines, the scheme, and the job's
+/// buffers (by buffer, offset and size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct SetsKey {
+    pipelines: usize,
+    reduce: bool,
+    small: bool,
+    separate_scan: bool,
+    capacity: u64,
+    keys: (usize, u64, u64),
+    values: Option<(usize, u64, u64)>,
+}
+
+/// What the one-workgroup sort's descriptor set binds: its pipeline, keys and values.
+pub(super) type OneSetKey = (usize, (usize, u64, u64), Option<(usize, u64, u64)>);
+
+/// A buffer view's identity: its buffer, offset and size.
+fn view_id(view: &Subbuffer<[u32]>) -> (usize, u64, u64) {
+    (
+        Arc::as_ptr(view.buffer()) as usize,
+        view.offset(),
+        view.size(),
+    )
+}
+
+/// The descriptor sets of one sort (see [`RadixSorter::record`]).
+pub(super) struct Sets {
+    clear: Option<Arc<DescriptorSet>>,
+    histogram: Arc<DescriptorSet>,
+    plan: Arc<DescriptorSet>,
+    ab: Arc<DescriptorSet>,
+    ba: Arc<DescriptorSet>,
+    upsweep: Option<[Arc<DescriptorSet>; 2]>,
+    scan: Option<Arc<DescriptorSet>>,
+    copy: Arc<DescriptorSet>,
+}
+
 /// The shaders' code for a key map.
 fn map_code(map: KeyMap) -> u32 {
     match map {
@@ -571,7 +786,3 @@ fn scatter_writes(
     }
     w
 }
-
-/// The plan's pass mask of a whole sort: every pass may run (the plan skips those whose
-/// digit is the same for every key).
-const ALL_PASSES: u32 = (1 << plan::MAX_PASSES) - 1;

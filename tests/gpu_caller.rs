@@ -1,0 +1,496 @@
+//! The GPU sorts on a device and queue of the caller's own ([`GpuContext::from_queue`]), as an
+//! application that owns its Vulkan device uses them: the radix sorter (every key width, with
+//! `key_bits`, a count written by the caller's own dispatch), the bitonic sorter and the
+//! nibble kernel, each on its own instance and device, and the `Err` that names what a device
+//! lacks. Where the driver offers several subgroup sizes
+//! (`VK_EXT_subgroup_size_control`), the radix sort runs at each.
+#![cfg(feature = "gpu")]
+
+use std::sync::Arc;
+
+use sortnet::gpu::bitonic::BitonicSorter;
+use sortnet::gpu::context::GpuContext;
+use sortnet::gpu::nibble;
+use sortnet::gpu::radix::{Count, RadixConfig, RadixSorter, SortJob};
+use sortnet::gpu::vulkano;
+use sortnet::{KeyMap, KeyWidth};
+use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::command_buffer::allocator::StandardCommandBufferAllocator;
+use vulkano::command_buffer::{
+    AutoCommandBufferBuilder, CommandBufferUsage, CopyBufferInfo, PrimaryAutoCommandBuffer,
+};
+use vulkano::descriptor_set::allocator::StandardDescriptorSetAllocator;
+use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
+use vulkano::device::{
+    Device, DeviceCreateInfo, DeviceFeatures, Queue, QueueCreateInfo, QueueFlags,
+};
+use vulkano::instance::{Instance, InstanceCreateFlags, InstanceCreateInfo};
+use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter, StandardMemoryAllocator};
+use vulkano::pipeline::compute::ComputePipelineCreateInfo;
+use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
+use vulkano::pipeline::{
+    ComputePipeline, Pipeline, PipelineBindPoint, PipelineLayout, PipelineShaderStageCreateInfo,
+};
+use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo};
+use vulkano::sync::GpuFuture;
+use vulkano::{Version, VulkanLibrary};
+
+/// No device: fail under `SORTNET_REQUIRE_GPU=1`, else skip.
+fn no_device(why: &str) {
+    assert!(
+        std::env::var("SORTNET_REQUIRE_GPU").map_or(true, |v| v != "1"),
+        "SORTNET_REQUIRE_GPU=1 but {why}"
+    );
+    eprintln!("skipped: {why}");
+}
+
+/// The caller's own instance (at most `api`), device and compute queue, with `int64`
+/// enabled where the device has it.
+fn own_queue(api: Version) -> Option<Arc<Queue>> {
+    let library = VulkanLibrary::new().ok()?;
+    let instance = Instance::new(
+        library,
+        InstanceCreateInfo {
+            flags: InstanceCreateFlags::ENUMERATE_PORTABILITY,
+            max_api_version: Some(api),
+            ..Default::default()
+        },
+    )
+    .ok()?;
+    let (physical, family) = instance.enumerate_physical_devices().ok()?.find_map(|p| {
+        let f = p
+            .queue_family_properties()
+            .iter()
+            .position(|q| q.queue_flags.intersects(QueueFlags::COMPUTE))?;
+        Some((p, f as u32))
+    })?;
+    let shader_int64 = physical.supported_features().shader_int64;
+    let (_device, mut queues) = Device::new(
+        physical,
+        DeviceCreateInfo {
+            queue_create_infos: vec![QueueCreateInfo {
+                queue_family_index: family,
+                ..Default::default()
+            }],
+            enabled_features: DeviceFeatures {
+                shader_int64,
+                ..DeviceFeatures::empty()
+            },
+            ..Default::default()
+        },
+    )
+    .ok()?;
+    queues.next()
+}
+
+/// The shipped tuning, and one that sorts up to 4096 keys in one workgroup whatever the
+/// device (software drivers do not by default).
+fn configs() -> [RadixConfig; 2] {
+    let mut one = RadixConfig::default();
+    one.one_workgroup_max = Some(4096);
+    [RadixConfig::default(), one]
+}
+
+/// The caller's context on its own device, or `None` (skipped) without one.
+fn own_context() -> Option<Arc<GpuContext>> {
+    let Some(queue) = own_queue(Version::V1_3) else {
+        no_device("no Vulkan device");
+        return None;
+    };
+    Some(GpuContext::from_queue(queue).expect("a Vulkan 1.1 device with subgroups"))
+}
+
+/// A host-visible storage buffer of the caller's holding `data`.
+fn buffer<T: BufferContents + Copy>(ctx: &GpuContext, data: &[T]) -> Subbuffer<[T]> {
+    Buffer::from_iter(
+        ctx.memory_allocator().clone(),
+        BufferCreateInfo {
+            usage: BufferUsage::STORAGE_BUFFER
+                | BufferUsage::TRANSFER_SRC
+                | BufferUsage::TRANSFER_DST,
+            ..Default::default()
+        },
+        AllocationCreateInfo {
+            memory_type_filter: MemoryTypeFilter::PREFER_DEVICE
+                | MemoryTypeFilter::HOST_RANDOM_ACCESS,
+            ..Default::default()
+        },
+        data.iter().copied(),
+    )
+    .unwrap()
+}
+
+fn builder(ctx: &GpuContext) -> AutoCommandBufferBuilder<PrimaryAutoCommandBuffer> {
+    AutoCommandBufferBuilder::primary(
+        ctx.command_buffer_allocator().clone(),
+        ctx.queue().queue_family_index(),
+        CommandBufferUsage::OneTimeSubmit,
+    )
+    .unwrap()
+}
+
+/// Submits on the caller's queue (not through sortnet) and waits.
+fn submit(queue: &Arc<Queue>, b: AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>) {
+    vulkano::sync::now(queue.device().clone())
+        .then_execute(queue.clone(), b.build().unwrap())
+        .unwrap()
+        .then_signal_fence_and_flush()
+        .unwrap()
+        .wait(None)
+        .unwrap();
+}
+
+fn random_words(n: usize, seed: u64) -> Vec<u32> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 16) as u32
+        })
+        .collect()
+}
+
+/// What a stable sort by the mapped key's low `bits` bits leaves: keys (as words) and values.
+fn reference(
+    width: KeyWidth,
+    map: KeyMap,
+    bits: u32,
+    words: &[u32],
+    n: usize,
+) -> (Vec<u32>, Vec<u32>) {
+    let kw = if width == KeyWidth::W64 { 2 } else { 1 };
+    let key = |i: usize| -> u64 {
+        match width {
+            KeyWidth::W32 => u64::from(map.encode32(words[i])),
+            KeyWidth::W64 => {
+                map.encode64(u64::from(words[2 * i]) | u64::from(words[2 * i + 1]) << 32)
+            }
+        }
+    };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| key(i) & mask);
+    let mut keys: Vec<u32> = order
+        .iter()
+        .flat_map(|&i| words[kw * i..kw * i + kw].to_vec())
+        .collect();
+    keys.extend_from_slice(&words[kw * n..]);
+    let mut values: Vec<u32> = order.iter().map(|&i| i as u32).collect();
+    values.extend(n as u32..(words.len() / kw) as u32);
+    (keys, values)
+}
+
+/// Sorts `cap` pairs of which `n` count, by `key_bits`, on `sorter`, against [`reference`].
+fn check_pairs(
+    sorter: &RadixSorter,
+    width: KeyWidth,
+    map: KeyMap,
+    key_bits: Option<u32>,
+    n: usize,
+    cap: usize,
+) {
+    let ctx = sorter.context();
+    let kw = if width == KeyWidth::W64 { 2 } else { 1 };
+    // Few distinct low bits, so that equal keys (and stability) are common.
+    let words: Vec<u32> = random_words(cap * kw, n as u64 + 7)
+        .into_iter()
+        .enumerate()
+        .map(|(i, w)| if i % kw == 0 { w & 0xFFF0_0FFF } else { w })
+        .collect();
+    let keys = buffer(ctx, &words);
+    let values = buffer(ctx, &(0..cap as u32).collect::<Vec<_>>());
+    let scratch = sorter.new_scratch(width, true, cap as u64).unwrap();
+    let job = SortJob {
+        keys: keys.clone(),
+        values: Some(values.clone()),
+        width,
+        map,
+        count: Count::Known(n as u32),
+        key_bits,
+    };
+    let mut b = builder(ctx);
+    sorter.record(&mut b, &job, &scratch).unwrap();
+    submit(ctx.queue(), b);
+    let bits = key_bits.unwrap_or(32 * kw as u32);
+    let (want_keys, want_values) = reference(width, map, bits, &words, n);
+    let what = format!("{width:?} {map:?} key_bits {key_bits:?} n {n} of {cap}");
+    assert!(*keys.read().unwrap() == want_keys[..], "keys: {what}");
+    assert!(*values.read().unwrap() == want_values[..], "values: {what}");
+}
+
+#[test]
+fn the_radix_sort_runs_on_the_callers_device_by_any_key_bits() {
+    let Some(ctx) = own_context() else { return };
+    for config in configs() {
+        let sorter = RadixSorter::with_config(ctx.clone(), config).unwrap();
+        by_any_key_bits(&sorter);
+    }
+}
+
+fn by_any_key_bits(sorter: &RadixSorter) {
+    for (width, map, bits) in [
+        (KeyWidth::W32, KeyMap::Unsigned, None),
+        (KeyWidth::W32, KeyMap::Unsigned, Some(16)),
+        (KeyWidth::W32, KeyMap::Unsigned, Some(12)),
+        (KeyWidth::W32, KeyMap::Unsigned, Some(1)),
+        (KeyWidth::W32, KeyMap::Float, Some(20)),
+        (KeyWidth::W32, KeyMap::Signed, Some(32)),
+        (KeyWidth::W64, KeyMap::Unsigned, Some(16)),
+        (KeyWidth::W64, KeyMap::Unsigned, Some(44)),
+        (KeyWidth::W64, KeyMap::Signed, None),
+    ] {
+        // Up to 4096 keys by one workgroup, then by passes with the small tile and the
+        // shipped one (the shipped tuning's crossovers).
+        for (n, cap) in [
+            (0, 5),
+            (1, 1),
+            (1000, 1003),
+            (4096, 4100),
+            (4097, 4097),
+            (30_011, 30_020),
+            (140_000, 140_000),
+            (100, 140_000),
+        ] {
+            check_pairs(sorter, width, map, bits, n, cap);
+        }
+    }
+}
+
+#[test]
+fn key_bits_outside_the_key_are_refused() {
+    let Some(ctx) = own_context() else { return };
+    let sorter = RadixSorter::new(ctx.clone()).unwrap();
+    let keys = buffer(&ctx, &[3u32, 1, 2]);
+    let scratch = sorter.new_scratch(KeyWidth::W32, false, 3).unwrap();
+    for bits in [0, 33] {
+        let job = SortJob {
+            keys: keys.clone(),
+            values: None,
+            width: KeyWidth::W32,
+            map: KeyMap::Unsigned,
+            count: Count::Known(3),
+            key_bits: Some(bits),
+        };
+        let err = sorter
+            .record(&mut builder(&ctx), &job, &scratch)
+            .unwrap_err();
+        assert!(err.to_string().contains("key_bits"), "{err}");
+    }
+    assert_eq!(*keys.read().unwrap(), [3, 1, 2]);
+}
+
+#[test]
+fn a_vulkan_1_0_device_is_refused_by_name() {
+    let Some(queue) = own_queue(Version::V1_0) else {
+        no_device("no Vulkan device");
+        return;
+    };
+    let err = GpuContext::from_queue(queue).unwrap_err().to_string();
+    assert!(err.contains("Vulkan 1.1"), "{err}");
+}
+
+#[test]
+fn bitonic_and_nibbles_run_on_the_callers_device() {
+    let Some(ctx) = own_context() else { return };
+    let words = random_words(5000, 3);
+    let keys = buffer(&ctx, &words);
+    let bitonic = BitonicSorter::new(ctx.clone());
+    let mut b = builder(&ctx);
+    bitonic.record(&mut b, keys.clone()).unwrap();
+    let nibbles: Vec<u64> = (0..777u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .collect();
+    let nibble_buf = buffer(&ctx, &nibbles);
+    if nibble::supported(&ctx) {
+        nibble::record(&ctx, &mut b, nibble_buf.clone()).unwrap();
+    }
+    submit(ctx.queue(), b);
+    let mut want = words.clone();
+    want.sort_unstable();
+    assert!(*keys.read().unwrap() == want[..]);
+    if nibble::supported(&ctx) {
+        let got = nibble_buf.read().unwrap();
+        for (w, g) in nibbles.iter().zip(got.iter()) {
+            let mut d: Vec<u64> = (0..16).map(|k| (w >> (4 * k)) & 15).collect();
+            d.sort_unstable();
+            let sorted = d.iter().enumerate().fold(0, |a, (k, x)| a | x << (4 * k));
+            assert_eq!(*g, sorted);
+        }
+    }
+}
+
+/// The example application's own compute pass (shaders/app_depth_pairs.comp) as the caller
+/// builds it: keys, values and a count only the GPU knows.
+fn app_pipeline(device: &Arc<Device>) -> Arc<ComputePipeline> {
+    let bytes = include_bytes!("../shaders/spv/app_depth_pairs.spv");
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    // SAFETY: SPIR-V compiled by glslc from shaders/app_depth_pairs.comp (checked by
+    // tests/gpu_shaders.rs); vulkano validates the module's structure.
+    let module =
+        unsafe { ShaderModule::new(device.clone(), ShaderModuleCreateInfo::new(&words)) }.unwrap();
+    let stage = PipelineShaderStageCreateInfo::new(module.entry_point("main").unwrap());
+    let layout = PipelineLayout::new(
+        device.clone(),
+        PipelineDescriptorSetLayoutCreateInfo::from_stages([&stage])
+            .into_pipeline_layout_create_info(device.clone())
+            .unwrap(),
+    )
+    .unwrap();
+    ComputePipeline::new(
+        device.clone(),
+        None,
+        ComputePipelineCreateInfo::stage_layout(stage, layout),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_count_written_by_the_callers_dispatch_is_sorted_by_16_bits() {
+    // In one workgroup, and by passes.
+    let [shipped, one] = configs();
+    count_from_the_callers_dispatch(3000, one);
+    count_from_the_callers_dispatch(50_000, shipped);
+}
+
+fn count_from_the_callers_dispatch(splats: u32, config: RadixConfig) {
+    let Some(queue) = own_queue(Version::V1_3) else {
+        no_device("no Vulkan device");
+        return;
+    };
+    let device = queue.device().clone();
+    // The caller's own allocators, not the context's.
+    let memory = Arc::new(StandardMemoryAllocator::new_default(device.clone()));
+    let sets = Arc::new(StandardDescriptorSetAllocator::new(
+        device.clone(),
+        Default::default(),
+    ));
+    let commands = Arc::new(StandardCommandBufferAllocator::new(
+        device.clone(),
+        Default::default(),
+    ));
+    let ctx = GpuContext::from_queue(queue.clone()).unwrap();
+    let sorter = RadixSorter::with_config(ctx, config).unwrap();
+    let cap = u64::from(splats) + 100;
+    let new_buffer = |len: u64| -> Subbuffer<[u32]> {
+        Buffer::new_slice(
+            memory.clone(),
+            BufferCreateInfo {
+                usage: BufferUsage::STORAGE_BUFFER
+                    | BufferUsage::TRANSFER_SRC
+                    | BufferUsage::TRANSFER_DST,
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: MemoryTypeFilter::PREFER_DEVICE
+                    | MemoryTypeFilter::HOST_RANDOM_ACCESS,
+                ..Default::default()
+            },
+            len,
+        )
+        .unwrap()
+    };
+    let (keys, values, count) = (new_buffer(cap), new_buffer(cap), new_buffer(1));
+    let (keys_before, values_before) = (new_buffer(cap), new_buffer(cap));
+    let scratch = sorter.new_scratch(KeyWidth::W32, true, cap).unwrap();
+    let pipeline = app_pipeline(&device);
+    let set = DescriptorSet::new(
+        sets,
+        pipeline.layout().set_layouts()[0].clone(),
+        [
+            WriteDescriptorSet::buffer(0, keys.clone()),
+            WriteDescriptorSet::buffer(1, values.clone()),
+            WriteDescriptorSet::buffer(2, count.clone()),
+        ],
+        [],
+    )
+    .unwrap();
+    let mut b = AutoCommandBufferBuilder::primary(
+        commands,
+        queue.queue_family_index(),
+        CommandBufferUsage::OneTimeSubmit,
+    )
+    .unwrap();
+    b.fill_buffer(keys.clone(), 0xDEAD_BEEF).unwrap();
+    b.fill_buffer(count.clone(), 0).unwrap();
+    b.bind_pipeline_compute(pipeline.clone())
+        .unwrap()
+        .bind_descriptor_sets(
+            PipelineBindPoint::Compute,
+            pipeline.layout().clone(),
+            0,
+            set,
+        )
+        .unwrap()
+        .push_constants(pipeline.layout().clone(), 0, [splats, 12345u32])
+        .unwrap();
+    // SAFETY: the shader writes keys and values below the count it appends to, which stays
+    // below `splats` <= the buffers' length.
+    unsafe { b.dispatch([splats.div_ceil(64), 1, 1]) }.unwrap();
+    // The input as the sort sees it (the append order is the GPU's), to check stability.
+    b.copy_buffer(CopyBufferInfo::buffers(keys.clone(), keys_before.clone()))
+        .unwrap()
+        .copy_buffer(CopyBufferInfo::buffers(
+            values.clone(),
+            values_before.clone(),
+        ))
+        .unwrap();
+    let job = SortJob {
+        keys: keys.clone(),
+        values: Some(values.clone()),
+        width: KeyWidth::W32,
+        map: KeyMap::Unsigned,
+        count: Count::Buffer(count.clone().index(0)),
+        key_bits: Some(16),
+    };
+    sorter.record(&mut b, &job, &scratch).unwrap();
+    submit(&queue, b);
+    let n = count.read().unwrap()[0] as usize;
+    assert!(n > 0 && n < splats as usize, "count {n}");
+    let before_k = keys_before.read().unwrap();
+    let before_v = values_before.read().unwrap();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| before_k[i] & 0xFFFF);
+    let got_k = keys.read().unwrap();
+    let got_v = values.read().unwrap();
+    for (at, &i) in order.iter().enumerate() {
+        assert_eq!(
+            (got_k[at], got_v[at]),
+            (before_k[i], before_v[i]),
+            "at {at}"
+        );
+    }
+    assert!(
+        got_k[n..].iter().all(|&k| k == 0xDEAD_BEEF),
+        "past the count"
+    );
+}
+
+#[test]
+fn the_radix_sort_runs_at_every_subgroup_size_offered() {
+    let Some(ctx) = own_context() else { return };
+    let props = ctx.device().physical_device().properties();
+    let (min, max) = (
+        props.min_subgroup_size.unwrap_or(0),
+        props.max_subgroup_size.unwrap_or(0),
+    );
+    eprintln!(
+        "subgroup size {:?}, offered {min}..={max}",
+        props.subgroup_size
+    );
+    // The sort's pipelines take the driver's choice within [min, max]; the sorter sizes its
+    // shared memory for the smallest and its ballots for the largest, so sorting correctly
+    // on this device covers every size the driver may pick.
+    let sorter = RadixSorter::new(ctx).unwrap();
+    for width in [KeyWidth::W32, KeyWidth::W64] {
+        check_pairs(&sorter, width, KeyMap::Unsigned, None, 20_000, 20_000);
+    }
+}
