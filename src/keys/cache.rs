@@ -25,11 +25,17 @@ pub(crate) fn l2_bytes() -> usize {
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 fn read_l2_kib() -> Option<usize> {
     use std::arch::x86_64::__cpuid;
-    // Leaf 0x8000_0000 gives the highest extended leaf, checked before 0x8000_0006 is read.
-    if __cpuid(0x8000_0000).eax < 0x8000_0006 {
-        return None;
-    }
-    let ecx = __cpuid(0x8000_0006).ecx;
+    // `__cpuid` is an unsafe function up to the stated MSRV and safe in newer Rust, where
+    // the block is redundant.
+    #[allow(unused_unsafe)]
+    // SAFETY: CPUID exists on every x86-64 CPU; leaf 0x8000_0000 gives the highest extended
+    // leaf, checked before 0x8000_0006 is read.
+    let ecx = unsafe {
+        if __cpuid(0x8000_0000).eax < 0x8000_0006 {
+            return None;
+        }
+        __cpuid(0x8000_0006).ecx
+    };
     Some((ecx >> 16) as usize)
 }
 

@@ -18,7 +18,7 @@ const PARALLEL_MIN_LEN: usize = 1 << 18;
 /// the 65 536 counters costs about as much as sorting 4096 keys.
 const COUNT16_MIN_LEN: usize = 1 << 12;
 
-/// Elements one thread counts or fills at a time in the parallel split.
+/// Elements one thread fills at a time in the parallel split (and counts at least).
 const CHUNK: usize = 1 << 16;
 
 /// Sorts 1- or 2-byte keys ascending (or descending) in their `Key` order. `false` (and
@@ -120,7 +120,11 @@ fn sort_words<W: Word, const B: usize>(keys: &mut [W], signed: bool, descending:
     }
     let parallel = n >= PARALLEL_MIN_LEN && rayon::current_num_threads() > 1;
     let counts = if parallel {
-        keys.par_chunks(CHUNK).map(count::<W, B>).reduce(
+        // One piece per thread: every piece clears, fills and adds a table of `B` counters
+        // (64 Ki for 16-bit keys), which per 64 Ki-element chunk would cost as much as
+        // counting the chunk.
+        let piece = n.div_ceil(rayon::current_num_threads()).max(CHUNK);
+        keys.par_chunks(piece).map(count::<W, B>).reduce(
             || vec![0usize; B],
             |mut a, b| {
                 a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
