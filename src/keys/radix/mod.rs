@@ -506,6 +506,12 @@ fn sort_kv<K, V, C>(
 /// AMD EPYC they beat the MSD route at 2^20 `u32` keys, 2.9 / 3.5 ms).
 fn use_msd<K>(len: usize) -> bool {
     let bytes = len.saturating_mul(std::mem::size_of::<K>());
-    let caches = super::cache::l2_bytes().saturating_mul(rayon::current_num_threads());
+    let l2 = super::cache::l2_bytes();
+    // Below one L2 the answer is no whatever the thread count; asking rayon for it would
+    // start its thread pool for every small sort.
+    if bytes < l2.min(MSD_MIN_BYTES) {
+        return false;
+    }
+    let caches = l2.saturating_mul(rayon::current_num_threads());
     bytes >= MSD_MIN_BYTES.min(caches)
 }
