@@ -1,11 +1,13 @@
-//! The k-way merge of sorted runs: a loser tree over one cursor per run, fed by a reader
-//! thread (read-ahead: each run has one block being merged and one being read) and drained
-//! by a writer thread (write-behind), so that reading, merging and writing overlap.
+//! The k-way merge of sorted runs, fed by a reader thread (read-ahead: each run has one
+//! block being merged and one being read) and drained by a writer thread (write-behind), so
+//! that reading, merging and writing overlap; the merging itself is spread over the rayon
+//! threads a batch at a time (see [`merge_loop`] and [`batch`]).
 
 use std::io::{Read, Write};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
 
+use super::batch;
 use super::codec::{key_bytes_mut, write_keys, Encoding, FileKey};
 use super::direct::{advise_sequential, align_down, AlignedBuf, DirectFile};
 use super::error::FileSortError;
@@ -78,18 +80,18 @@ pub(crate) fn merge<K: FileKey>(
     block: usize,
     order: Order,
     sink: Sink<'_>,
-    phase: Phase,
-    progress: Option<&ProgressFn>,
+    (phase, progress): (Phase, Option<&ProgressFn>),
+    pool: Option<&rayon::ThreadPool>,
 ) -> Result<u64, FileSortError> {
     match order {
-        Order::Ascending => merge_in::<K, false>(runs, block, sink, phase, progress),
-        Order::Descending => merge_in::<K, true>(runs, block, sink, phase, progress),
+        Order::Ascending => merge_in::<K, false>(runs, block, sink, (phase, progress), pool),
+        Order::Descending => merge_in::<K, true>(runs, block, sink, (phase, progress), pool),
     }
 }
 
 /// Whether `a` goes before `b` in the output.
 #[inline(always)]
-fn before<K: FileKey, const DESC: bool>(a: &K, b: &K) -> bool {
+pub(crate) fn before<K: FileKey, const DESC: bool>(a: &K, b: &K) -> bool {
     let ord = a.key_cmp(b);
     if DESC {
         ord.is_gt()
@@ -102,8 +104,8 @@ fn merge_in<K: FileKey, const DESC: bool>(
     runs: &[Run],
     block: usize,
     sink: Sink<'_>,
-    phase: Phase,
-    progress: Option<&ProgressFn>,
+    (phase, progress): (Phase, Option<&ProgressFn>),
+    pool: Option<&rayon::ThreadPool>,
 ) -> Result<u64, FileSortError> {
     let total: u64 = runs.iter().map(|r| r.keys).sum();
     let run_error = |run: &Run, e| {
@@ -175,9 +177,9 @@ fn merge_in<K: FileKey, const DESC: bool>(
             block,
             &request_tx,
             (&out_tx, &free_rx),
-            Ticker::new(progress),
-            phase,
+            (Ticker::new(progress), phase),
             total,
+            pool,
         );
         drop(out_tx);
         drop(request_tx);
@@ -192,7 +194,7 @@ fn merge_in<K: FileKey, const DESC: bool>(
 /// floats the NaN with every bit set), the smallest for a descending one. A finished run
 /// shows it for ever. A real key may equal it, but then the two are the same bits, so
 /// whichever of them the merge writes, the output is the same.
-fn sentinel<K: FileKey, const DESC: bool>() -> K {
+pub(crate) fn sentinel<K: FileKey, const DESC: bool>() -> K {
     let mut key = K::default();
     let bytes = key_bytes_mut(std::slice::from_mut(&mut key));
     match K::WIDTH {
@@ -208,23 +210,24 @@ fn sentinel<K: FileKey, const DESC: bool>() -> K {
     key
 }
 
-/// The loser tree and its loop. Leaves are the cursors `0..k`; node `n` (1 to k-1) holds the
-/// loser of the match below it as (key, run), and `winner` the overall winner. Each node
-/// keeps its key beside the run so that a replay touches no cursor, and a match is a
-/// compare and two conditional moves rather than a branch that random keys mispredict.
-/// Exactly `total` keys are written, so finished runs need no flag (see [`sentinel`]).
+/// The merge's loop, a batch at a time. A batch is what can be merged from the blocks in
+/// memory: every run's keys up to the smallest of the runs' last keys in memory (nothing in a
+/// later block can go before those), capped at the room left in the output block and cut by
+/// rank ([`batch::select`]). The batch is merged on all the rayon threads at once
+/// ([`batch::merge_into`]), each into its own part of the output block; a run whose block
+/// ends in the batch moves to its next block (read ahead) before the next batch.
 fn merge_loop<K: FileKey, const DESC: bool>(
     cursors: &mut [Cursor<K>],
     block: usize,
     requests: &Sender<(usize, AlignedBuf<K>)>,
     (out_tx, free_rx): OutQueue<'_, K>,
-    mut ticker: Ticker<'_>,
-    phase: Phase,
+    (mut ticker, phase): (Ticker<'_>, Phase),
     total: u64,
+    pool: Option<&rayon::ThreadPool>,
 ) -> Result<u64, FileSortError> {
     let k = cursors.len();
     let width = std::mem::size_of::<K>() as u64;
-    let last = sentinel::<K, DESC>();
+    let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
     // Two blocks per run in flight from the start: the first to merge, the next to read.
     for run in 0..k {
         for _ in 0..2 {
@@ -233,56 +236,50 @@ fn merge_loop<K: FileKey, const DESC: bool>(
             }
         }
     }
-    // Build: play the tournament bottom-up; `wins[n]` is the winner below node n.
-    let mut wins = vec![(last, 0u32); 2 * k];
-    for run in 0..k {
-        let head = match next_block(run, &mut cursors[run], requests)? {
-            true => cursors[run].buf[0],
-            false => last,
-        };
-        wins[k + run] = (head, run as u32);
-    }
-    let mut tree = vec![(last, 0u32); k];
-    for n in (1..k).rev() {
-        let (a, b) = (wins[2 * n], wins[2 * n + 1]);
-        let b_wins = before::<K, DESC>(&b.0, &a.0);
-        tree[n] = if b_wins { a } else { b };
-        wins[n] = if b_wins { b } else { a };
-    }
-    let mut winner = wins[1];
-
     let mut out_buffers = 1;
     let mut out = AlignedBuf::zeroed(block);
+    let mut fill = 0;
     let mut written: u64 = 0;
     ticker.tick(phase, 0, Some(total * width), true);
     while written < total {
-        let n = (total - written).min(out.len() as u64) as usize;
-        for slot in &mut out[..n] {
-            let (key, run) = winner;
-            *slot = key;
-            let run = run as usize;
-            let c = &mut cursors[run];
-            c.pos += 1;
-            let next = if c.pos < c.len {
-                c.buf[c.pos]
-            } else if next_block(run, c, requests)? {
-                c.buf[0]
-            } else {
-                last
-            };
-            // Replay the matches from the leaf's parent to the root.
-            let mut cur = (next, run as u32);
-            let mut node = (run + k) >> 1;
-            while node > 0 {
-                let other = tree[node];
-                let other_wins = before::<K, DESC>(&other.0, &cur.0);
-                tree[node] = if other_wins { cur } else { other };
-                cur = if other_wins { other } else { cur };
-                node >>= 1;
+        for (run, c) in cursors.iter_mut().enumerate() {
+            if c.pos == c.len && !c.done {
+                next_block(run, c, requests)?;
             }
-            winner = cur;
         }
-        written += n as u64;
+        let segs: Vec<&[K]> = cursors
+            .iter()
+            .filter(|c| c.pos < c.len)
+            .map(|c| &c.buf[c.pos..c.len])
+            .collect();
+        let Some(bound) = segs
+            .iter()
+            .map(|s| batch::image::<K, DESC>(s[s.len() - 1]))
+            .min()
+        else {
+            break; // every run ended early: the count below says so
+        };
+        let safe: usize = segs
+            .iter()
+            .map(|s| s.partition_point(|&key| batch::image::<K, DESC>(key) <= bound))
+            .sum();
+        let rank = safe.min(out.len() - fill);
+        let cuts = batch::select::<K, DESC>(&segs, rank);
+        let taken: Vec<&[K]> = segs.iter().zip(&cuts).map(|(s, &c)| &s[..c]).collect();
+        let target = &mut out[fill..fill + rank];
+        match pool {
+            Some(pool) => pool.install(|| batch::merge_into::<K, DESC>(&taken, target, threads)),
+            None => batch::merge_into::<K, DESC>(&taken, target, threads),
+        }
+        let mut cut = cuts.into_iter();
+        for c in cursors.iter_mut().filter(|c| c.pos < c.len) {
+            c.pos += cut.next().expect("one cut per segment");
+        }
+        fill += rank;
+        written += rank as u64;
+        if fill < out.len() && written < total {
+            continue;
+        }
         let next = if out_buffers < OUT_BLOCKS {
             out_buffers += 1;
             AlignedBuf::zeroed(block)
@@ -293,15 +290,23 @@ fn merge_loop<K: FileKey, const DESC: bool>(
             }
         };
         let full = std::mem::replace(&mut out, next);
-        if out_tx.send((full, n)).is_err() {
+        if out_tx.send((full, fill)).is_err() {
             return Ok(written);
         }
+        fill = 0;
         ticker.tick(
             phase,
             written * width,
             Some(total * width),
             written == total,
         );
+    }
+    if written < total {
+        return Err(FileSortError::Input {
+            path: "the sorted runs".to_string(),
+            line: None,
+            reason: format!("{written} keys read back of {total} written"),
+        });
     }
     Ok(written)
 }

@@ -39,6 +39,7 @@
 //! tool does on Ctrl-C and `SIGTERM`). Errors name the file and the reason
 //! ([`FileSortError`]).
 
+mod batch;
 mod codec;
 mod direct;
 mod error;
@@ -218,7 +219,14 @@ fn sort_typed<K: FileKey>(
                 };
                 let block = block_keys(merge_memory, group.len(), width);
                 let phase = Phase::Merge { step, steps };
-                let keys = merge::<K>(&group, block, options.order, sink, phase, progress)?;
+                let keys = merge::<K>(
+                    &group,
+                    block,
+                    options.order,
+                    sink,
+                    (phase, progress),
+                    pool.as_ref(),
+                )?;
                 for run in &group {
                     // Frees the disk space as soon as it can; the folder goes at the end anyway.
                     let _ = std::fs::remove_file(&run.path);
@@ -234,7 +242,14 @@ fn sort_typed<K: FileKey>(
             };
             let block = block_keys(merge_memory, runs.len(), width);
             let phase = Phase::Merge { step: steps, steps };
-            report.keys = merge::<K>(&runs, block, options.order, sink, phase, progress)?;
+            report.keys = merge::<K>(
+                &runs,
+                block,
+                options.order,
+                sink,
+                (phase, progress),
+                pool.as_ref(),
+            )?;
             report.merges = steps;
         }
     }
