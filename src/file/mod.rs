@@ -275,6 +275,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn chunks_sort_descending_through_the_key_map() {
+        let keys: Vec<f64> = (0..300_000u64)
+            .map(|i| f64::from_bits(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+            .collect();
+        let mut want = keys.clone();
+        want.sort_by(|a, b| b.total_cmp(a));
+        let radix = crate::backend::by_name("radix").expect("radix is built in");
+        for backend in [radix, crate::backend::auto()] {
+            let mut sorting = Sorting {
+                backend,
+                order: Order::Descending,
+                pool: None,
+                radix: crate::keys::RadixSorter::new(),
+            };
+            let mut got = keys.clone();
+            sorting.sort(&mut got).unwrap();
+            assert!(got
+                .iter()
+                .zip(&want)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+        }
+    }
+
+    #[test]
     fn merge_steps_count_the_extra_merges() {
         assert_eq!(merge_steps(1, 4), 1);
         assert_eq!(merge_steps(4, 4), 1);

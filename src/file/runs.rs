@@ -52,22 +52,21 @@ impl Sorting<'_> {
             _ => self.backend,
         };
         let radix = &mut self.radix;
+        // Descending comes from the key map (the image inverted in the sort's first and
+        // last pass), not a sort and a reversal.
+        let descending = self.order == Order::Descending;
         let mut run = || -> crate::Result<()> {
-            if backend.name() == "radix" {
-                radix.sort(keys);
-                Ok(())
-            } else {
-                backend.sort(keys)
+            match (backend.name() == "radix", descending) {
+                (true, false) => radix.sort(keys),
+                (true, true) => radix.sort_descending(keys),
+                (false, false) => backend.sort(keys)?,
+                (false, true) => backend.sort_descending(keys)?,
             }
+            Ok(())
         };
         match self.pool {
             Some(pool) => pool.install(run)?,
             None => run()?,
-        }
-        // Equal keys are indistinguishable, so the reverse of the ascending order is exactly
-        // the descending one. This is the one place that would call `sort_descending`.
-        if self.order == Order::Descending {
-            keys.reverse();
         }
         Ok(())
     }

@@ -311,6 +311,42 @@ impl RadixSorter {
         }
     }
 
+    /// Sorts `keys` descending (floats: +NaN first), the inverted image fused into the
+    /// first and last pass as [`SortBackend::sort_descending`](crate::SortBackend) does.
+    pub fn sort_descending<K: Key>(&mut self, keys: &mut [K]) {
+        if super::small::sort(keys, true) {
+            // 1- and 2-byte keys are counted, as in `sort`.
+        } else if let Some(bits) = as_bits32(keys) {
+            let values = &mut unit_values(bits.len());
+            match K::MAP {
+                KeyMap::Unsigned => {
+                    sort_kv::<_, _, Descending<Unsigned>>(bits, values, Route::BySize, Some(self))
+                }
+                KeyMap::Signed => {
+                    sort_kv::<_, _, Descending<Signed>>(bits, values, Route::BySize, Some(self))
+                }
+                KeyMap::Float => {
+                    sort_kv::<_, _, Descending<Float>>(bits, values, Route::BySize, Some(self))
+                }
+            }
+        } else if let Some(bits) = as_bits64(keys) {
+            let values = &mut unit_values(bits.len());
+            match K::MAP {
+                KeyMap::Unsigned => {
+                    sort_kv::<_, _, Descending<Unsigned>>(bits, values, Route::BySize, Some(self))
+                }
+                KeyMap::Signed => {
+                    sort_kv::<_, _, Descending<Signed>>(bits, values, Route::BySize, Some(self))
+                }
+                KeyMap::Float => {
+                    sort_kv::<_, _, Descending<Float>>(bits, values, Route::BySize, Some(self))
+                }
+            }
+        } else {
+            unreachable!("every Key is 32 or 64 bits wide")
+        }
+    }
+
     /// Sorts `keys` ascending and moves `values[i]` with `keys[i]`; stable (equal keys keep
     /// their values in input order).
     ///
