@@ -229,8 +229,10 @@ fn merge_loop<K: FileKey, const DESC: bool>(
     let width = std::mem::size_of::<K>() as u64;
     let threads = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
     // Two blocks per run in flight from the start: the first to merge, the next to read.
-    for run in 0..k {
-        for _ in 0..2 {
+    // Every run's first block is asked for before any second one, so that the merge starts
+    // once one block per run is in, not two.
+    for _ in 0..2 {
+        for run in 0..k {
             if requests.send((run, AlignedBuf::zeroed(block))).is_err() {
                 return Ok(0);
             }

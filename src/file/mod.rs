@@ -15,13 +15,14 @@
 //! ```
 //!
 //! An input up to half of the memory budget is read whole, sorted with the backend (`auto`
-//! by default) and written. A larger one is an external sort: chunks of a third of the
+//! by default) and written. A larger one is an external sort: chunks of a quarter of the
 //! budget are read, sorted and written as runs to a folder of their own inside the
 //! temporary folder (reading the next chunk overlaps sorting this one and writing the last),
-//! then a k-way merge (a loser tree over block cursors, with read-ahead and write-behind
-//! threads) writes the output; runs beyond the fan-in take extra merges first. The keys and
-//! buffers stay within the budget: two chunks and the sort's scratch while forming runs, two
-//! blocks per run and three output blocks while merging. The process itself adds its code
+//! then a k-way merge (batches of the blocks in memory merged on all threads, with
+//! read-ahead and write-behind threads) writes the output; runs beyond the fan-in take
+//! extra merges first. The keys and buffers stay within the budget: three chunks and the
+//! sort's scratch while forming runs, two blocks per run and three output blocks while
+//! merging. The process itself adds its code
 //! and, where `auto` loads a Vulkan driver, the driver's libraries (about 70 MiB resident
 //! with lavapipe).
 //!
@@ -65,7 +66,7 @@ use codec::{write_keys, Encoding, FileKey, InputReader};
 use direct::ALIGN;
 use merge::{block_keys, max_fan_in, merge, Sink};
 use output::Destination;
-use runs::{form_runs, Formed, Run, Sorting, Ticker};
+use runs::{form_runs, Formed, Run, Sorting, Ticker, CHUNK_BUFFERS};
 use temp::RunDir;
 
 /// Sorts the keys in the file `input` into the file `output` (which may be the same path);
@@ -128,7 +129,7 @@ fn sort_typed<K: FileKey>(
     };
 
     // A binary file up to half the budget is read whole (the sort's scratch takes the other
-    // half); anything else is read in chunks of a third (two chunks in flight beside the
+    // half); anything else is read in chunks of a quarter (three chunks in flight beside the
     // scratch), and an input that ends within its first chunk is sorted in memory all the same.
     let whole_keys = reader
         .len
@@ -136,7 +137,7 @@ fn sort_typed<K: FileKey>(
         .map(|len| len as usize / width);
     // Chunks are whole direct-I/O units, so that runs are written direct to their last unit.
     let chunk_keys = whole_keys
-        .unwrap_or_else(|| (memory / 3) / ALIGN * ALIGN / width)
+        .unwrap_or_else(|| (memory / (CHUNK_BUFFERS + 1)) / ALIGN * ALIGN / width)
         .max(1);
 
     // Opened first, so that an output that cannot be written fails before the work.
@@ -196,8 +197,8 @@ fn sort_typed<K: FileKey>(
             let dir = dir.as_mut().expect("runs live in a folder");
             report.runs = runs.len();
             // The sort's scratch may stay cached by the backend after run formation, so the
-            // merge keeps to what the two chunk buffers used.
-            let merge_memory = memory - memory / 3;
+            // merge keeps to what the chunk buffers used.
+            let merge_memory = memory - memory / (CHUNK_BUFFERS + 1);
             let fan_in = options.fan_in.clamp(2, max_fan_in(merge_memory));
             let steps = merge_steps(runs.len(), fan_in);
             let mut queue: VecDeque<Run> = runs.into();

@@ -1,6 +1,7 @@
 //! Run formation: the input read a chunk at a time, each chunk sorted and written to a
-//! temporary run, with reading, sorting and writing overlapped on three threads (two chunk
-//! buffers circulate: one is read while the other is sorted, then written).
+//! temporary run, with reading, sorting and writing overlapped on three threads: three chunk
+//! buffers circulate, so that chunk i+1 is read while chunk i is sorted and chunk i-1
+//! written (with two, the disk waited for every sort that outlasted a read).
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -72,6 +73,9 @@ impl Sorting<'_> {
     }
 }
 
+/// Chunk buffers in circulation: one read, one sorted, one written.
+pub(crate) const CHUNK_BUFFERS: usize = 3;
+
 /// Calls the progress callback at most every [`PROGRESS_EVERY`], and always for `force`.
 pub(crate) struct Ticker<'a> {
     progress: Option<&'a ProgressFn>,
@@ -142,7 +146,7 @@ pub(crate) fn form_runs<K: FileKey>(
             let mut ticker = Ticker::new(progress);
             let mut allocated = 0;
             loop {
-                let mut buf = if allocated < 2 {
+                let mut buf = if allocated < CHUNK_BUFFERS {
                     allocated += 1;
                     // Untouched pages of a zeroed buffer cost nothing, so a small input
                     // does not pay for a full chunk.
