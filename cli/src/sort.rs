@@ -50,7 +50,7 @@ pub struct SortArgs {
     /// $TMPDIR, else /tmp.
     #[arg(long, value_name = "DIR")]
     temp_dir: Option<PathBuf>,
-    /// Threads that sort each chunk (default: one per core).
+    /// Threads that sort each chunk and merge the runs (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
     /// Sort with this backend instead of `auto` (see `sortnet backends`).

@@ -127,7 +127,7 @@ pub struct FileSortOptions {
     /// the end); `None` is [`std::env::temp_dir`] (`TMPDIR`, else `/tmp`). It needs room for
     /// the input's keys, and for a second copy while a multi-pass merge runs.
     pub temp_dir: Option<PathBuf>,
-    /// Threads for sorting the chunks; `None` is rayon's global pool.
+    /// Threads for sorting the chunks and merging the runs; `None` is rayon's global pool.
     pub threads: Option<usize>,
     /// The most runs one merge reads at once; more runs take more than one merge pass. The
     /// memory budget may lower it, so that every run gets blocks of a useful size.
