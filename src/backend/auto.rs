@@ -6,8 +6,11 @@
 //! (whatever a profile says), and falls back to the best CPU backend with the data untouched
 //! when a GPU fails.
 
+use std::sync::OnceLock;
+
+use super::calibration::measure_once;
 use super::cpu::NibbleKernel;
-use super::profile::{Profile, WORKLOADS};
+use super::profile::{location, Location, ProfileChoice, State, WORKLOADS};
 use super::sort_backend::{Device, Own, SortBackend, Values, Workload};
 use super::thresholds::{preference, LISTS, STABLE_PAIRS};
 use crate::error::{Error, Result};
@@ -45,10 +48,24 @@ impl Allowed {
 /// one over other [`Options`](super::Options) from a [`Registry`](super::Registry).
 pub struct Auto {
     backends: Vec<&'static dyn SortBackend>,
+    /// Where the calibration profile comes from.
+    choice: ProfileChoice,
+    /// The profile and the picks resolved from it, built when the first call is routed
+    /// (reading the profile, or measuring it once per machine, takes that long).
+    routes: OnceLock<Routes>,
+}
+
+/// What `auto` decides from once, when it first routes a call.
+struct Routes {
+    /// What happened to the calibration profile.
+    state: State,
     /// The calibration profile's picks, `(workload, from length, backend)` sorted by
     /// workload then length; `None` where the profile names a backend that is not here or
     /// may not take the workload (see [`does`]): the built-in lists decide those lengths.
     measured: Vec<(Workload, usize, Option<&'static dyn SortBackend>)>,
+    /// The backends the profile timed: a built-in pick outside them (the GPU, for the
+    /// short measurement) stands against the profile's pick.
+    timed: Vec<&'static str>,
     /// The nibble kernel when the pick is a CPU backend and the same at every length,
     /// resolved once: the built-in nibble preference does not depend on the length, and
     /// resolving it per call cost more than sorting a short batch (4 ns of the 13 ns a
@@ -64,24 +81,79 @@ pub struct Auto {
 impl Auto {
     /// `auto` over `backends`, with the picks of `profile` (if any) before the built-in
     /// thresholds.
-    pub(crate) fn new(backends: &[&'static dyn SortBackend], profile: Option<&Profile>) -> Self {
-        let named = |name: &str| backends.iter().copied().find(|b| b.name() == name);
-        let measured = profile
-            .map(|p| {
+    #[cfg(test)]
+    pub(crate) fn new(
+        backends: &[&'static dyn SortBackend],
+        profile: Option<&super::profile::Profile>,
+    ) -> Self {
+        let choice = match profile {
+            Some(p) => ProfileChoice::Given(p.clone()),
+            None => ProfileChoice::BuiltIn,
+        };
+        Auto::with_choice(backends, choice)
+    }
+
+    /// `auto` over `backends`, following the profile `choice` says (read or measured when
+    /// the first call is routed).
+    pub(crate) fn with_choice(
+        backends: &[&'static dyn SortBackend],
+        choice: ProfileChoice,
+    ) -> Self {
+        Auto {
+            backends: backends.to_vec(),
+            choice,
+            routes: OnceLock::new(),
+        }
+    }
+
+    /// What happened to the calibration profile (read or measured now if no call has been
+    /// routed yet).
+    pub(crate) fn profile_state(&self) -> &State {
+        &self.routes().state
+    }
+
+    fn routes(&self) -> &Routes {
+        self.routes.get_or_init(|| self.build_routes())
+    }
+
+    /// The profile `choice` names: Miri neither reads files nor has time to measure.
+    fn profile(&self) -> State {
+        let names: Vec<&str> = self.backends.iter().map(|b| b.name()).collect();
+        match &self.choice {
+            ProfileChoice::BuiltIn => State::Off,
+            ProfileChoice::Given(profile) => State::Given(profile.clone()),
+            _ if cfg!(miri) => State::Off,
+            ProfileChoice::Saved => State::load(&names),
+            ProfileChoice::MeasureOnce => match location(&names) {
+                None => State::Off,
+                Some(at) => match (State::load_at(&at, &names), at) {
+                    (State::Loaded(path, profile), _) => State::Loaded(path, profile),
+                    // A file the user named is theirs: read, never measured into.
+                    (state, Location::Named(_)) => state,
+                    (_, Location::Cache(path)) => measure_once(path, &self.backends),
+                },
+            },
+        }
+    }
+
+    fn build_routes(&self) -> Routes {
+        let state = self.profile();
+        let named = |name: &str| self.backends.iter().copied().find(|b| b.name() == name);
+        let (measured, timed) = match state.profile() {
+            Some(p) => (
                 p.entries
                     .iter()
                     .map(|(w, from, name)| (*w, *from, named(name).filter(|b| does(*b, *w))))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut auto = Auto {
-            backends: backends.to_vec(),
-            measured,
-            nibbles_cpu: None,
-            resolved: Vec::new(),
+                    .collect(),
+                p.timed_names()
+                    .filter_map(named)
+                    .map(|b| b.name())
+                    .collect(),
+            ),
+            None => (Vec::new(), Vec::new()),
         };
         // Index: (list * WORKLOADS.len() + workload) * Allowed::ALL.len() + allowed.
-        auto.resolved = LISTS
+        let resolved = LISTS
             .iter()
             .flat_map(|list| {
                 WORKLOADS
@@ -89,10 +161,17 @@ impl Auto {
                     .map(move |&(workload, _)| (*list, workload))
             })
             .flat_map(|(list, workload)| Allowed::ALL.map(|a| (list, workload, a)))
-            .map(|(list, workload, allowed)| auto.resolve(list, None, workload, allowed))
+            .map(|(list, workload, allowed)| self.resolve(list, None, workload, allowed))
             .collect();
+        let mut routes = Routes {
+            state,
+            measured,
+            timed,
+            nibbles_cpu: None,
+            resolved,
+        };
         let profile_varies = {
-            let mut picks = auto
+            let mut picks = routes
                 .measured
                 .iter()
                 .filter(|(w, _, _)| *w == Workload::Nibbles)
@@ -102,18 +181,29 @@ impl Auto {
                 .is_some_and(|first| picks.any(|other| other != first))
         };
         if !profile_varies {
-            auto.nibbles_cpu = auto
-                .pick(Workload::Nibbles, 0, KeyMap::Unsigned)
+            routes.nibbles_cpu = self
+                .first_preferred_in(
+                    &routes,
+                    Workload::Nibbles,
+                    0,
+                    KeyMap::Unsigned,
+                    Allowed::NotSoftware,
+                )
                 .filter(|b| b.device() == Device::Cpu)
                 .and_then(|b| NibbleKernel::of(b.name()));
         }
-        auto
+        routes
     }
 
     /// The backend the calibration profile measured fastest for `workload` at `len`, if
     /// the profile has one and `auto` may send the workload there.
-    fn measured(&self, workload: Workload, len: usize) -> Option<&'static dyn SortBackend> {
-        self.measured
+    fn measured(
+        routes: &Routes,
+        workload: Workload,
+        len: usize,
+    ) -> Option<&'static dyn SortBackend> {
+        routes
+            .measured
             .iter()
             .rev()
             .find(|(w, from, _)| *w == workload && *from <= len)
@@ -155,24 +245,39 @@ impl Auto {
         map: KeyMap,
         allowed: Allowed,
     ) -> Option<&'static dyn SortBackend> {
+        self.first_preferred_in(self.routes(), workload, len, map, allowed)
+    }
+
+    fn first_preferred_in(
+        &self,
+        routes: &Routes,
+        workload: Workload,
+        len: usize,
+        map: KeyMap,
+        allowed: Allowed,
+    ) -> Option<&'static dyn SortBackend> {
         let list = preference(workload, len, map);
-        // A calibration profile measured on this machine goes before the built-in list. It
-        // times integer keys, so float keys keep their own crossovers (radix needs a digit
-        // more for them: see KEYS32_FLOAT_RADIX_MIN_LEN).
-        if map != KeyMap::Float {
-            if let Some(measured) = self.measured(workload, len) {
-                return self.resolve(list, Some(measured), workload, allowed);
-            }
-        }
         let resolved = |l: usize| {
             let w = WORKLOADS.iter().position(|&(w, _)| w == workload)?;
             let at = (l * WORKLOADS.len() + w) * Allowed::ALL.len() + allowed as usize;
-            self.resolved.get(at).copied()
+            routes.resolved.get(at).copied()
         };
-        match LISTS.iter().position(|l| std::ptr::eq(*l, list)) {
+        let built_in = match LISTS.iter().position(|l| std::ptr::eq(*l, list)) {
             Some(l) => resolved(l).unwrap_or_else(|| self.resolve(list, None, workload, allowed)),
             None => self.resolve(list, None, workload, allowed),
+        };
+        // A calibration profile measured on this machine goes before the built-in list,
+        // among the backends it timed. It times integer keys, so float keys keep their own
+        // crossovers (radix needs a digit more for them: see KEYS32_FLOAT_RADIX_MIN_LEN).
+        if map != KeyMap::Float {
+            if let Some(measured) = Self::measured(routes, workload, len) {
+                let untimed = built_in.is_some_and(|b| !routes.timed.contains(&b.name()));
+                if !untimed {
+                    return self.resolve(list, Some(measured), workload, allowed);
+                }
+            }
         }
+        built_in
     }
 
     /// The backend `auto` sends a call of `workload` with `len` elements to, for keys that
@@ -256,7 +361,7 @@ impl SortBackend for Auto {
     }
 
     fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
-        match self.nibbles_cpu {
+        match self.routes().nibbles_cpu {
             // Every CPU nibble kernel hands a few words to the lookup-table sort; going
             // there directly saves the calls in between (2 of the 16 ns of a one-word call).
             Some(_) if words.len() <= NIBBLE_TAIL_LUT_MAX_WORDS => {
@@ -420,7 +525,7 @@ mod tests {
         for workload in ["pairs32", "pairs64"] {
             text.push_str(&format!("{workload} 0 vulkan-bitonic\n"));
         }
-        let profile = Profile::parse(&text).unwrap();
+        let profile = super::super::profile::Profile::parse(&text).unwrap();
         let auto = Auto::new(&backends, Some(&profile));
         for len in [0, 1, 100, 1 << 12, 1 << 20, 1 << 30] {
             for width in [KeyWidth::W32, KeyWidth::W64] {
