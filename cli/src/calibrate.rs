@@ -44,7 +44,7 @@ pub fn run(args: &Args) -> Outcome {
         .collect();
     let mut cells = 0;
     for (workload, wname) in profile::WORKLOADS {
-        match &plan.candidates(&concrete, workload)[..] {
+        match &plan.candidates(&concrete, workload, 0)[..] {
             [] => println!("{wname}: no backend here does it"),
             [only] => println!("{wname}: only {} does it", only.name()),
             several => cells += several.len() * plan.sizes.len(),

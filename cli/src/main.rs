@@ -6,6 +6,7 @@
 mod backends;
 mod bench;
 mod calibrate;
+mod calls;
 mod data;
 mod io;
 mod plot;

@@ -1,7 +1,9 @@
 //! `auto`: routes each call to the fastest usable backend for its workload and length.
 //!
 //! The crossover sizes live in `thresholds`, each with the measurement behind it; a
-//! calibration [`profile`](super::profile) measured on this machine goes first. `auto` never
+//! calibration [`profile`](super::profile) measured on this machine goes first, among the
+//! backends it timed: by default `auto` measures one itself when it routes its first call
+//! and the cache folder has none for this machine ([`calibration`](super::calibration)). `auto` never
 //! routes to a software GPU driver, sends pairs only to backends whose pair sort is stable
 //! (whatever a profile says), and falls back to the best CPU backend with the data untouched
 //! when a GPU fails.
@@ -55,17 +57,27 @@ pub struct Auto {
     routes: OnceLock<Routes>,
 }
 
+/// One entry of a calibration profile: from this length, this backend.
+struct Measured {
+    from: usize,
+    /// `None` where the profile names a backend that is not here or may not take the
+    /// workload (see [`does`]): the built-in lists decide those lengths.
+    backend: Option<&'static dyn SortBackend>,
+    /// Whether each [`Allowed`] admits the backend.
+    admits: [bool; 2],
+}
+
 /// What `auto` decides from once, when it first routes a call.
 struct Routes {
     /// What happened to the calibration profile.
     state: State,
-    /// The calibration profile's picks, `(workload, from length, backend)` sorted by
-    /// workload then length; `None` where the profile names a backend that is not here or
-    /// may not take the workload (see [`does`]): the built-in lists decide those lengths.
-    measured: Vec<(Workload, usize, Option<&'static dyn SortBackend>)>,
-    /// The backends the profile timed: a built-in pick outside them (the GPU, for the
-    /// short measurement) stands against the profile's pick.
-    timed: Vec<&'static str>,
+    /// The calibration profile's picks per workload (indexed as [`WORKLOADS`]), by length.
+    /// Looked up on every call, so ready to use: a lookup that compared names cost as much
+    /// as sorting 16 keys.
+    measured: Vec<Vec<Measured>>,
+    /// For each entry of `resolved`: whether the profile timed that built-in pick. A pick
+    /// it did not time (the GPU, for the short measurement) stands against the profile's.
+    resolved_timed: Vec<bool>,
     /// The nibble kernel when the pick is a CPU backend and the same at every length,
     /// resolved once: the built-in nibble preference does not depend on the length, and
     /// resolving it per call cost more than sorting a short batch (4 ns of the 13 ns a
@@ -139,19 +151,29 @@ impl Auto {
     fn build_routes(&self) -> Routes {
         let state = self.profile();
         let named = |name: &str| self.backends.iter().copied().find(|b| b.name() == name);
-        let (measured, timed) = match state.profile() {
-            Some(p) => (
-                p.entries
+        let measured: Vec<Vec<Measured>> = WORKLOADS
+            .iter()
+            .map(|&(workload, _)| {
+                let entries = state.profile().map_or(&[][..], |p| &p.entries[..]);
+                entries
                     .iter()
-                    .map(|(w, from, name)| (*w, *from, named(name).filter(|b| does(*b, *w))))
-                    .collect(),
-                p.timed_names()
-                    .filter_map(named)
-                    .map(|b| b.name())
-                    .collect(),
-            ),
-            None => (Vec::new(), Vec::new()),
-        };
+                    .filter(|(w, _, _)| *w == workload)
+                    .map(|(w, from, name)| {
+                        let backend = named(name).filter(|b| does(*b, *w));
+                        Measured {
+                            from: *from,
+                            backend,
+                            admits: Allowed::ALL
+                                .map(|a| backend.is_some_and(|b| a.admits(b.device()))),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let timed: Vec<&str> = state
+            .profile()
+            .map(|p| p.timed_names().collect())
+            .unwrap_or_default();
         // Index: (list * WORKLOADS.len() + workload) * Allowed::ALL.len() + allowed.
         let resolved = LISTS
             .iter()
@@ -162,23 +184,29 @@ impl Auto {
             })
             .flat_map(|(list, workload)| Allowed::ALL.map(|a| (list, workload, a)))
             .map(|(list, workload, allowed)| self.resolve(list, None, workload, allowed))
+            .collect::<Vec<_>>();
+        let resolved_timed = resolved
+            .iter()
+            .map(|pick| pick.is_none_or(|b| timed.contains(&b.name())))
             .collect();
-        let mut routes = Routes {
-            state,
-            measured,
-            timed,
-            nibbles_cpu: None,
-            resolved,
-        };
+        let nibbles = WORKLOADS
+            .iter()
+            .position(|&(w, _)| w == Workload::Nibbles)
+            .expect("WORKLOADS lists nibbles");
         let profile_varies = {
-            let mut picks = routes
-                .measured
+            let mut picks = measured[nibbles]
                 .iter()
-                .filter(|(w, _, _)| *w == Workload::Nibbles)
-                .map(|(_, _, backend)| backend.map(|b| b.name()));
+                .map(|m| m.backend.map(|b| b.name()));
             picks
                 .next()
                 .is_some_and(|first| picks.any(|other| other != first))
+        };
+        let mut routes = Routes {
+            state,
+            measured,
+            resolved_timed,
+            nibbles_cpu: None,
+            resolved,
         };
         if !profile_varies {
             routes.nibbles_cpu = self
@@ -193,21 +221,6 @@ impl Auto {
                 .and_then(|b| NibbleKernel::of(b.name()));
         }
         routes
-    }
-
-    /// The backend the calibration profile measured fastest for `workload` at `len`, if
-    /// the profile has one and `auto` may send the workload there.
-    fn measured(
-        routes: &Routes,
-        workload: Workload,
-        len: usize,
-    ) -> Option<&'static dyn SortBackend> {
-        routes
-            .measured
-            .iter()
-            .rev()
-            .find(|(w, from, _)| *w == workload && *from <= len)
-            .and_then(|(_, _, backend)| *backend)
     }
 
     fn named(&self, name: &str) -> Option<&'static dyn SortBackend> {
@@ -257,27 +270,42 @@ impl Auto {
         allowed: Allowed,
     ) -> Option<&'static dyn SortBackend> {
         let list = preference(workload, len, map);
-        let resolved = |l: usize| {
-            let w = WORKLOADS.iter().position(|&(w, _)| w == workload)?;
-            let at = (l * WORKLOADS.len() + w) * Allowed::ALL.len() + allowed as usize;
-            routes.resolved.get(at).copied()
-        };
-        let built_in = match LISTS.iter().position(|l| std::ptr::eq(*l, list)) {
-            Some(l) => resolved(l).unwrap_or_else(|| self.resolve(list, None, workload, allowed)),
+        let w = WORKLOADS.iter().position(|&(w, _)| w == workload);
+        let at = LISTS
+            .iter()
+            .position(|l| std::ptr::eq(*l, list))
+            .zip(w)
+            .map(|(l, w)| (l * WORKLOADS.len() + w) * Allowed::ALL.len() + allowed as usize);
+        let built_in = match at.and_then(|at| routes.resolved.get(at)) {
+            Some(pick) => *pick,
             None => self.resolve(list, None, workload, allowed),
         };
         // A calibration profile measured on this machine goes before the built-in list,
         // among the backends it timed. It times integer keys, so float keys keep their own
         // crossovers (radix needs a digit more for them: see KEYS32_FLOAT_RADIX_MIN_LEN).
-        if map != KeyMap::Float {
-            if let Some(measured) = Self::measured(routes, workload, len) {
-                let untimed = built_in.is_some_and(|b| !routes.timed.contains(&b.name()));
-                if !untimed {
-                    return self.resolve(list, Some(measured), workload, allowed);
-                }
-            }
+        if map == KeyMap::Float {
+            return built_in;
         }
-        built_in
+        let entry = w
+            .and_then(|w| routes.measured.get(w))
+            .and_then(|entries| entries.iter().rev().find(|m| m.from <= len));
+        let Some(Measured {
+            backend: Some(measured),
+            admits,
+            ..
+        }) = entry
+        else {
+            return built_in;
+        };
+        let timed = match at.and_then(|at| routes.resolved_timed.get(at)) {
+            Some(timed) => *timed,
+            None => true,
+        };
+        match (timed, admits[allowed as usize]) {
+            (false, _) => built_in,
+            (true, true) => Some(*measured),
+            (true, false) => self.resolve(list, Some(*measured), workload, allowed),
+        }
     }
 
     /// The backend `auto` sends a call of `workload` with `len` elements to, for keys that
@@ -485,6 +513,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_profile_rules_integer_keys_among_the_backends_it_timed() {
+        let backends = super::super::cpu::backends(true);
+        let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
+        if !names.contains(&"avx512") {
+            return;
+        }
+        let profile = |lines: &str| {
+            let text = format!("sortnet-profile 1\nbackends {}\n{lines}", names.join(" "));
+            super::super::profile::Profile::parse(&text).unwrap()
+        };
+        let pick = |auto: &Auto, len, map| {
+            auto.pick(Workload::Keys(KeyWidth::W32), len, map)
+                .map(|b| b.name())
+        };
+        let auto = Auto::new(
+            &backends,
+            Some(&profile("keys32 0 radix\nkeys32 5000 avx512\n")),
+        );
+        assert_eq!(pick(&auto, 100, KeyMap::Unsigned), Some("radix"));
+        assert_eq!(pick(&auto, 100, KeyMap::Signed), Some("radix"));
+        assert_eq!(pick(&auto, 5000, KeyMap::Unsigned), Some("avx512"));
+        assert_eq!(pick(&auto, 1 << 30, KeyMap::Unsigned), Some("avx512"));
+        // Float keys keep the built-in crossovers; other workloads too.
+        let built_in = Auto::new(&backends, None);
+        assert_eq!(
+            pick(&auto, 100, KeyMap::Float),
+            pick(&built_in, 100, KeyMap::Float)
+        );
+        assert_eq!(
+            auto.pick(Workload::Keys(KeyWidth::W64), 100, KeyMap::Unsigned)
+                .map(|b| b.name()),
+            built_in
+                .pick(Workload::Keys(KeyWidth::W64), 100, KeyMap::Unsigned)
+                .map(|b| b.name())
+        );
+        // A built-in pick the profile did not time stands: here avx512 at 100 keys.
+        let auto = Auto::new(&backends, Some(&profile("timed radix\nkeys32 0 radix\n")));
+        assert_eq!(
+            pick(&auto, 100, KeyMap::Unsigned),
+            pick(&built_in, 100, KeyMap::Unsigned)
+        );
     }
 
     /// A GPU backend whose pair sort is fast and not stable (equal keys come out with their

@@ -2,12 +2,14 @@
 //! measurement `auto` runs once per machine ([`Plan::quick`]) and the full one of `sortnet
 //! calibrate` ([`Plan::full`]) go through the same [`measure`].
 //!
-//! The short measurement times only what the detected ISA and caches leave open: where the
-//! vectorised quicksort and the radix sort cross for 32- and 64-bit integer keys, on the
-//! threads the process sorts with, from 2^9 to 2^21 keys. The tiny-slice crossovers (which
-//! small sort is cheapest) follow from the instruction set alone and stay built in, as do the
-//! GPU window (timing the GPU would start its driver) and the nibble and pair routes (one
-//! candidate each on the CPU). It takes about 0.3 s on a 2-core AMD EPYC (Zen 4) and less on
+//! The short measurement times only what the detected ISA and caches leave open: which of
+//! the vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys,
+//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (the
+//! largest size's winner goes on beyond it). Zen 4 and the Xeon host disagree even on
+//! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
+//! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
+//! would start its driver), float keys and the nibble and pair routes (one candidate each
+//! on the CPU) stay built in. It takes about 0.3 s on a 2-core AMD EPYC (Zen 4) and less on
 //! more cores (BENCHMARKS.md, "Auto's crossovers").
 
 use std::path::PathBuf;
@@ -49,12 +51,12 @@ impl Plan {
     pub fn quick() -> Plan {
         Plan {
             workloads: vec![Workload::Keys(KeyWidth::W32), Workload::Keys(KeyWidth::W64)],
-            sizes: (9..=21).step_by(2).map(|k| 1usize << k).collect(),
-            from: 1 << 8,
+            sizes: (4..=20).map(|k| 1usize << k).collect(),
+            from: 0,
             rounds: 2,
             min_reps: 1,
             max_reps: 8,
-            budget: Duration::from_millis(2),
+            budget: Duration::from_millis(1),
             batch_elements: 1 << 14,
             cpu_only: true,
         }
@@ -79,14 +81,16 @@ impl Plan {
         }
     }
 
-    /// The backends of `backends` timed for `workload`: those `auto` could send it to (no
-    /// software GPU driver; for pairs, stable sorts only). The quick plan leaves out what the
-    /// ISA decides: `avx2` where `avx512` is there (it only wins below 65 keys), `portable`
-    /// where either is (2 to 12 times slower than radix).
+    /// The backends of `backends` timed for `workload` at `size` elements: those `auto`
+    /// could send it to (no software GPU driver; for pairs, stable sorts only). The quick
+    /// plan leaves out what the ISA decides: `avx2` where `avx512` is there, past 128 keys
+    /// (it only wins below 65 keys on Zen 4, nowhere on the Xeon host), `portable` where
+    /// either is (2 to 12 times slower than radix).
     pub fn candidates(
         &self,
         backends: &[&'static dyn SortBackend],
         workload: Workload,
+        size: usize,
     ) -> Vec<&'static dyn SortBackend> {
         let has = |name: &str| backends.iter().any(|b| b.name() == name);
         backends
@@ -98,7 +102,7 @@ impl Plan {
             .filter(|b| {
                 !self.cpu_only
                     || match b.name() {
-                        "avx2" => !has("avx512"),
+                        "avx2" => !has("avx512") || size <= 128,
                         "portable" => !has("avx512") && !has("avx2"),
                         _ => true,
                     }
@@ -138,20 +142,21 @@ pub fn measure(
     let mut timed: Vec<String> = Vec::new();
     let mut entries = Vec::new();
     for &workload in &plan.workloads {
-        let who = plan.candidates(backends, workload);
-        for b in &who {
+        let all = plan.candidates(backends, workload, 0);
+        for b in &all {
             if !timed.iter().any(|t| t == b.name()) {
                 timed.push(b.name().to_string());
             }
         }
-        if who.len() < 2 {
-            if let (Some(only), 0) = (who.first(), plan.from) {
+        if all.len() < 2 {
+            if let (Some(only), 0) = (all.first(), plan.from) {
                 entries.push((workload, 0, only.name().to_string()));
             }
             continue;
         }
         let mut winners: Vec<(usize, &'static str)> = Vec::new();
         for (i, &size) in plan.sizes.iter().enumerate() {
+            let who = plan.candidates(backends, workload, size);
             let seed = 0xca11_b4a7_e000 ^ (size as u64).rotate_left(32) ^ i as u64;
             let cell = time_cell(&who, workload, size, seed, plan);
             report(&cell);
@@ -368,7 +373,8 @@ mod tests {
         });
         let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
         let has = |n| names.contains(&n);
-        // Every entry is a timed CPU key backend, none below the plan's start.
+        // Every entry is a timed CPU key backend, none below the plan's start; avx2 only
+        // for the shortest slices where avx512 is there.
         for (workload, from, name) in &profile.entries {
             assert!(matches!(workload, Workload::Keys(_)), "{workload:?}");
             assert!(*from >= plan.from, "{from}");
@@ -379,12 +385,15 @@ mod tests {
             .iter()
             .any(|t| t == "portable" || t == "scalar"));
         if has("avx512") {
-            assert!(!profile.timed.iter().any(|t| t == "avx2"));
+            assert!(plan
+                .candidates(&backends, Workload::Keys(KeyWidth::W32), 256)
+                .iter()
+                .all(|b| b.name() != "avx2"));
         }
         let open = plan
             .workloads
             .iter()
-            .filter(|w| plan.candidates(&backends, **w).len() >= 2)
+            .filter(|w| plan.candidates(&backends, **w, 0).len() >= 2)
             .count();
         assert_eq!(cells, open * plan.sizes.len());
         assert_eq!(profile.machine, Some(machine_key()));
