@@ -9,8 +9,8 @@
 //! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
 //! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
 //! would start its driver), float keys and the nibble and pair routes (one candidate each
-//! on the CPU) stay built in. It takes about 0.3 s on a 2-core AMD EPYC (Zen 4) and less on
-//! more cores (BENCHMARKS.md, "Auto's crossovers").
+//! on the CPU) stay built in. It takes 0.22 s on the 2-core AMD EPYC (Zen 4) build machine
+//! under load (BENCHMARKS.md, "Auto's crossovers").
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
