@@ -4,8 +4,8 @@
 //!
 //! The short measurement times only what the detected ISA and caches leave open: which of
 //! the vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys,
-//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (the
-//! largest size's winner goes on beyond it). Zen 4 and the Xeon host disagree even on
+//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (past
+//! 2^20 the built-in thresholds decide again). Zen 4 and the Xeon host disagree even on
 //! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
 //! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
 //! would start its driver), float keys and the nibble and pair routes (one candidate each
@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::profile::{machine_key, Profile, State, WORKLOADS};
+use super::profile::{machine_key, Profile, State, BUILT_IN, WORKLOADS};
 use super::sort_backend::{Device, SortBackend, Workload};
 use super::thresholds::STABLE_PAIRS;
 use crate::keys::key::{KeyMap, KeyWidth};
@@ -44,6 +44,10 @@ pub struct Plan {
     pub batch_elements: usize,
     /// Only CPU backends (the short measurement), or GPU ones on hardware too.
     pub cpu_only: bool,
+    /// Hand lengths past the largest size back to the built-in thresholds (the short
+    /// measurement: one noisy winner at its largest size must not rule every longer slice),
+    /// instead of letting that size's winner go on.
+    pub built_in_beyond: bool,
 }
 
 impl Plan {
@@ -59,6 +63,7 @@ impl Plan {
             budget: Duration::from_millis(1),
             batch_elements: 1 << 14,
             cpu_only: true,
+            built_in_beyond: true,
         }
     }
 
@@ -78,6 +83,7 @@ impl Plan {
             budget: Duration::from_secs_f64(seconds.max(0.0) / rounds as f64),
             batch_elements: 1 << 16,
             cpu_only: false,
+            built_in_beyond: false,
         }
     }
 
@@ -167,6 +173,9 @@ pub fn measure(
         }
         for (from, name) in crossovers(&winners, plan.from) {
             entries.push((workload, from, name.to_string()));
+        }
+        if let (true, Some(&(top, _))) = (plan.built_in_beyond, winners.last()) {
+            entries.push((workload, boundary(top, 2 * top), BUILT_IN.to_string()));
         }
     }
     Profile {
@@ -379,7 +388,16 @@ mod tests {
         for (workload, from, name) in &profile.entries {
             assert!(matches!(workload, Workload::Keys(_)), "{workload:?}");
             assert!(*from >= plan.from, "{from}");
-            assert!(profile.timed.contains(name), "{name}");
+            assert!(profile.timed.contains(name) || name == BUILT_IN, "{name}");
+        }
+        // Past the largest size the built-in thresholds decide.
+        for &(workload, _) in WORKLOADS.iter().take(3).skip(1) {
+            if plan.candidates(&backends, workload, 0).len() < 2 {
+                continue;
+            }
+            let top = *plan.sizes.last().unwrap();
+            assert_eq!(profile.fastest(workload, 4 * top), None, "{workload:?}");
+            assert!(profile.fastest(workload, top).is_some(), "{workload:?}");
         }
         assert!(!profile
             .timed

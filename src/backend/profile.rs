@@ -30,8 +30,9 @@
 //! ```
 //!
 //! A `workload from backend` line says that `backend` is the fastest for `workload` from
-//! `from` elements up to the next line's `from`; below a workload's first `from`, and for
-//! workloads without lines, the built-in thresholds decide. The profile speaks only among the
+//! `from` elements up to the next line's `from`; below a workload's first `from`, from a
+//! line whose backend is `-` (past the largest size timed), and for workloads without
+//! lines, the built-in thresholds decide. The profile speaks only among the
 //! backends on its `timed` line (all of `backends` when there is none): where the built-in
 //! thresholds pick one it did not time (the GPU, for the short measurement), that pick
 //! stands. The `machine` and `timed` lines are optional. The keys timed are integers (random
@@ -48,6 +49,10 @@ use crate::keys::key::KeyWidth;
 const MAGIC: &str = "sortnet-profile";
 /// The format version this code reads and writes.
 const VERSION: u32 = 1;
+
+/// The backend name of an entry that hands the lengths from it back to the built-in
+/// thresholds (written past the largest size a measurement timed).
+pub const BUILT_IN: &str = "-";
 
 /// Every workload a profile can speak about, with its name in the file.
 pub const WORKLOADS: [(Workload, &str); 5] = [
@@ -153,7 +158,7 @@ impl Profile {
             if !saw_backends {
                 return Err(format!("line {n}: the `backends` line must come first"));
             }
-            if !profile.timed_names().any(|b| b == backend) {
+            if backend != BUILT_IN && !profile.timed_names().any(|b| b == backend) {
                 return Err(format!(
                     "line {n}: `{backend}` is not a backend the profile timed"
                 ));
@@ -240,6 +245,7 @@ impl Profile {
             .rev()
             .find(|(w, from, _)| *w == workload && *from <= len)
             .map(|(_, _, backend)| backend.as_str())
+            .filter(|backend| *backend != BUILT_IN)
     }
 }
 
@@ -503,6 +509,7 @@ mod tests {
                 (Workload::Nibbles, 0, "avx2".into()),
                 (Workload::Keys(KeyWidth::W32), 0, "avx2".into()),
                 (Workload::Keys(KeyWidth::W32), 1448, "radix".into()),
+                (Workload::Keys(KeyWidth::W32), 1 << 21, BUILT_IN.into()),
                 (Workload::Pairs(KeyWidth::W64), 0, "radix".into()),
             ],
         }
@@ -637,6 +644,7 @@ mod tests {
         assert_eq!(p.fastest(k32, 0), Some("avx2"));
         assert_eq!(p.fastest(k32, 1447), Some("avx2"));
         assert_eq!(p.fastest(k32, 1448), Some("radix"));
+        assert_eq!(p.fastest(k32, 1 << 21), None, "past the measured sizes");
         assert_eq!(p.fastest(Workload::Keys(KeyWidth::W64), 10), None);
     }
 
