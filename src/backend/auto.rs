@@ -149,6 +149,12 @@ impl Auto {
             ProfileChoice::Given(profile) => State::Given(profile.clone()),
             _ if cfg!(miri) => State::Off,
             ProfileChoice::Saved => State::load(&names),
+            // On a rayon worker the measurement's own parallel sorts could make this thread
+            // run another queued job that routes through `auto` while the routes are being
+            // built (a deadlock): read a saved profile only, and measure in a later process.
+            ProfileChoice::MeasureOnce if rayon::current_thread_index().is_some() => {
+                State::load(&names)
+            }
             ProfileChoice::MeasureOnce => match location(&names) {
                 None => State::Off,
                 Some(at) => match (State::load_at(&at, &names), at) {
@@ -626,6 +632,23 @@ mod tests {
             pick(&auto, 100, KeyMap::Unsigned),
             pick(&built_in, 100, KeyMap::Unsigned)
         );
+    }
+
+    #[test]
+    fn a_first_call_on_a_rayon_worker_never_measures() {
+        let backends = super::super::cpu::backends(true);
+        let auto = Auto::with_choice(&backends, ProfileChoice::MeasureOnce);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let state = pool.install(|| {
+            let mut keys = vec![3u32, 1, 2];
+            (&auto as &dyn SortBackend).sort(&mut keys).unwrap();
+            assert_eq!(keys, [1, 2, 3]);
+            auto.profile_state()
+        });
+        assert!(!matches!(state, State::Measured(..)), "{state}");
     }
 
     /// A GPU backend whose pair sort is fast and not stable (equal keys come out with their

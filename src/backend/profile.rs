@@ -343,7 +343,8 @@ pub enum ProfileChoice {
     /// first time it routes a call (0.22 s on a 2-core AMD EPYC, see [`calibration`](super::calibration)),
     /// saves it and follows it, and later processes read it. A file the user names with
     /// `$SORTNET_PROFILE` is read as [`Saved`](Self::Saved) reads it, never measured into;
-    /// `SORTNET_PROFILE=0` switches profiles off. Never under Miri.
+    /// `SORTNET_PROFILE=0` switches profiles off. Never under Miri, and not when the first
+    /// call comes from a rayon worker thread (then a saved profile is read, if any).
     #[default]
     MeasureOnce,
     /// The profile already saved (by `sortnet calibrate` or an earlier measurement), if there
