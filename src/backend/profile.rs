@@ -251,11 +251,13 @@ impl Profile {
 
 /// What identifies the machine a profile is measured on, as one line of text: the CPU model,
 /// the L2 size read at run time, the number of rayon threads the sorts run on, and this
-/// version of sortnet (whose sorts the profile timed).
+/// version and build (debug or not) of sortnet, whose sorts the profile timed.
 pub fn machine_key() -> String {
     let model = cpu_model().unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    // A debug build's timings say nothing about a release build's: keep their files apart.
+    let build = if cfg!(debug_assertions) { " debug" } else { "" };
     let key = format!(
-        "{model}; l2 {} KiB; threads {}; sortnet {}",
+        "{model}; l2 {} KiB; threads {}; sortnet {}{build}",
         crate::keys::cache::l2_bytes() >> 10,
         rayon::current_num_threads(),
         env!("CARGO_PKG_VERSION")
