@@ -86,11 +86,23 @@
 //! | `radix` | everywhere | | stable LSD radix, rayon for large slices | stable; 4- and 8-byte values move inside |
 //! | `vulkan-bitonic` | a Vulkan device | GPU nibble kernel | bitonic merge sort | no (not stable) |
 //! | `vulkan-radix` | a Vulkan device | GPU nibble kernel | LSD radix: look-back (Onesweep) or reduce-then-scan | stable |
-//! | `auto` | always | picks per call from measured crossovers (or a `sortnet calibrate` profile) | | stable backends only |
+//! | `auto` | always | picks per call from built-in crossovers and a profile measured once per machine | | stable backends only |
 //!
 //! [`backend::by_name`] returns a backend by its stable name; [`SortBackend::supports`] says
 //! which workloads it does (others return [`Error::Unsupported`]). `auto` never picks a
 //! software Vulkan driver (lavapipe), and falls back to the CPU when the GPU fails.
+//!
+//! `auto` measures once per machine what its built-in crossovers cannot know: the first
+//! time it routes a call without a profile for this machine in the cache folder, it times
+//! the vectorised quicksorts against `radix` for 32- and 64-bit keys at every power of two
+//! from 16 to 2^20 (longer slices keep the built-in crossovers), on the threads the
+//! process sorts with (0.22 s on a 2-core AMD EPYC), saves the result to
+//! `$XDG_CACHE_HOME/sortnet/profile-<key>.txt` (else `$HOME/.cache/sortnet/...`; `<key>`
+//! names the CPU model, L2 size, thread count, sortnet version and backends), and later
+//! processes read it ([`backend::calibration`], [`backend::ProfileChoice`]). Switch it off
+//! with [`backend::configure`] and [`backend::ProfileChoice::BuiltIn`] (or `Saved`, which
+//! reads a profile but never measures), or `SORTNET_PROFILE=0`; a cache folder that cannot
+//! be written costs one warning on stderr, never a sort.
 //!
 //! ## Features and environment
 //!
@@ -101,9 +113,10 @@
 //!   (`cli/` in the repository), so the library pulls none of its dependencies.
 //! - `SORTNET_BACKEND=<name>` makes [`backend::auto`] return that backend;
 //!   `SORTNET_NO_GPU=1` and `SORTNET_NO_AVX512=1` take those backends off the list;
-//!   `SORTNET_PROFILE=<path>` reads the `sortnet calibrate` profile from that file, and
-//!   `SORTNET_PROFILE=0` ignores any. A program sets the same without the environment with
-//!   [`backend::Options`] and [`backend::Registry`].
+//!   `SORTNET_PROFILE=<path>` reads the calibration profile from that file (never measuring
+//!   into it), and `SORTNET_PROFILE=0` neither reads nor measures one. A program sets the
+//!   same without the environment with [`backend::Options`] and [`backend::configure`] or
+//!   [`backend::Registry`].
 //! - Memory: a call frees all it allocated before it returns. [`keys::RadixSorter`] keeps the
 //!   radix sort's scratch between calls, for programs that sort large slices again and again.
 //!

@@ -189,8 +189,9 @@ pub fn render(table: &Table, stat: Stat) -> String {
     for (r, (name, cells)) in table.rows.iter().enumerate() {
         let _ = write!(out, "{name:<16}");
         for (s, &size) in table.sizes.iter().enumerate() {
-            let picked = backend::auto_pick_for(table.kind.workload(), size, table.kind.map())
-                .is_some_and(|b| b.name() == *name);
+            let picked = table.kind.follows_auto_pick()
+                && backend::auto_pick_for(table.kind.workload(), size, table.kind.map())
+                    .is_some_and(|b| b.name() == *name);
             let cell = match (
                 table.throughput(r, s, stat),
                 base_row.and_then(|b| table.throughput(b, s, stat)),

@@ -27,6 +27,8 @@ macro_rules! tool_key {
 }
 
 tool_key! {
+    u8 => |b| b as u8,
+    u16 => |b| b as u16,
     u32 => |b| b as u32,
     i32 => |b| b as i32,
     f32 => |b| f32::from_bits(b as u32),
@@ -50,11 +52,29 @@ pub enum Kind {
     Pairs,
     /// `u64` keys with `u32` values.
     Pairs64,
+    /// `u8` keys.
+    U8,
+    /// `u16` keys.
+    U16,
+    /// `u32` keys sorted descending (`sort_descending`).
+    Descending,
+    /// `u32` keys with `u64` values.
+    PairsU64v,
+    /// The stable sorting permutation of `u32` keys (`argsort`).
+    Argsort,
+    /// 16-byte records sorted by their `u32` key (`sort_by_key`).
+    Records16,
+    /// 32-byte records sorted by their `u64` key (`sort_by_key`).
+    Records32,
+    /// `select_nth` at n/2 of `u32` keys.
+    Select,
+    /// `partial_sort` of the n/100 smallest `u32` keys.
+    Partial,
 }
 
 impl Kind {
     /// Every workload, in table order.
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 18] = [
         Kind::Nibbles,
         Kind::U32,
         Kind::I32,
@@ -64,17 +84,38 @@ impl Kind {
         Kind::F64,
         Kind::Pairs,
         Kind::Pairs64,
+        Kind::U8,
+        Kind::U16,
+        Kind::Descending,
+        Kind::PairsU64v,
+        Kind::Argsort,
+        Kind::Records16,
+        Kind::Records32,
+        Kind::Select,
+        Kind::Partial,
     ];
 
     /// The library's name for this kind of call.
     pub fn workload(self) -> Workload {
         match self {
             Kind::Nibbles => Workload::Nibbles,
-            Kind::U32 | Kind::I32 | Kind::F32 => Workload::Keys(KeyWidth::W32),
+            Kind::U32 | Kind::I32 | Kind::F32 | Kind::U8 | Kind::U16 | Kind::Descending => {
+                Workload::Keys(KeyWidth::W32)
+            }
+            Kind::Select | Kind::Partial => Workload::Keys(KeyWidth::W32),
             Kind::U64 | Kind::I64 | Kind::F64 => Workload::Keys(KeyWidth::W64),
-            Kind::Pairs => Workload::Pairs(KeyWidth::W32),
-            Kind::Pairs64 => Workload::Pairs(KeyWidth::W64),
+            Kind::Pairs | Kind::PairsU64v | Kind::Argsort | Kind::Records16 => {
+                Workload::Pairs(KeyWidth::W32)
+            }
+            Kind::Pairs64 | Kind::Records32 => Workload::Pairs(KeyWidth::W64),
         }
+    }
+
+    /// Whether `auto` sends this call where [`workload`](Self::workload) goes (a select or
+    /// a partial sort goes to the CPU's vectorised partition instead; small keys to the
+    /// counting sort), so that tables can mark its pick.
+    pub fn follows_auto_pick(self) -> bool {
+        !matches!(self, Kind::Select | Kind::Partial | Kind::U8 | Kind::U16)
     }
 
     /// How the keys map to unsigned order (`auto` routes floats differently).
@@ -98,6 +139,15 @@ impl Kind {
             Kind::F64 => "f64 keys (total order)",
             Kind::Pairs => "u32 keys + u32 values",
             Kind::Pairs64 => "u64 keys + u32 values",
+            Kind::U8 => "u8 keys",
+            Kind::U16 => "u16 keys",
+            Kind::Descending => "u32 keys, descending",
+            Kind::PairsU64v => "u32 keys + u64 values",
+            Kind::Argsort => "argsort of u32 keys",
+            Kind::Records16 => "16-byte records by u32 key",
+            Kind::Records32 => "32-byte records by u64 key",
+            Kind::Select => "select_nth(n/2) of u32 keys",
+            Kind::Partial => "partial_sort(n/100) of u32 keys",
         }
     }
 
@@ -105,6 +155,8 @@ impl Kind {
     pub fn peers(self) -> &'static [Contestant] {
         match self {
             Kind::Nibbles => &[Contestant::Reference],
+            // std's select_nth_unstable (and a sort of the prefix); rayon has no select.
+            Kind::Select | Kind::Partial => &[Contestant::Std],
             _ => &[Contestant::Std, Contestant::Rayon],
         }
     }
@@ -139,6 +191,12 @@ pub enum Data {
     F64(Vec<f64>),
     Pairs32(Vec<u32>, Vec<u32>),
     Pairs64(Vec<u64>, Vec<u32>),
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    PairsU64v(Vec<u32>, Vec<u64>),
+    /// Keys for a call other than a plain sort ([`Kind::Descending`], [`Kind::Argsort`],
+    /// records, select, partial sort): see `calls`.
+    Call(Kind, Vec<u64>),
 }
 
 fn random_keys<K: ToolKey>(len: usize, rng: &mut Rng) -> Vec<K> {
@@ -166,6 +224,17 @@ impl Data {
             Kind::F64 => Data::F64(random_keys(len, &mut rng)),
             Kind::Pairs => Data::Pairs32(random_keys(len, &mut rng), index_values(len)),
             Kind::Pairs64 => Data::Pairs64(random_keys(len, &mut rng), index_values(len)),
+            Kind::U8 => Data::U8(random_keys(len, &mut rng)),
+            Kind::U16 => Data::U16(random_keys(len, &mut rng)),
+            Kind::PairsU64v => {
+                Data::PairsU64v(random_keys(len, &mut rng), (0..len as u64).collect())
+            }
+            Kind::Descending
+            | Kind::Argsort
+            | Kind::Records16
+            | Kind::Records32
+            | Kind::Select
+            | Kind::Partial => Data::Call(kind, random_keys(len, &mut rng)),
         }
     }
 }
@@ -275,12 +344,16 @@ pub fn measure(data: &Data, who: Contestant, policy: Policy) -> Result<Sample, S
         Data::F64(k) => measure_keys(k, who, policy),
         Data::Pairs32(k, v) => measure_pairs(k, v, who, policy),
         Data::Pairs64(k, v) => measure_pairs(k, v, who, policy),
+        Data::U8(k) => measure_keys(k, who, policy),
+        Data::U16(k) => measure_keys(k, who, policy),
+        Data::PairsU64v(k, v) => measure_pairs(k, v, who, policy),
+        Data::Call(kind, words) => super::calls::measure(*kind, words, who, policy),
     }
 }
 
 /// The timing loop shared by every workload: `reset` copies the input into the buffers in
 /// `state` (not timed), `run` sorts them all (timed), `check` looks at the first result.
-fn time_runs<S>(
+pub fn time_runs<S>(
     state: &mut S,
     elements: usize,
     policy: Policy,
@@ -305,7 +378,7 @@ fn time_runs<S>(
     Ok(Sample::new(times, elements))
 }
 
-fn copies_for(len: usize) -> usize {
+pub fn copies_for(len: usize) -> usize {
     (BATCH_ELEMENTS / len.max(1)).max(1)
 }
 
@@ -367,7 +440,7 @@ fn bits_of<K: ToolKey>(k: &K) -> u64 {
 
 /// An order-independent fingerprint of a multiset of keys (sum and xor of mixed bits), to
 /// catch a result that is sorted but lost or invented keys.
-fn fingerprint<K: ToolKey>(keys: &[K]) -> (u64, u64) {
+pub fn fingerprint<K: ToolKey>(keys: &[K]) -> (u64, u64) {
     keys.iter().fold((0u64, 0u64), |(sum, xor), k| {
         let h = bits_of(k).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         (sum.wrapping_add(h), xor ^ h.rotate_left(17))
@@ -398,24 +471,41 @@ fn measure_keys<K: ToolKey>(src: &[K], who: Contestant, policy: Policy) -> Resul
     )
 }
 
+/// A value type the pair workloads carry: the input index, so that a result can be checked.
+pub trait ToolValue: Copy + Send + Sync {
+    fn index(self) -> usize;
+}
+
+impl ToolValue for u32 {
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl ToolValue for u64 {
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// The buffers of one pairs measurement: copies of keys and values, and the peers' scratch
 /// vector of zipped pairs.
-struct PairBufs<K> {
-    copies: Vec<(Vec<K>, Vec<u32>)>,
-    zipped: Vec<(K, u32)>,
+struct PairBufs<K, V> {
+    copies: Vec<(Vec<K>, Vec<V>)>,
+    zipped: Vec<(K, V)>,
 }
 
 /// Keys zipped with their values, as the peers sort pairs.
-type Zipped<K> = [(K, u32)];
+type Zipped<K, V> = [(K, V)];
 
-fn sort_pairs_with<K: ToolKey>(
+fn sort_pairs_with<K: ToolKey, V: ToolValue>(
     who: Contestant,
     keys: &mut [K],
-    values: &mut [u32],
-    zipped: &mut Vec<(K, u32)>,
+    values: &mut [V],
+    zipped: &mut Vec<(K, V)>,
 ) -> Result<(), String> {
     // The peers get the same two slices a backend gets: zip, sort by key, unzip (timed).
-    let mut peer = |sort: &dyn Fn(&mut Zipped<K>)| {
+    let mut peer = |sort: &dyn Fn(&mut Zipped<K, V>)| {
         zipped.clear();
         zipped.extend(keys.iter().copied().zip(values.iter().copied()));
         sort(zipped);
@@ -433,9 +523,9 @@ fn sort_pairs_with<K: ToolKey>(
     Ok(())
 }
 
-fn measure_pairs<K: ToolKey>(
+fn measure_pairs<K: ToolKey, V: ToolValue>(
     keys: &[K],
-    values: &[u32],
+    values: &[V],
     who: Contestant,
     policy: Policy,
 ) -> Result<Sample, String> {
@@ -465,7 +555,7 @@ fn measure_pairs<K: ToolKey>(
             // Values are the input indices: each must appear once and carry its own key.
             let mut seen = vec![false; keys.len()];
             let paired = out_k.iter().zip(out_v).all(|(k, &v)| {
-                let i = v as usize;
+                let i = v.index();
                 i < keys.len()
                     && !std::mem::replace(&mut seen[i], true)
                     && bits_of(&keys[i]) == bits_of(k)

@@ -6,6 +6,7 @@
 mod backends;
 mod bench;
 mod calibrate;
+mod calls;
 mod data;
 mod io;
 mod plot;
@@ -21,8 +22,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[derive(Parser)]
 #[command(name = "sortnet", version, about, long_about = None)]
 struct Cli {
-    /// Ignore the calibration profile saved by `sortnet calibrate` (same as
-    /// SORTNET_PROFILE=0): `auto` uses the built-in thresholds.
+    /// Neither read nor measure a calibration profile (same as SORTNET_PROFILE=0): `auto`
+    /// uses the built-in thresholds.
     #[arg(long, global = true)]
     no_profile: bool,
 
@@ -95,9 +96,11 @@ fn output_target(out: &Option<PathBuf>) -> Option<&PathBuf> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.no_profile {
-        // Before any backend is touched, so the registry never loads the profile. Nothing
-        // else runs yet: no other thread can be reading the environment.
-        std::env::set_var("SORTNET_PROFILE", "0");
+        // Before any backend is touched, so the process-wide registry is built this way.
+        sortnet::backend::configure(sortnet::backend::Options {
+            profile: sortnet::backend::ProfileChoice::BuiltIn,
+            ..sortnet::backend::Options::from_env()
+        });
     }
     let result = match cli.command {
         Command::Bench(args) => bench::run(&args),

@@ -432,13 +432,127 @@ fn a_saved_profile_is_used_and_a_corrupt_one_is_ignored_with_a_warning() {
     );
     assert!(stdout(&listing).contains("auto picks"));
 
-    // XDG_CACHE_HOME is where calibrate saves by default.
+    // XDG_CACHE_HOME is where calibrate saves by default, in this machine's file.
     let out = run(sortnet()
         .env_remove("SORTNET_PROFILE")
         .env("XDG_CACHE_HOME", &dir.0)
         .args(["calibrate", "--max-size", "16", "--seconds", "0.001"]));
     assert_ok(&out);
-    assert!(dir.path("sortnet").join("profile.txt").exists());
+    let saved = names_in(&dir.path("sortnet"));
+    assert!(
+        saved.len() == 1 && saved[0].starts_with("profile-"),
+        "{saved:?}"
+    );
+}
+
+/// `sortnet backends` with the profile in `cache` measured or read as a program's `auto`
+/// does by default; returns its profile line and stderr.
+fn profile_line(cache: &std::path::Path, extra: &[&str]) -> (String, String) {
+    let out = run(sortnet()
+        .env_remove("SORTNET_PROFILE")
+        .env("XDG_CACHE_HOME", cache)
+        .args(extra)
+        .arg("backends"));
+    assert_ok(&out);
+    let text = stdout(&out);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("calibration profile:"))
+        .unwrap_or_else(|| panic!("no profile line in {text}"))
+        .to_string();
+    (line, stderr(&out))
+}
+
+#[test]
+fn auto_measures_once_per_machine_and_later_processes_read_it() {
+    let dir = Scratch::new("measure-once");
+    // Off: nothing measured, nothing written.
+    let (line, _) = profile_line(&dir.0, &["--no-profile"]);
+    assert!(line.contains("off"), "{line}");
+    assert!(!dir.path("sortnet").exists());
+
+    // Two processes at once on an empty cache: both measure, both write through a rename,
+    // one whole file remains.
+    let spawn = || {
+        sortnet()
+            .env_remove("SORTNET_PROFILE")
+            .env("XDG_CACHE_HOME", &dir.0)
+            .arg("backends")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        assert_ok(&out);
+        assert!(
+            stdout(&out).contains("calibration profile: measured by this process"),
+            "{}",
+            stdout(&out)
+        );
+    }
+    let files = names_in(&dir.path("sortnet"));
+    assert!(
+        files.len() == 1 && files[0].starts_with("profile-") && files[0].ends_with(".txt"),
+        "{files:?}"
+    );
+    let path = dir.path("sortnet").join(&files[0]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("\nmachine ") && text.contains("\ntimed "),
+        "{text}"
+    );
+
+    // The next process reads it and measures nothing.
+    let (line, _) = profile_line(&dir.0, &[]);
+    assert!(
+        line.contains("in use") && line.contains(&files[0]),
+        "{line}"
+    );
+
+    // A broken file is measured again (with a warning), and so is another machine's.
+    write(&path, b"sortnet-profile 1\nbackends\nkeys32 0 nowhere\n");
+    let (line, warning) = profile_line(&dir.0, &[]);
+    assert!(line.contains("measured by this process"), "{line}");
+    assert!(
+        warning.contains("warning: ignoring calibration profile"),
+        "{warning}"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let foreign: String = text
+        .lines()
+        .map(|l| match l.starts_with("machine ") {
+            true => "machine Another CPU; l2 512 KiB; threads 64".to_string(),
+            false => l.to_string(),
+        })
+        .map(|l| l + "\n")
+        .collect();
+    write(&path, foreign.as_bytes());
+    let (line, _) = profile_line(&dir.0, &[]);
+    assert!(line.contains("measured by this process"), "{line}");
+    assert!(!std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("Another CPU"));
+
+    // A cache that cannot be written costs a warning, never the sort.
+    let blocked = dir.path("blocked");
+    write(&blocked, b"a file where the cache folder would be");
+    let out = run_with_stdin(
+        sortnet()
+            .env_remove("SORTNET_PROFILE")
+            .env("XDG_CACHE_HOME", &blocked)
+            .args(["sort", "--type", "u32", "--format", "text", "-"]),
+        b"3\n1\n2\n",
+    );
+    assert_ok(&out);
+    assert_eq!(stdout(&out), "1\n2\n3\n");
+    assert!(
+        stderr(&out).contains("could not save the measured profile"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -472,6 +586,36 @@ fn bench_with_tiny_sizes_prints_tables_and_writes_an_svg() {
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg") && chart.contains("</svg>") && chart.contains("u32 keys"));
     assert_eq!(dir.files(), ["chart.svg"]);
+}
+
+#[test]
+fn bench_times_the_calls_beyond_a_plain_sort() {
+    let out = run(sortnet().args([
+        "bench",
+        "--workload",
+        "u8,u16,descending,pairs-u64v,argsort,records16,records32,select,partial",
+        "--sizes",
+        "1,16,300",
+        "--seconds",
+        "0.001",
+    ]));
+    // Every backend's result is checked: a wrong one fails the command.
+    assert_ok(&out);
+    let text = stdout(&out);
+    for title in [
+        "u8 keys",
+        "u16 keys",
+        "u32 keys, descending",
+        "u32 keys + u64 values",
+        "argsort of u32 keys",
+        "16-byte records by u32 key",
+        "32-byte records by u64 key",
+        "select_nth(n/2) of u32 keys",
+        "partial_sort(n/100) of u32 keys",
+    ] {
+        assert!(text.contains(title), "no `{title}` table in:\n{text}");
+    }
+    assert!(text.contains("auto") && text.contains("std"), "{text}");
 }
 
 #[test]

@@ -1,13 +1,18 @@
 //! `auto`: routes each call to the fastest usable backend for its workload and length.
 //!
 //! The crossover sizes live in `thresholds`, each with the measurement behind it; a
-//! calibration [`profile`](super::profile) measured on this machine goes first. `auto` never
+//! calibration [`profile`](super::profile) measured on this machine goes first, among the
+//! backends it timed: by default `auto` measures one itself when it routes its first call
+//! and the cache folder has none for this machine ([`calibration`](super::calibration)). `auto` never
 //! routes to a software GPU driver, sends pairs only to backends whose pair sort is stable
 //! (whatever a profile says), and falls back to the best CPU backend with the data untouched
 //! when a GPU fails.
 
+use std::sync::OnceLock;
+
+use super::calibration::measure_once;
 use super::cpu::NibbleKernel;
-use super::profile::{Profile, WORKLOADS};
+use super::profile::{location, Location, ProfileChoice, State, WORKLOADS};
 use super::sort_backend::{Device, Own, SortBackend, Values, Workload};
 use super::thresholds::{preference, LISTS, STABLE_PAIRS};
 use crate::error::{Error, Result};
@@ -45,10 +50,34 @@ impl Allowed {
 /// one over other [`Options`](super::Options) from a [`Registry`](super::Registry).
 pub struct Auto {
     backends: Vec<&'static dyn SortBackend>,
-    /// The calibration profile's picks, `(workload, from length, backend)` sorted by
-    /// workload then length; `None` where the profile names a backend that is not here or
-    /// may not take the workload (see [`does`]): the built-in lists decide those lengths.
-    measured: Vec<(Workload, usize, Option<&'static dyn SortBackend>)>,
+    /// Where the calibration profile comes from.
+    choice: ProfileChoice,
+    /// The profile and the picks resolved from it, built when the first call is routed
+    /// (reading the profile, or measuring it once per machine, takes that long).
+    routes: OnceLock<Routes>,
+}
+
+/// One entry of a calibration profile: from this length, this backend.
+struct Measured {
+    from: usize,
+    /// `None` where the profile names a backend that is not here or may not take the
+    /// workload (see [`does`]): the built-in lists decide those lengths.
+    backend: Option<&'static dyn SortBackend>,
+    /// Whether each [`Allowed`] admits the backend.
+    admits: [bool; 2],
+}
+
+/// What `auto` decides from once, when it first routes a call.
+struct Routes {
+    /// What happened to the calibration profile.
+    state: State,
+    /// The calibration profile's picks per workload (indexed as [`WORKLOADS`]), by length.
+    /// Looked up on every call, so ready to use: a lookup that compared names cost as much
+    /// as sorting 16 keys.
+    measured: Vec<Vec<Measured>>,
+    /// For each entry of `resolved`: whether the profile timed that built-in pick. A pick
+    /// it did not time (the GPU, for the short measurement) stands against the profile's.
+    resolved_timed: Vec<bool>,
     /// The nibble kernel when the pick is a CPU backend and the same at every length,
     /// resolved once: the built-in nibble preference does not depend on the length, and
     /// resolving it per call cost more than sorting a short batch (4 ns of the 13 ns a
@@ -59,29 +88,113 @@ pub struct Auto {
     /// [`Allowed`], resolved once: looking the names up on every call cost 20 to 60 ns, as
     /// much as sorting 8 keys.
     resolved: Vec<Option<&'static dyn SortBackend>>,
+    /// `auto`'s pick for key sorts shorter than [`TINY_KEYS`], by length, for each of
+    /// [`tiny_index`]'s classes, when it is a CPU backend: 16 keys sort in 10 ns, and the
+    /// general lookup took another 10 (auto at 0.5x avx2 on the AMD EPYC).
+    tiny: Vec<Option<&'static dyn SortBackend>>,
+}
+
+/// Key sorts shorter than this take their pick from a table ([`Routes::tiny`]).
+const TINY_KEYS: usize = 256;
+
+/// The class of a key sort in [`Routes::tiny`]: key width, and floats apart (their
+/// crossovers differ).
+fn tiny_index(width: KeyWidth, map: KeyMap) -> usize {
+    2 * usize::from(width == KeyWidth::W64) + usize::from(map == KeyMap::Float)
 }
 
 impl Auto {
     /// `auto` over `backends`, with the picks of `profile` (if any) before the built-in
     /// thresholds.
-    pub(crate) fn new(backends: &[&'static dyn SortBackend], profile: Option<&Profile>) -> Self {
-        let named = |name: &str| backends.iter().copied().find(|b| b.name() == name);
-        let measured = profile
-            .map(|p| {
-                p.entries
+    #[cfg(test)]
+    pub(crate) fn new(
+        backends: &[&'static dyn SortBackend],
+        profile: Option<&super::profile::Profile>,
+    ) -> Self {
+        let choice = match profile {
+            Some(p) => ProfileChoice::Given(p.clone()),
+            None => ProfileChoice::BuiltIn,
+        };
+        Auto::with_choice(backends, choice)
+    }
+
+    /// `auto` over `backends`, following the profile `choice` says (read or measured when
+    /// the first call is routed).
+    pub(crate) fn with_choice(
+        backends: &[&'static dyn SortBackend],
+        choice: ProfileChoice,
+    ) -> Self {
+        Auto {
+            backends: backends.to_vec(),
+            choice,
+            routes: OnceLock::new(),
+        }
+    }
+
+    /// What happened to the calibration profile (read or measured now if no call has been
+    /// routed yet).
+    pub(crate) fn profile_state(&self) -> &State {
+        &self.routes().state
+    }
+
+    fn routes(&self) -> &Routes {
+        self.routes.get_or_init(|| self.build_routes())
+    }
+
+    /// The profile `choice` names: Miri neither reads files nor has time to measure.
+    fn profile(&self) -> State {
+        let names: Vec<&str> = self.backends.iter().map(|b| b.name()).collect();
+        match &self.choice {
+            ProfileChoice::BuiltIn => State::Off,
+            ProfileChoice::Given(profile) => State::Given(profile.clone()),
+            _ if cfg!(miri) => State::Off,
+            ProfileChoice::Saved => State::load(&names),
+            // On a rayon worker the measurement's own parallel sorts could make this thread
+            // run another queued job that routes through `auto` while the routes are being
+            // built (a deadlock): read a saved profile only, and measure in a later process.
+            ProfileChoice::MeasureOnce if rayon::current_thread_index().is_some() => {
+                State::load(&names)
+            }
+            ProfileChoice::MeasureOnce => match location(&names) {
+                None => State::Off,
+                Some(at) => match (State::load_at(&at, &names), at) {
+                    (State::Loaded(path, profile), _) => State::Loaded(path, profile),
+                    // A file the user named is theirs: read, never measured into.
+                    (state, Location::Named(_)) => state,
+                    (_, Location::Cache(path)) => measure_once(path, &self.backends),
+                },
+            },
+        }
+    }
+
+    fn build_routes(&self) -> Routes {
+        let state = self.profile();
+        let named = |name: &str| self.backends.iter().copied().find(|b| b.name() == name);
+        let measured: Vec<Vec<Measured>> = WORKLOADS
+            .iter()
+            .map(|&(workload, _)| {
+                let entries = state.profile().map_or(&[][..], |p| &p.entries[..]);
+                entries
                     .iter()
-                    .map(|(w, from, name)| (*w, *from, named(name).filter(|b| does(*b, *w))))
+                    .filter(|(w, _, _)| *w == workload)
+                    .map(|(w, from, name)| {
+                        let backend = named(name).filter(|b| does(*b, *w));
+                        Measured {
+                            from: *from,
+                            backend,
+                            admits: Allowed::ALL
+                                .map(|a| backend.is_some_and(|b| a.admits(b.device()))),
+                        }
+                    })
                     .collect()
             })
+            .collect();
+        let timed: Vec<&str> = state
+            .profile()
+            .map(|p| p.timed_names().collect())
             .unwrap_or_default();
-        let mut auto = Auto {
-            backends: backends.to_vec(),
-            measured,
-            nibbles_cpu: None,
-            resolved: Vec::new(),
-        };
         // Index: (list * WORKLOADS.len() + workload) * Allowed::ALL.len() + allowed.
-        auto.resolved = LISTS
+        let resolved = LISTS
             .iter()
             .flat_map(|list| {
                 WORKLOADS
@@ -89,35 +202,62 @@ impl Auto {
                     .map(move |&(workload, _)| (*list, workload))
             })
             .flat_map(|(list, workload)| Allowed::ALL.map(|a| (list, workload, a)))
-            .map(|(list, workload, allowed)| auto.resolve(list, None, workload, allowed))
+            .map(|(list, workload, allowed)| self.resolve(list, None, workload, allowed))
+            .collect::<Vec<_>>();
+        let resolved_timed = resolved
+            .iter()
+            .map(|pick| pick.is_none_or(|b| timed.contains(&b.name())))
             .collect();
+        let nibbles = WORKLOADS
+            .iter()
+            .position(|&(w, _)| w == Workload::Nibbles)
+            .expect("WORKLOADS lists nibbles");
         let profile_varies = {
-            let mut picks = auto
-                .measured
+            let mut picks = measured[nibbles]
                 .iter()
-                .filter(|(w, _, _)| *w == Workload::Nibbles)
-                .map(|(_, _, backend)| backend.map(|b| b.name()));
+                .map(|m| m.backend.map(|b| b.name()));
             picks
                 .next()
                 .is_some_and(|first| picks.any(|other| other != first))
         };
+        let mut routes = Routes {
+            state,
+            measured,
+            resolved_timed,
+            nibbles_cpu: None,
+            resolved,
+            tiny: Vec::new(),
+        };
+        let mut tiny = vec![None; 4 * TINY_KEYS];
+        for width in [KeyWidth::W32, KeyWidth::W64] {
+            for map in [KeyMap::Unsigned, KeyMap::Float] {
+                for len in 0..TINY_KEYS {
+                    tiny[tiny_index(width, map) * TINY_KEYS + len] = self
+                        .first_preferred_in(
+                            &routes,
+                            Workload::Keys(width),
+                            len,
+                            map,
+                            Allowed::NotSoftware,
+                        )
+                        .filter(|b| b.device() == Device::Cpu);
+                }
+            }
+        }
+        routes.tiny = tiny;
         if !profile_varies {
-            auto.nibbles_cpu = auto
-                .pick(Workload::Nibbles, 0, KeyMap::Unsigned)
+            routes.nibbles_cpu = self
+                .first_preferred_in(
+                    &routes,
+                    Workload::Nibbles,
+                    0,
+                    KeyMap::Unsigned,
+                    Allowed::NotSoftware,
+                )
                 .filter(|b| b.device() == Device::Cpu)
                 .and_then(|b| NibbleKernel::of(b.name()));
         }
-        auto
-    }
-
-    /// The backend the calibration profile measured fastest for `workload` at `len`, if
-    /// the profile has one and `auto` may send the workload there.
-    fn measured(&self, workload: Workload, len: usize) -> Option<&'static dyn SortBackend> {
-        self.measured
-            .iter()
-            .rev()
-            .find(|(w, from, _)| *w == workload && *from <= len)
-            .and_then(|(_, _, backend)| *backend)
+        routes
     }
 
     fn named(&self, name: &str) -> Option<&'static dyn SortBackend> {
@@ -155,23 +295,53 @@ impl Auto {
         map: KeyMap,
         allowed: Allowed,
     ) -> Option<&'static dyn SortBackend> {
+        self.first_preferred_in(self.routes(), workload, len, map, allowed)
+    }
+
+    fn first_preferred_in(
+        &self,
+        routes: &Routes,
+        workload: Workload,
+        len: usize,
+        map: KeyMap,
+        allowed: Allowed,
+    ) -> Option<&'static dyn SortBackend> {
         let list = preference(workload, len, map);
-        // A calibration profile measured on this machine goes before the built-in list. It
-        // times integer keys, so float keys keep their own crossovers (radix needs a digit
-        // more for them: see KEYS32_FLOAT_RADIX_MIN_LEN).
-        if map != KeyMap::Float {
-            if let Some(measured) = self.measured(workload, len) {
-                return self.resolve(list, Some(measured), workload, allowed);
-            }
-        }
-        let resolved = |l: usize| {
-            let w = WORKLOADS.iter().position(|&(w, _)| w == workload)?;
-            let at = (l * WORKLOADS.len() + w) * Allowed::ALL.len() + allowed as usize;
-            self.resolved.get(at).copied()
-        };
-        match LISTS.iter().position(|l| std::ptr::eq(*l, list)) {
-            Some(l) => resolved(l).unwrap_or_else(|| self.resolve(list, None, workload, allowed)),
+        let w = WORKLOADS.iter().position(|&(w, _)| w == workload);
+        let at = LISTS
+            .iter()
+            .position(|l| std::ptr::eq(*l, list))
+            .zip(w)
+            .map(|(l, w)| (l * WORKLOADS.len() + w) * Allowed::ALL.len() + allowed as usize);
+        let built_in = match at.and_then(|at| routes.resolved.get(at)) {
+            Some(pick) => *pick,
             None => self.resolve(list, None, workload, allowed),
+        };
+        // A calibration profile measured on this machine goes before the built-in list,
+        // among the backends it timed. It times integer keys, so float keys keep their own
+        // crossovers (radix needs a digit more for them: see KEYS32_FLOAT_RADIX_MIN_LEN).
+        if map == KeyMap::Float {
+            return built_in;
+        }
+        let entry = w
+            .and_then(|w| routes.measured.get(w))
+            .and_then(|entries| entries.iter().rev().find(|m| m.from <= len));
+        let Some(Measured {
+            backend: Some(measured),
+            admits,
+            ..
+        }) = entry
+        else {
+            return built_in;
+        };
+        let timed = match at.and_then(|at| routes.resolved_timed.get(at)) {
+            Some(timed) => *timed,
+            None => true,
+        };
+        match (timed, admits[allowed as usize]) {
+            (false, _) => built_in,
+            (true, true) => Some(*measured),
+            (true, false) => self.resolve(list, Some(*measured), workload, allowed),
         }
     }
 
@@ -184,6 +354,21 @@ impl Auto {
         map: KeyMap,
     ) -> Option<&'static dyn SortBackend> {
         self.first_preferred(workload, len, map, Allowed::NotSoftware)
+    }
+
+    /// The CPU backend for a key sort shorter than [`TINY_KEYS`], from the table.
+    #[inline]
+    fn tiny_pick(
+        &self,
+        width: KeyWidth,
+        len: usize,
+        map: KeyMap,
+    ) -> Option<&'static dyn SortBackend> {
+        if len >= TINY_KEYS {
+            return None;
+        }
+        let at = tiny_index(width, map) * TINY_KEYS + len;
+        self.routes().tiny.get(at).copied().flatten()
     }
 
     /// The best CPU backend for `workload`, used as the fallback when a GPU fails.
@@ -256,7 +441,7 @@ impl SortBackend for Auto {
     }
 
     fn sort_nibbles(&self, words: &mut [u64]) -> Result<()> {
-        match self.nibbles_cpu {
+        match self.routes().nibbles_cpu {
             // Every CPU nibble kernel hands a few words to the lookup-table sort; going
             // there directly saves the calls in between (2 of the 16 ns of a one-word call).
             Some(_) if words.len() <= NIBBLE_TAIL_LUT_MAX_WORDS => {
@@ -272,12 +457,18 @@ impl SortBackend for Auto {
     }
 
     fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        if let Some(b) = self.tiny_pick(KeyWidth::W32, keys.len(), map) {
+            return b.sort_keys32(keys, map);
+        }
         self.route(Workload::Keys(KeyWidth::W32), keys.len(), map, |b| {
             b.sort_keys32(keys, map)
         })
     }
 
     fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        if let Some(b) = self.tiny_pick(KeyWidth::W64, keys.len(), map) {
+            return b.sort_keys64(keys, map);
+        }
         self.route(Workload::Keys(KeyWidth::W64), keys.len(), map, |b| {
             b.sort_keys64(keys, map)
         })
@@ -296,12 +487,18 @@ impl SortBackend for Auto {
     }
 
     fn sort_keys32_descending(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
+        if let Some(b) = self.tiny_pick(KeyWidth::W32, keys.len(), map) {
+            return b.sort_keys32_descending(keys, map);
+        }
         self.route(Workload::Keys(KeyWidth::W32), keys.len(), map, |b| {
             b.sort_keys32_descending(keys, map)
         })
     }
 
     fn sort_keys64_descending(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
+        if let Some(b) = self.tiny_pick(KeyWidth::W64, keys.len(), map) {
+            return b.sort_keys64_descending(keys, map);
+        }
         self.route(Workload::Keys(KeyWidth::W64), keys.len(), map, |b| {
             b.sort_keys64_descending(keys, map)
         })
@@ -376,10 +573,82 @@ mod tests {
                             name(auto.resolve(list, None, workload, allowed)),
                             "{workload:?} {len} {map:?}"
                         );
+                        if let (Workload::Keys(width), Allowed::NotSoftware) = (workload, allowed) {
+                            if len < TINY_KEYS {
+                                assert_eq!(
+                                    name(auto.tiny_pick(width, len, map)),
+                                    name(auto.pick(workload, len, map)),
+                                    "tiny {workload:?} {len} {map:?}"
+                                );
+                            }
+                        }
                     }
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_profile_rules_integer_keys_among_the_backends_it_timed() {
+        let backends = super::super::cpu::backends(true);
+        let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
+        if !names.contains(&"avx512") {
+            return;
+        }
+        let profile = |lines: &str| {
+            let text = format!("sortnet-profile 1\nbackends {}\n{lines}", names.join(" "));
+            super::super::profile::Profile::parse(&text).unwrap()
+        };
+        let pick = |auto: &Auto, len, map| {
+            auto.pick(Workload::Keys(KeyWidth::W32), len, map)
+                .map(|b| b.name())
+        };
+        let auto = Auto::new(
+            &backends,
+            Some(&profile("keys32 0 radix\nkeys32 5000 avx512\n")),
+        );
+        assert_eq!(pick(&auto, 100, KeyMap::Unsigned), Some("radix"));
+        assert_eq!(pick(&auto, 100, KeyMap::Signed), Some("radix"));
+        let tiny = auto.tiny_pick(KeyWidth::W32, 100, KeyMap::Unsigned);
+        assert_eq!(tiny.map(|b| b.name()), Some("radix"));
+        assert_eq!(pick(&auto, 5000, KeyMap::Unsigned), Some("avx512"));
+        assert_eq!(pick(&auto, 1 << 30, KeyMap::Unsigned), Some("avx512"));
+        // Float keys keep the built-in crossovers; other workloads too.
+        let built_in = Auto::new(&backends, None);
+        assert_eq!(
+            pick(&auto, 100, KeyMap::Float),
+            pick(&built_in, 100, KeyMap::Float)
+        );
+        assert_eq!(
+            auto.pick(Workload::Keys(KeyWidth::W64), 100, KeyMap::Unsigned)
+                .map(|b| b.name()),
+            built_in
+                .pick(Workload::Keys(KeyWidth::W64), 100, KeyMap::Unsigned)
+                .map(|b| b.name())
+        );
+        // A built-in pick the profile did not time stands: here avx512 at 100 keys.
+        let auto = Auto::new(&backends, Some(&profile("timed radix\nkeys32 0 radix\n")));
+        assert_eq!(
+            pick(&auto, 100, KeyMap::Unsigned),
+            pick(&built_in, 100, KeyMap::Unsigned)
+        );
+    }
+
+    #[test]
+    fn a_first_call_on_a_rayon_worker_never_measures() {
+        let backends = super::super::cpu::backends(true);
+        let auto = Auto::with_choice(&backends, ProfileChoice::MeasureOnce);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let state = pool.install(|| {
+            let mut keys = vec![3u32, 1, 2];
+            (&auto as &dyn SortBackend).sort(&mut keys).unwrap();
+            assert_eq!(keys, [1, 2, 3]);
+            auto.profile_state()
+        });
+        assert!(!matches!(state, State::Measured(..)), "{state}");
     }
 
     /// A GPU backend whose pair sort is fast and not stable (equal keys come out with their
@@ -420,7 +689,7 @@ mod tests {
         for workload in ["pairs32", "pairs64"] {
             text.push_str(&format!("{workload} 0 vulkan-bitonic\n"));
         }
-        let profile = Profile::parse(&text).unwrap();
+        let profile = super::super::profile::Profile::parse(&text).unwrap();
         let auto = Auto::new(&backends, Some(&profile));
         for len in [0, 1, 100, 1 << 12, 1 << 20, 1 << 30] {
             for width in [KeyWidth::W32, KeyWidth::W64] {

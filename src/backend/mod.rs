@@ -12,10 +12,11 @@
 //! tests and benchmarks compare configurations in one process.
 //!
 //! Inside, the modules import downwards only: `sort_backend` (the trait) and `thresholds`
-//! and `profile` (data) know no backend; `cpu` wires the CPU kernels to the trait; `auto`
+//! and `profile` (data) know no backend; `calibration` times the backends it is handed; `cpu` wires the CPU kernels to the trait; `auto`
 //! picks among backends it is handed; `registry` builds the lists and the `auto` over them.
 
 mod auto;
+pub mod calibration;
 mod cpu;
 pub mod profile;
 mod registry;
@@ -24,7 +25,7 @@ pub(crate) mod thresholds;
 
 pub use auto::Auto;
 pub use registry::{
-    auto, auto_pick, auto_pick_for, available, by_name, profile_state, Options, ProfileChoice,
-    Registry,
+    auto, auto_pick, auto_pick_for, available, by_name, configure, profile_state, Options,
+    ProfileChoice, Registry,
 };
 pub use sort_backend::{Device, SortBackend, Values, Workload};

@@ -1,21 +1,28 @@
 //! The calibration profile: which backend measured fastest on this machine, per workload and
-//! length, written by `sortnet calibrate` and read by `auto`.
+//! length, read by `auto`. `auto` measures a short one itself the first time it routes a
+//! call on a machine without one ([`ProfileChoice::MeasureOnce`], the default; see
+//! [`calibration`](super::calibration)); `sortnet calibrate` measures a full one.
 //!
-//! The built-in thresholds are measured on one machine; a profile measured on this one wins
-//! over them when it exists and was measured with the same set of backends (a profile from
+//! The built-in thresholds are measured on two machines; a profile measured on this one wins
+//! over them when it exists, was measured on this machine (its `machine` line: CPU model, L2
+//! size, thread count, sortnet version) and with the same set of backends (a profile from
 //! before a GPU driver was installed, or with `SORTNET_NO_GPU` set differently, is stale and
 //! ignored). A profile that does not parse is ignored with one warning on stderr: a broken
 //! cache file must never stop a program that sorts.
 //!
-//! Where it lives: `$SORTNET_PROFILE` when that is a path, else
-//! `$XDG_CACHE_HOME/sortnet/profile.txt`, else `$HOME/.cache/sortnet/profile.txt`.
-//! `SORTNET_PROFILE=0` switches profiles off.
+//! Where it lives: `$SORTNET_PROFILE` when that is a path (a file the user manages: read,
+//! never measured into), else `$XDG_CACHE_HOME/sortnet/profile-<key>.txt`, else
+//! `$HOME/.cache/sortnet/profile-<key>.txt`, where `<key>` is a hash of the machine line and
+//! the usable backends, so that a home folder shared between machines (or between settings
+//! of `SORTNET_NO_GPU`) keeps one file for each. `SORTNET_PROFILE=0` switches profiles off.
 //!
 //! The format is plain text, one fact per line, `#` starts a comment:
 //!
 //! ```text
 //! sortnet-profile 1
+//! machine AMD EPYC 9R14; l2 1024 KiB; threads 2; sortnet 0.1.0
 //! backends scalar avx2 radix
+//! timed avx2 radix
 //! # workload  from-length  backend
 //! nibbles 0 avx2
 //! keys32 0 avx2
@@ -23,8 +30,13 @@
 //! ```
 //!
 //! A `workload from backend` line says that `backend` is the fastest for `workload` from
-//! `from` elements up to the next line's `from`. The keys timed are integers (random bit
-//! patterns); `auto` applies a profile to integer keys only and keeps the built-in
+//! `from` elements up to the next line's `from`; below a workload's first `from`, from a
+//! line whose backend is `-` (past the largest size timed), and for workloads without
+//! lines, the built-in thresholds decide. The profile speaks only among the
+//! backends on its `timed` line (all of `backends` when there is none): where the built-in
+//! thresholds pick one it did not time (the GPU, for the short measurement), that pick
+//! stands. The `machine` and `timed` lines are optional. The keys timed are integers (random
+//! bit patterns); `auto` applies a profile to integer keys only and keeps the built-in
 //! crossovers for `f32` and `f64`, which radix sorts with one digit more.
 
 use std::fmt::Write as _;
@@ -37,6 +49,10 @@ use crate::keys::key::KeyWidth;
 const MAGIC: &str = "sortnet-profile";
 /// The format version this code reads and writes.
 const VERSION: u32 = 1;
+
+/// The backend name of an entry that hands the lengths from it back to the built-in
+/// thresholds (written past the largest size a measurement timed).
+pub const BUILT_IN: &str = "-";
 
 /// Every workload a profile can speak about, with its name in the file.
 pub const WORKLOADS: [(Workload, &str); 5] = [
@@ -59,8 +75,14 @@ pub fn workload_name(workload: Workload) -> &'static str {
 /// Measured crossovers for one machine.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Profile {
+    /// The machine the profile was measured on ([`machine_key`]); `None` in a file written
+    /// without one, which is then taken as this machine's.
+    pub machine: Option<String>,
     /// Names of the backends that were usable when the profile was measured (without `auto`).
     pub backends: Vec<String>,
+    /// The backends that were timed, among which the entries choose; empty when all of
+    /// `backends` were.
+    pub timed: Vec<String>,
     /// `(workload, from length, fastest backend)`, sorted by workload then length.
     pub entries: Vec<(Workload, usize, String)>,
 }
@@ -88,6 +110,32 @@ impl Profile {
         let mut saw_backends = false;
         for (n, line) in lines {
             let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields[0] == "machine" {
+                if profile.machine.is_some() || saw_backends {
+                    return Err(format!(
+                        "line {n}: one `machine` line, before the `backends` line"
+                    ));
+                }
+                profile.machine = Some(fields[1..].join(" "));
+                continue;
+            }
+            if fields[0] == "timed" {
+                if !saw_backends || !profile.timed.is_empty() || !profile.entries.is_empty() {
+                    return Err(format!(
+                        "line {n}: one `timed` line, after `backends` and before the entries"
+                    ));
+                }
+                if let Some(odd) = fields[1..]
+                    .iter()
+                    .find(|t| !profile.backends.contains(&t.to_string()))
+                {
+                    return Err(format!(
+                        "line {n}: `{odd}` is not on the profile's `backends` line"
+                    ));
+                }
+                profile.timed = fields[1..].iter().map(|s| s.to_string()).collect();
+                continue;
+            }
             if fields[0] == "backends" {
                 if saw_backends {
                     return Err(format!("line {n}: a second `backends` line"));
@@ -110,9 +158,9 @@ impl Profile {
             if !saw_backends {
                 return Err(format!("line {n}: the `backends` line must come first"));
             }
-            if !profile.backends.iter().any(|b| b == backend) {
+            if backend != BUILT_IN && !profile.timed_names().any(|b| b == backend) {
                 return Err(format!(
-                    "line {n}: `{backend}` is not on the profile's `backends` line"
+                    "line {n}: `{backend}` is not a backend the profile timed"
                 ));
             }
             if let Some((w, last, _)) = profile.entries.last() {
@@ -134,14 +182,31 @@ impl Profile {
     /// The profile as text that [`parse`](Self::parse) reads back.
     pub fn to_text(&self) -> String {
         let mut text = format!(
-            "{MAGIC} {VERSION}\n# written by `sortnet calibrate`; delete this file to go back to \
-             the built-in thresholds\nbackends {}\n# workload  from-length  backend\n",
-            self.backends.join(" ")
+            "{MAGIC} {VERSION}\n# measured by sortnet (`sortnet calibrate`, or `auto` once per \
+             machine); delete this file to measure again\n"
         );
+        if let Some(machine) = &self.machine {
+            let _ = writeln!(text, "machine {machine}");
+        }
+        let _ = writeln!(text, "backends {}", self.backends.join(" "));
+        if !self.timed.is_empty() {
+            let _ = writeln!(text, "timed {}", self.timed.join(" "));
+        }
+        text.push_str("# workload  from-length  backend\n");
         for (workload, from, backend) in &self.entries {
             let _ = writeln!(text, "{} {from} {backend}", workload_name(*workload));
         }
         text
+    }
+
+    /// The backends the entries choose among: `timed`, or all of `backends`.
+    pub fn timed_names(&self) -> impl Iterator<Item = &str> {
+        let list = if self.timed.is_empty() {
+            &self.backends
+        } else {
+            &self.timed
+        };
+        list.iter().map(String::as_str)
     }
 
     /// Reads and parses the profile at `path`.
@@ -160,7 +225,11 @@ impl Profile {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "profile".to_string());
-        let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
+        // Unique per process and per call, so that writers in other processes or threads
+        // never share a temporary file; the rename is atomic, so the last writer wins whole.
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".{file_name}.tmp-{}-{call}", std::process::id()));
         let written =
             std::fs::write(&tmp, self.to_text()).and_then(|()| std::fs::rename(&tmp, path));
         if written.is_err() {
@@ -176,27 +245,118 @@ impl Profile {
             .rev()
             .find(|(w, from, _)| *w == workload && *from <= len)
             .map(|(_, _, backend)| backend.as_str())
+            .filter(|backend| *backend != BUILT_IN)
     }
 }
 
-/// Where the profile is read from and `sortnet calibrate` writes it: `$SORTNET_PROFILE`
-/// when it is a path, else `$XDG_CACHE_HOME/sortnet/profile.txt`, else
-/// `$HOME/.cache/sortnet/profile.txt`. `None` when profiles are switched off
-/// (`SORTNET_PROFILE=0`) or no cache folder can be named.
-pub fn default_path() -> Option<PathBuf> {
-    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(p) = var("SORTNET_PROFILE") {
-        if p == "0" {
-            return None;
+/// What identifies the machine a profile is measured on, as one line of text: the CPU model,
+/// the L2 size read at run time, the number of rayon threads the sorts run on, and this
+/// version and build (debug or not) of sortnet, whose sorts the profile timed.
+pub fn machine_key() -> String {
+    let model = cpu_model().unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    // A debug build's timings say nothing about a release build's: keep their files apart.
+    let build = if cfg!(debug_assertions) { " debug" } else { "" };
+    let key = format!(
+        "{model}; l2 {} KiB; threads {}; sortnet {}{build}",
+        crate::keys::cache::l2_bytes() >> 10,
+        rayon::current_num_threads(),
+        env!("CARGO_PKG_VERSION")
+    );
+    // One line, no comment character, single spaces: it must read back as written.
+    key.replace('#', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The CPU's model name from `/proc/cpuinfo` (Linux), `None` elsewhere.
+fn cpu_model() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let line = info
+        .lines()
+        .find(|l| l.starts_with("model name") || l.starts_with("CPU part"))?;
+    Some(line.split(':').nth(1)?.trim().to_string())
+}
+
+/// Where the profile is: a file the user named, or one in the cache folder for this machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// `$SORTNET_PROFILE`: read as it is (whatever machine it names), never measured into.
+    Named(PathBuf),
+    /// The cache folder's file for this machine and set of backends ([`cache_path`]): `auto`
+    /// measures into it when it is missing, stale, foreign or broken.
+    Cache(PathBuf),
+}
+
+impl Location {
+    /// The path of the file.
+    pub fn path(&self) -> &Path {
+        match self {
+            Location::Named(p) | Location::Cache(p) => p,
         }
-        return Some(PathBuf::from(p));
     }
+}
+
+/// The file name in the cache folder for `machine` (see [`machine_key`]) and the usable
+/// `backends`: `profile-` and 16 hex digits of a hash (FNV-1a) of both.
+pub fn cache_file_name(machine: &str, backends: &[&str]) -> String {
+    let mut names = backends.to_vec();
+    names.sort_unstable();
+    let text = format!("{machine}\n{}", names.join(" "));
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("profile-{hash:016x}.txt")
+}
+
+/// The profile for this machine and `backends` in the user's cache folder:
+/// `$XDG_CACHE_HOME/sortnet/<file>`, else `$HOME/.cache/sortnet/<file>`
+/// ([`cache_file_name`]); `None` when no cache folder can be named.
+pub fn cache_path(backends: &[&str]) -> Option<PathBuf> {
+    let var = |name| std::env::var_os(name).filter(|v: &std::ffi::OsString| !v.is_empty());
     // The XDG spec says relative paths in XDG_* variables are invalid and to be ignored.
     let cache = var("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
-    Some(cache.join("sortnet").join("profile.txt"))
+    Some(
+        cache
+            .join("sortnet")
+            .join(cache_file_name(&machine_key(), backends)),
+    )
+}
+
+/// Where the profile for `backends` is read from and `sortnet calibrate` writes it:
+/// `$SORTNET_PROFILE` when it is a path, else [`cache_path`]. `None` when profiles are
+/// switched off (`SORTNET_PROFILE=0`) or no cache folder can be named.
+pub fn location(backends: &[&str]) -> Option<Location> {
+    match std::env::var_os("SORTNET_PROFILE").filter(|v| !v.is_empty()) {
+        Some(p) if p == "0" => None,
+        Some(p) => Some(Location::Named(PathBuf::from(p))),
+        None => cache_path(backends).map(Location::Cache),
+    }
+}
+
+/// Which calibration profile an `auto` follows.
+#[derive(Debug, Clone, Default)]
+pub enum ProfileChoice {
+    /// What ships: the profile for this machine in the cache folder ([`location`]); when
+    /// there is none (or it is stale, foreign or broken), `auto` measures a short one the
+    /// first time it routes a call (0.22 s on a 2-core AMD EPYC, see [`calibration`](super::calibration)),
+    /// saves it and follows it, and later processes read it. A file the user names with
+    /// `$SORTNET_PROFILE` is read as [`Saved`](Self::Saved) reads it, never measured into;
+    /// `SORTNET_PROFILE=0` switches profiles off. Never under Miri, and not when the first
+    /// call comes from a rayon worker thread (then a saved profile is read, if any).
+    #[default]
+    MeasureOnce,
+    /// The profile already saved (by `sortnet calibrate` or an earlier measurement), if there
+    /// is one for this machine; never measures.
+    Saved,
+    /// None: the built-in thresholds alone, nothing read or measured.
+    BuiltIn,
+    /// This profile, as given (entries naming backends that are not in the registry are
+    /// ignored).
+    Given(Profile),
 }
 
 /// What happened to the profile when this process first looked for it.
@@ -210,6 +370,13 @@ pub enum State {
     Corrupt(PathBuf, String),
     /// Measured with a different set of backends than this process has: stale, ignored.
     Stale(PathBuf, Vec<String>),
+    /// In the cache folder, but measured on another machine (its `machine` line given):
+    /// ignored.
+    Foreign(PathBuf, String),
+    /// Measured by `auto` in this process, as none for this machine was there
+    /// ([`ProfileChoice::MeasureOnce`](super::ProfileChoice)), and saved at the path
+    /// (`Err`: why it could not be; the next process measures again).
+    Measured(PathBuf, Profile, Result<(), String>),
     /// In use by `auto`.
     Loaded(PathBuf, Profile),
     /// Handed to the registry by the program ([`ProfileChoice::Given`](super::ProfileChoice)),
@@ -220,7 +387,11 @@ pub enum State {
 impl std::fmt::Display for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            State::Off => write!(f, "off (SORTNET_PROFILE=0 or no cache folder)"),
+            State::Off => write!(
+                f,
+                "off (built-in thresholds only: SORTNET_PROFILE=0, --no-profile, \
+                 ProfileChoice::BuiltIn or no cache folder)"
+            ),
             State::Missing(p) => write!(
                 f,
                 "none at {}; auto uses the built-in thresholds (run `sortnet calibrate`)",
@@ -238,21 +409,54 @@ impl std::fmt::Display for State {
                 p.display(),
                 names.join(" ")
             ),
+            State::Foreign(p, machine) => write!(
+                f,
+                "ignored {}: measured on another machine ({machine})",
+                p.display()
+            ),
             State::Loaded(p, _) => write!(f, "in use: {}", p.display()),
+            State::Measured(p, _, Ok(())) => {
+                write!(
+                    f,
+                    "measured by this process, in use, saved to {}",
+                    p.display()
+                )
+            }
+            State::Measured(p, _, Err(why)) => write!(
+                f,
+                "measured by this process, in use; not saved to {}: {why}",
+                p.display()
+            ),
             State::Given(_) => write!(f, "in use: given by the program"),
         }
     }
 }
 
 impl State {
-    /// Looks for the profile at [`default_path`] and checks it against `backends`, the names
+    /// Looks for the profile at [`location`] and checks it against `backends`, the names
     /// of the backends usable now (without `auto`). A corrupt file gives one warning on
     /// stderr and is otherwise ignored: a broken cache file must never stop a program that
     /// sorts.
     pub fn load(backends: &[&str]) -> State {
-        match default_path() {
-            Some(path) => State::load_from(path, backends),
+        match location(backends) {
+            Some(at) => State::load_at(&at, backends),
             None => State::Off,
+        }
+    }
+
+    /// As [`load`](Self::load), from `at`; a file in the cache folder must also name this
+    /// machine ([`machine_key`]) if it names one.
+    pub fn load_at(at: &Location, backends: &[&str]) -> State {
+        let state = State::load_from(at.path().to_path_buf(), backends);
+        match (at, state) {
+            (Location::Cache(_), State::Loaded(path, profile)) => {
+                let here = machine_key();
+                match &profile.machine {
+                    Some(there) if *there != here => State::Foreign(path, there.clone()),
+                    _ => State::Loaded(path, profile),
+                }
+            }
+            (_, state) => state,
         }
     }
 
@@ -287,7 +491,9 @@ impl State {
     /// The profile in use, if any.
     pub fn profile(&self) -> Option<&Profile> {
         match self {
-            State::Loaded(_, profile) | State::Given(profile) => Some(profile),
+            State::Loaded(_, profile) | State::Given(profile) | State::Measured(_, profile, _) => {
+                Some(profile)
+            }
             _ => None,
         }
     }
@@ -299,14 +505,121 @@ mod tests {
 
     fn sample() -> Profile {
         Profile {
+            machine: Some("Some CPU @ 2.0GHz; l2 1024 KiB; threads 2; sortnet 0.1.0".into()),
             backends: vec!["scalar".into(), "avx2".into(), "radix".into()],
+            timed: vec!["avx2".into(), "radix".into()],
             entries: vec![
                 (Workload::Nibbles, 0, "avx2".into()),
                 (Workload::Keys(KeyWidth::W32), 0, "avx2".into()),
                 (Workload::Keys(KeyWidth::W32), 1448, "radix".into()),
+                (Workload::Keys(KeyWidth::W32), 1 << 21, BUILT_IN.into()),
                 (Workload::Pairs(KeyWidth::W64), 0, "radix".into()),
             ],
         }
+    }
+
+    #[test]
+    fn a_profile_without_machine_or_timed_lines_still_reads() {
+        let p =
+            Profile::parse("sortnet-profile 1\nbackends scalar radix\nkeys32 0 scalar\n").unwrap();
+        assert_eq!(p.machine, None);
+        assert_eq!(p.timed_names().collect::<Vec<_>>(), ["scalar", "radix"]);
+    }
+
+    #[test]
+    fn the_cache_file_is_keyed_by_machine_and_backends() {
+        let a = cache_file_name("CPU A; l2 1024 KiB; threads 2", &["radix", "avx2"]);
+        // The order of the backends does not matter; the machine and the set do.
+        assert_eq!(
+            a,
+            cache_file_name("CPU A; l2 1024 KiB; threads 2", &["avx2", "radix"])
+        );
+        assert_ne!(
+            a,
+            cache_file_name("CPU A; l2 1024 KiB; threads 16", &["avx2", "radix"])
+        );
+        assert_ne!(
+            a,
+            cache_file_name("CPU B; l2 1024 KiB; threads 2", &["avx2", "radix"])
+        );
+        assert_ne!(
+            a,
+            cache_file_name(
+                "CPU A; l2 1024 KiB; threads 2",
+                &["avx2", "radix", "vulkan-radix"]
+            )
+        );
+        assert!(
+            a.starts_with("profile-") && a.ends_with(".txt") && a.len() == 28,
+            "{a}"
+        );
+        // This machine's key is one line that reads back from a profile unchanged.
+        let here = machine_key();
+        assert!(
+            here.contains("threads") && here.contains("sortnet"),
+            "{here}"
+        );
+        let p = Profile {
+            machine: Some(here.clone()),
+            backends: vec!["radix".into()],
+            ..Profile::default()
+        };
+        assert_eq!(Profile::parse(&p.to_text()).unwrap().machine, Some(here));
+    }
+
+    #[test]
+    fn a_cache_file_from_another_machine_is_foreign() {
+        let dir = std::env::temp_dir().join(format!("sortnet-foreign-{}", std::process::id()));
+        let path = dir.join("profile.txt");
+        let mut p = sample();
+        p.save(&path).unwrap();
+        let names = ["scalar", "avx2", "radix"];
+        // In the cache folder another machine's file is ignored; named by the user, used.
+        let cache = State::load_at(&Location::Cache(path.clone()), &names);
+        assert!(matches!(cache, State::Foreign(..)), "{cache}");
+        let named = State::load_at(&Location::Named(path.clone()), &names);
+        assert!(matches!(named, State::Loaded(..)), "{named}");
+        p.machine = Some(machine_key());
+        p.save(&path).unwrap();
+        let cache = State::load_at(&Location::Cache(path.clone()), &names);
+        assert!(matches!(cache, State::Loaded(..)), "{cache}");
+        // Another set of backends: stale.
+        let other = State::load_at(&Location::Cache(path.clone()), &["scalar", "radix"]);
+        assert!(matches!(other, State::Stale(..)), "{other}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn concurrent_writers_leave_a_whole_profile() {
+        let dir = std::env::temp_dir().join(format!("sortnet-writers-{}", std::process::id()));
+        let path = dir.join("profile.txt");
+        sample().save(&path).unwrap();
+        let profiles: Vec<Profile> = (0..4)
+            .map(|i| {
+                let mut p = sample();
+                p.entries
+                    .push((Workload::Keys(KeyWidth::W64), 100 + i, "avx2".into()));
+                p
+            })
+            .collect();
+        std::thread::scope(|s| {
+            for p in &profiles {
+                let path = &path;
+                s.spawn(move || {
+                    for _ in 0..50 {
+                        p.save(path).unwrap();
+                    }
+                });
+            }
+            // A reader between the renames sees one writer's profile whole, never a mix.
+            for _ in 0..200 {
+                let read = Profile::load(&path).unwrap();
+                assert!(read == sample() || profiles.contains(&read), "{read:?}");
+            }
+        });
+        let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(files.len(), 1, "no temporary file is left");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -334,6 +647,7 @@ mod tests {
         assert_eq!(p.fastest(k32, 0), Some("avx2"));
         assert_eq!(p.fastest(k32, 1447), Some("avx2"));
         assert_eq!(p.fastest(k32, 1448), Some("radix"));
+        assert_eq!(p.fastest(k32, 1 << 21), None, "past the measured sizes");
         assert_eq!(p.fastest(Workload::Keys(KeyWidth::W64), 10), None);
     }
 
@@ -366,6 +680,12 @@ mod tests {
                 "sortnet-profile 1\nbackends scalar\nnibbles 9 scalar\nnibbles 9 scalar\n",
                 "increase",
             ),
+            (
+                "sortnet-profile 1\nbackends scalar avx2\ntimed scalar\nnibbles 0 avx2\n",
+                "line 4",
+            ),
+            ("sortnet-profile 1\nbackends scalar\ntimed avx2\n", "line 3"),
+            ("sortnet-profile 1\nbackends scalar\nmachine x\n", "line 3"),
         ];
         for (text, expect) in cases {
             let err = Profile::parse(text).unwrap_err();

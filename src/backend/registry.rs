@@ -6,20 +6,26 @@ use std::sync::OnceLock;
 
 use super::auto::Auto;
 use super::cpu;
-use super::profile::{Profile, State};
+pub use super::profile::ProfileChoice;
+use super::profile::State;
 use super::sort_backend::{SortBackend, Workload};
 use crate::keys::key::KeyMap;
 
 /// Which backends a [`Registry`] holds and which calibration profile its `auto` follows.
 ///
 /// `Options::default()` is what ships: every backend the machine can run and the profile
-/// saved by `sortnet calibrate`. [`Options::from_env`] is the default with the user's
+/// measured once on this machine ([`ProfileChoice::MeasureOnce`]). [`Options::from_env`] is the default with the user's
 /// switches applied; the process-wide registry uses it.
 ///
 /// ```
-/// use sortnet::backend::{Options, Registry};
+/// use sortnet::backend::{Options, ProfileChoice, Registry};
 /// // What a CPU without AVX-512 and a machine without a GPU see, in this process.
-/// let registry = Registry::new(&Options { avx512: false, gpu: false, ..Options::default() });
+/// // Built-in thresholds only: nothing is read or measured.
+/// let registry = Registry::new(&Options {
+///     avx512: false,
+///     gpu: false,
+///     profile: ProfileChoice::BuiltIn,
+/// });
 /// assert!(registry.by_name("avx512").is_none());
 /// let mut keys = vec![3u32, 1, 2];
 /// registry.auto().sort(&mut keys)?;
@@ -43,7 +49,7 @@ impl Default for Options {
         Options {
             avx512: true,
             gpu: true,
-            profile: ProfileChoice::Saved,
+            profile: ProfileChoice::MeasureOnce,
         }
     }
 }
@@ -51,42 +57,27 @@ impl Default for Options {
 impl Options {
     /// The default with the environment's switches applied: `SORTNET_NO_AVX512=1` and
     /// `SORTNET_NO_GPU=1` (any value but empty or `0`) leave those backends out;
-    /// `SORTNET_PROFILE` says where the saved profile is (see [`ProfileChoice::Saved`]).
+    /// `SORTNET_PROFILE` names the profile's file or (`0`) switches profiles off (see
+    /// [`ProfileChoice::MeasureOnce`]).
     pub fn from_env() -> Self {
         Options {
             avx512: !env_flag("SORTNET_NO_AVX512"),
             gpu: !env_flag("SORTNET_NO_GPU"),
-            profile: ProfileChoice::Saved,
+            profile: ProfileChoice::MeasureOnce,
         }
     }
-}
-
-/// Which calibration profile an `auto` follows.
-#[derive(Debug, Clone, Default)]
-pub enum ProfileChoice {
-    /// The file `sortnet calibrate` saved, at [`profile::default_path`](super::profile::default_path)
-    /// (`$SORTNET_PROFILE`, else the user's cache folder; `SORTNET_PROFILE=0` for none). A
-    /// file measured with another set of backends is stale and ignored, as is one that does
-    /// not parse.
-    #[default]
-    Saved,
-    /// None: the built-in thresholds alone.
-    BuiltIn,
-    /// This profile, as given (entries naming backends that are not in the registry are
-    /// ignored).
-    Given(Profile),
 }
 
 /// The backends usable under some [`Options`], `auto` included.
 pub struct Registry {
     backends: Vec<&'static dyn SortBackend>,
     auto: Auto,
-    profile: State,
 }
 
 impl Registry {
     /// Detects the backends `options` allows (CPU features, Vulkan devices; detection itself
-    /// happens once per process) and builds the `auto` over them.
+    /// happens once per process) and builds the `auto` over them. The profile is read (or
+    /// measured) when `auto` first routes a call, not here.
     pub fn new(options: &Options) -> Registry {
         #[cfg_attr(not(feature = "gpu"), allow(unused_mut))]
         let mut backends = cpu::backends(options.avx512);
@@ -94,18 +85,8 @@ impl Registry {
         if options.gpu {
             backends.extend(crate::gpu::backends());
         }
-        let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
-        let profile = match &options.profile {
-            ProfileChoice::Saved => State::load(&names),
-            ProfileChoice::BuiltIn => State::Off,
-            ProfileChoice::Given(profile) => State::Given(profile.clone()),
-        };
-        let auto = Auto::new(&backends, profile.profile());
-        Registry {
-            backends,
-            auto,
-            profile,
-        }
+        let auto = Auto::with_choice(&backends, options.profile.clone());
+        Registry { backends, auto }
     }
 
     /// Every backend of this registry, in a fixed order (CPU first, then GPU), `auto` last.
@@ -136,16 +117,44 @@ impl Registry {
         self.auto.pick(workload, len, map)
     }
 
-    /// What happened to the calibration profile this registry's `auto` follows.
+    /// What happened to the calibration profile this registry's `auto` follows (reading or
+    /// measuring it now if `auto` has not routed a call yet).
     pub fn profile_state(&self) -> &State {
-        &self.profile
+        self.auto.profile_state()
     }
 }
 
-/// The process-wide registry, built from [`Options::from_env`] on first use.
+/// The process-wide registry, built on first use from the options given to [`configure`],
+/// else from [`Options::from_env`].
+static REGISTRY: OnceLock<Registry> = OnceLock::new();
+
 fn global() -> &'static Registry {
-    static REGISTRY: OnceLock<Registry> = OnceLock::new();
     REGISTRY.get_or_init(|| Registry::new(&Options::from_env()))
+}
+
+/// Builds the process-wide registry (behind [`available`], [`by_name`], [`auto`]) from
+/// `options` instead of [`Options::from_env`]; `false` when it was already built (by an
+/// earlier call of these functions), which then stays as it is. Call it first thing, e.g.
+/// to switch the once-per-machine measurement off:
+///
+/// ```
+/// use sortnet::backend::{self, Options, ProfileChoice};
+/// backend::configure(Options {
+///     profile: ProfileChoice::BuiltIn,
+///     ..Options::from_env()
+/// });
+/// let mut keys = vec![3u32, 1, 2];
+/// backend::auto().sort(&mut keys)?;
+/// assert_eq!(keys, [1, 2, 3]);
+/// # Ok::<(), sortnet::Error>(())
+/// ```
+pub fn configure(options: Options) -> bool {
+    let mut fresh = false;
+    REGISTRY.get_or_init(|| {
+        fresh = true;
+        Registry::new(&options)
+    });
+    fresh
 }
 
 /// Every backend usable on this machine, `auto` last.

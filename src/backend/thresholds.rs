@@ -10,6 +10,11 @@
 //! radix sort's speed depends on the cache (32-bit keys past the L2 on one thread), the pick
 //! follows the L2 size read at run time ([`quicksort_beyond_cache`]); the 16-core Intel Xeon
 //! host of the GPU machine sorts large inputs on all its threads, where radix goes first.
+//!
+//! For integer keys from 256 elements, the profile `auto` measures once per machine
+//! (`calibration`) goes before the quicksort/radix crossovers below: they are what `auto`
+//! follows without one (`ProfileChoice::BuiltIn`, a cache folder that cannot be read, Miri),
+//! and for float keys and the shortest slices always.
 
 use super::sort_backend::Workload;
 use crate::keys::key::{KeyMap, KeyWidth};

@@ -1,0 +1,422 @@
+//! Timing backends against each other on this machine to find `auto`'s crossovers: the short
+//! measurement `auto` runs once per machine ([`Plan::quick`]) and the full one of `sortnet
+//! calibrate` ([`Plan::full`]) go through the same [`measure`].
+//!
+//! The short measurement times only what the detected ISA and caches leave open: which of
+//! the vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys,
+//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (past
+//! 2^20 the built-in thresholds decide again). Zen 4 and the Xeon host disagree even on
+//! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
+//! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
+//! would start its driver), float keys and the nibble and pair routes (one candidate each
+//! on the CPU) stay built in. It takes 0.22 s on the 2-core AMD EPYC (Zen 4) build machine
+//! under load (BENCHMARKS.md, "Auto's crossovers").
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::profile::{machine_key, Profile, State, BUILT_IN, WORKLOADS};
+use super::sort_backend::{Device, SortBackend, Workload};
+use super::thresholds::STABLE_PAIRS;
+use crate::keys::key::{KeyMap, KeyWidth};
+
+/// What to time: which workloads, at which sizes, for how long.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The workloads measured (others keep the built-in thresholds).
+    pub workloads: Vec<Workload>,
+    /// The sizes timed, ascending; a change of winner between two of them is placed at their
+    /// geometric middle.
+    pub sizes: Vec<usize>,
+    /// The profile's first entry for a workload starts here: shorter slices keep the
+    /// built-in thresholds (0: the measurement decides every length).
+    pub from: usize,
+    /// Rounds over all candidates per size; a burst of load from other processes then slows
+    /// one round of every backend instead of every run of one.
+    pub rounds: usize,
+    /// Timed runs per candidate per round: at least `min_reps`, more up to `max_reps` while
+    /// the round's `budget` lasts. The best run counts.
+    pub min_reps: usize,
+    pub max_reps: usize,
+    pub budget: Duration,
+    /// Short slices are sorted in batches of copies covering at least this many elements per
+    /// timed run, so that one run is long enough for the clock.
+    pub batch_elements: usize,
+    /// Only CPU backends (the short measurement), or GPU ones on hardware too.
+    pub cpu_only: bool,
+    /// Hand lengths past the largest size back to the built-in thresholds (the short
+    /// measurement: one noisy winner at its largest size must not rule every longer slice),
+    /// instead of letting that size's winner go on.
+    pub built_in_beyond: bool,
+}
+
+impl Plan {
+    /// The short measurement `auto` runs once per machine (see the module docs).
+    pub fn quick() -> Plan {
+        Plan {
+            workloads: vec![Workload::Keys(KeyWidth::W32), Workload::Keys(KeyWidth::W64)],
+            sizes: (4..=20).map(|k| 1usize << k).collect(),
+            from: 0,
+            rounds: 2,
+            min_reps: 1,
+            max_reps: 8,
+            budget: Duration::from_millis(1),
+            batch_elements: 1 << 14,
+            cpu_only: true,
+            built_in_beyond: true,
+        }
+    }
+
+    /// The full measurement of `sortnet calibrate`: every workload on the ladder 16, 64,
+    /// 256, ... up to `max_size`, about `seconds` per backend and size.
+    pub fn full(max_size: usize, seconds: f64) -> Plan {
+        let rounds = 3;
+        Plan {
+            workloads: WORKLOADS.iter().map(|(w, _)| *w).collect(),
+            sizes: std::iter::successors(Some(16usize), |s| s.checked_mul(4))
+                .take_while(|&s| s <= max_size)
+                .collect(),
+            from: 0,
+            rounds,
+            min_reps: 1,
+            max_reps: 17,
+            budget: Duration::from_secs_f64(seconds.max(0.0) / rounds as f64),
+            batch_elements: 1 << 16,
+            cpu_only: false,
+            built_in_beyond: false,
+        }
+    }
+
+    /// The backends of `backends` timed for `workload` at `size` elements: those `auto`
+    /// could send it to (no software GPU driver; for pairs, stable sorts only). The quick
+    /// plan leaves out what the ISA decides: `avx2` where `avx512` is there, past 128 keys
+    /// (it only wins below 65 keys on Zen 4, nowhere on the Xeon host), and `portable` (2 to
+    /// 12 times slower than radix on x86-64; where it is the only vector sort, as on
+    /// aarch64, nothing is measured and the built-in order stands).
+    pub fn candidates(
+        &self,
+        backends: &[&'static dyn SortBackend],
+        workload: Workload,
+        size: usize,
+    ) -> Vec<&'static dyn SortBackend> {
+        let has = |name: &str| backends.iter().any(|b| b.name() == name);
+        backends
+            .iter()
+            .copied()
+            .filter(|b| b.supports(workload) && b.device() != (Device::Gpu { software: true }))
+            .filter(|b| !matches!(workload, Workload::Pairs(_)) || STABLE_PAIRS.contains(&b.name()))
+            .filter(|b| !self.cpu_only || b.device() == Device::Cpu)
+            .filter(|b| {
+                !self.cpu_only
+                    || match b.name() {
+                        "avx2" => !has("avx512") || size <= 128,
+                        "portable" => false,
+                        _ => true,
+                    }
+            })
+            .collect()
+    }
+}
+
+/// The timings of the candidates for one workload at one size: seconds per element of the
+/// best run, or why the backend failed.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub workload: Workload,
+    pub size: usize,
+    pub times: Vec<(&'static str, Result<f64, String>)>,
+}
+
+impl Cell {
+    /// The fastest backend that did not fail, and its time.
+    pub fn winner(&self) -> Option<(&'static str, f64)> {
+        self.times
+            .iter()
+            .filter_map(|(name, t)| Some((*name, *t.as_ref().ok()?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
+/// Times the candidates of `plan` among `backends` (without `auto`) and returns the profile
+/// of the winners; `report` sees every cell as it is measured. Workloads with fewer than two
+/// candidates get no entries (or one, from `plan.from`, when there is exactly one and the
+/// plan decides every length).
+pub fn measure(
+    backends: &[&'static dyn SortBackend],
+    plan: &Plan,
+    report: &mut dyn FnMut(&Cell),
+) -> Profile {
+    let mut timed: Vec<String> = Vec::new();
+    let mut entries = Vec::new();
+    for &workload in &plan.workloads {
+        let all = plan.candidates(backends, workload, 0);
+        for b in &all {
+            if !timed.iter().any(|t| t == b.name()) {
+                timed.push(b.name().to_string());
+            }
+        }
+        if all.len() < 2 {
+            if let (Some(only), 0) = (all.first(), plan.from) {
+                entries.push((workload, 0, only.name().to_string()));
+            }
+            continue;
+        }
+        let mut winners: Vec<(usize, &'static str)> = Vec::new();
+        for (i, &size) in plan.sizes.iter().enumerate() {
+            let who = plan.candidates(backends, workload, size);
+            let seed = 0xca11_b4a7_e000 ^ (size as u64).rotate_left(32) ^ i as u64;
+            let cell = time_cell(&who, workload, size, seed, plan);
+            report(&cell);
+            if let Some((name, _)) = cell.winner() {
+                winners.push((size, name));
+            }
+        }
+        for (from, name) in crossovers(&winners, plan.from) {
+            entries.push((workload, from, name.to_string()));
+        }
+        if let (true, Some(&(top, _))) = (plan.built_in_beyond, winners.last()) {
+            entries.push((workload, boundary(top, 2 * top), BUILT_IN.to_string()));
+        }
+    }
+    Profile {
+        machine: Some(machine_key()),
+        backends: backends.iter().map(|b| b.name().to_string()).collect(),
+        timed,
+        entries,
+    }
+}
+
+/// Measures the quick plan and saves it at `path` (atomically, see [`Profile::save`]); a
+/// failure to save is reported on stderr once and in the state, never to the sort.
+pub(crate) fn measure_once(path: PathBuf, backends: &[&'static dyn SortBackend]) -> State {
+    let profile = measure(backends, &Plan::quick(), &mut |_| {});
+    let saved = profile.save(&path).map_err(|e| e.to_string());
+    if let Err(why) = &saved {
+        eprintln!(
+            "sortnet: warning: could not save the measured profile to {}: {why}; the next \
+             process measures again (ProfileChoice::BuiltIn or SORTNET_PROFILE=0 skip it)",
+            path.display()
+        );
+    }
+    State::Measured(path, profile, saved)
+}
+
+/// Where a switch from one winner to the next is placed: the geometric middle of the two
+/// sizes, since throughput curves are smooth in log(size).
+pub fn boundary(below: usize, above: usize) -> usize {
+    ((below as f64 * above as f64).sqrt().round() as usize).clamp(below + 1, above)
+}
+
+/// The profile entries for one workload from the winner at each size: one entry per change
+/// of winner, the first from `from`.
+pub fn crossovers<'a>(winners: &[(usize, &'a str)], from: usize) -> Vec<(usize, &'a str)> {
+    let mut entries: Vec<(usize, &str)> = Vec::new();
+    for (i, &(size, name)) in winners.iter().enumerate() {
+        match entries.last() {
+            None => entries.push((from.min(size), name)),
+            Some(&(_, current)) if current != name => {
+                entries.push((boundary(winners[i - 1].0, size), name))
+            }
+            _ => {}
+        }
+    }
+    entries
+}
+
+/// SplitMix64: reproducible random keys without a dependency.
+fn random_words(len: usize, mut state: u64) -> Vec<u64> {
+    (0..len)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+/// One input of `workload` and its copies: keys (and values 0..len for pairs).
+enum Input {
+    Words(Vec<u64>),
+    Keys32(Vec<u32>),
+    Pairs32(Vec<u32>),
+    Pairs64(Vec<u64>),
+}
+
+fn time_cell(
+    who: &[&'static dyn SortBackend],
+    workload: Workload,
+    size: usize,
+    seed: u64,
+    plan: &Plan,
+) -> Cell {
+    let words = random_words(size, seed);
+    let input = match workload {
+        Workload::Nibbles | Workload::Keys(KeyWidth::W64) => Input::Words(words),
+        Workload::Keys(KeyWidth::W32) => Input::Keys32(words.iter().map(|&w| w as u32).collect()),
+        Workload::Pairs(KeyWidth::W32) => Input::Pairs32(words.iter().map(|&w| w as u32).collect()),
+        Workload::Pairs(KeyWidth::W64) => Input::Pairs64(words),
+    };
+    let copies = (plan.batch_elements / size.max(1)).max(1);
+    let mut best: Vec<Result<f64, String>> = vec![Ok(f64::INFINITY); who.len()];
+    for _ in 0..plan.rounds {
+        for (i, &b) in who.iter().enumerate() {
+            if best[i].is_err() {
+                continue;
+            }
+            let t = time_runs(b, workload, &input, copies, plan);
+            best[i] = match (&best[i], t) {
+                (Ok(old), Ok(new)) => Ok(old.min(new / (size * copies).max(1) as f64)),
+                (_, Err(why)) => Err(why),
+                (Err(why), _) => Err(why.clone()),
+            };
+        }
+    }
+    Cell {
+        workload,
+        size,
+        times: who.iter().map(|b| b.name()).zip(best).collect(),
+    }
+}
+
+/// The best of the plan's runs of `b` sorting `copies` fresh copies of `input`, in seconds;
+/// `Err` when the call fails or the first result is not sorted.
+fn time_runs(
+    b: &dyn SortBackend,
+    workload: Workload,
+    input: &Input,
+    copies: usize,
+    plan: &Plan,
+) -> Result<f64, String> {
+    let start = Instant::now();
+    let mut best = f64::INFINITY;
+    let mut reps = 0;
+    let fail = |e: crate::Error| format!("{} failed: {e}", b.name());
+    while reps < plan.min_reps || (reps < plan.max_reps && start.elapsed() < plan.budget) {
+        let sorted = match input {
+            Input::Words(src) => {
+                let mut bufs = vec![src.clone(); copies];
+                let t = Instant::now();
+                for buf in &mut bufs {
+                    match workload {
+                        Workload::Nibbles => b.sort_nibbles(buf),
+                        _ => b.sort_keys64(buf, KeyMap::Unsigned),
+                    }
+                    .map_err(fail)?;
+                }
+                best = best.min(t.elapsed().as_secs_f64());
+                workload == Workload::Nibbles || bufs[0].windows(2).all(|w| w[0] <= w[1])
+            }
+            Input::Keys32(src) => {
+                let mut bufs = vec![src.clone(); copies];
+                let t = Instant::now();
+                for buf in &mut bufs {
+                    b.sort_keys32(buf, KeyMap::Unsigned).map_err(fail)?;
+                }
+                best = best.min(t.elapsed().as_secs_f64());
+                bufs[0].windows(2).all(|w| w[0] <= w[1])
+            }
+            Input::Pairs32(src) => {
+                let mut bufs =
+                    vec![(src.clone(), (0..src.len() as u32).collect::<Vec<_>>()); copies];
+                let t = Instant::now();
+                for (k, v) in &mut bufs {
+                    b.sort_pairs32(k, v, KeyMap::Unsigned).map_err(fail)?;
+                }
+                best = best.min(t.elapsed().as_secs_f64());
+                bufs[0].0.windows(2).all(|w| w[0] <= w[1])
+            }
+            Input::Pairs64(src) => {
+                let mut bufs =
+                    vec![(src.clone(), (0..src.len() as u32).collect::<Vec<_>>()); copies];
+                let t = Instant::now();
+                for (k, v) in &mut bufs {
+                    b.sort_pairs64(k, v, KeyMap::Unsigned).map_err(fail)?;
+                }
+                best = best.min(t.elapsed().as_secs_f64());
+                bufs[0].0.windows(2).all(|w| w[0] <= w[1])
+            }
+        };
+        if !sorted {
+            return Err(format!("{} returned unsorted keys", b.name()));
+        }
+        reps += 1;
+    }
+    Ok(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crossovers_keep_one_entry_per_change_of_winner() {
+        assert_eq!(crossovers(&[], 0), []);
+        assert_eq!(crossovers(&[(16, "a"), (64, "a")], 0), [(0, "a")]);
+        assert_eq!(
+            crossovers(&[(16, "a"), (64, "b"), (256, "b"), (1024, "a")], 0),
+            [(0, "a"), (32, "b"), (512, "a")]
+        );
+        // The quick plan leaves the shortest slices to the built-in thresholds.
+        assert_eq!(
+            crossovers(&[(512, "a"), (2048, "b")], 256),
+            [(256, "a"), (1024, "b")]
+        );
+    }
+
+    #[test]
+    fn boundaries_sit_between_the_sizes() {
+        assert_eq!(boundary(16, 64), 32);
+        assert_eq!(boundary(1 << 20, 1 << 22), 1 << 21);
+        assert_eq!(boundary(1, 2), 2);
+    }
+
+    #[test]
+    fn the_quick_plan_times_only_the_open_crossovers_on_the_cpu() {
+        let backends = super::super::cpu::backends(true);
+        let plan = Plan::quick();
+        let mut cells = 0;
+        let profile = measure(&backends, &plan, &mut |cell| {
+            cells += 1;
+            assert!(cell.times.iter().all(|(_, t)| t.is_ok()), "{cell:?}");
+        });
+        let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
+        let has = |n| names.contains(&n);
+        // Every entry is a timed CPU key backend, none below the plan's start; avx2 only
+        // for the shortest slices where avx512 is there.
+        for (workload, from, name) in &profile.entries {
+            assert!(matches!(workload, Workload::Keys(_)), "{workload:?}");
+            assert!(*from >= plan.from, "{from}");
+            assert!(profile.timed.contains(name) || name == BUILT_IN, "{name}");
+        }
+        // Past the largest size the built-in thresholds decide.
+        for &(workload, _) in WORKLOADS.iter().take(3).skip(1) {
+            if plan.candidates(&backends, workload, 0).len() < 2 {
+                continue;
+            }
+            let top = *plan.sizes.last().unwrap();
+            assert_eq!(profile.fastest(workload, 4 * top), None, "{workload:?}");
+            assert!(profile.fastest(workload, top).is_some(), "{workload:?}");
+        }
+        assert!(!profile
+            .timed
+            .iter()
+            .any(|t| t == "portable" || t == "scalar"));
+        if has("avx512") {
+            assert!(plan
+                .candidates(&backends, Workload::Keys(KeyWidth::W32), 256)
+                .iter()
+                .all(|b| b.name() != "avx2"));
+        }
+        let open = plan
+            .workloads
+            .iter()
+            .filter(|w| plan.candidates(&backends, **w, 0).len() >= 2)
+            .count();
+        assert_eq!(cells, open * plan.sizes.len());
+        assert_eq!(profile.machine, Some(machine_key()));
+        // It reads back from its text.
+        assert_eq!(Profile::parse(&profile.to_text()).as_ref(), Ok(&profile));
+    }
+}
