@@ -57,7 +57,9 @@ pub(crate) trait KeyVector: Copy {
     /// although they spill some of AVX2's 16 registers: 357 -> 376 M keys/s at 2^10, 185 ->
     /// 197 at 2^18, one thread, AMD EPYC; AVX2 `u64`: 64 keys in one network 230 ns,
     /// partitioned into two 32-key networks 450 ns), AVX-512 16 of its 32 registers (32
-    /// vectors of `u64`, 256 keys, lost: 214 -> 197 M keys/s at 2^10).
+    /// vectors of `u64`, 256 keys, lost: 214 -> 197 M keys/s at 2^10). AVX2 `u32` with 32
+    /// vectors (256 keys, as numpy's AVX2 sort does) lost too: 376 -> 279 M keys/s at 2^10,
+    /// 239 -> 174 at 2^16 (one thread, AMD EPYC, same run).
     const BLOCK_VECTORS: usize;
 
     /// Reads `LANES` keys.

@@ -8,7 +8,7 @@
 //!   signed one `vpcmpgtq` compares; min and max are a blend on that compare (32-bit keys
 //!   have `vpminud`/`vpmaxud`).
 //! * **Compress.** `KeyVector::partition_store` looks the below-pivot lane mask up in a
-//!   permutation table (`PARTITION32`, 256 entries for 8 lanes; `PARTITION64`, 16 entries
+//!   permutation table (`PARTITION8`, 256 entries for 8 lanes; `PARTITION64`, 16 entries
 //!   for 4 lanes) that moves the lanes below the pivot to the
 //!   front and the others behind them, permutes with `vpermd`, and stores the whole vector
 //!   at both ends, as the trait's contract allows (the in-place partition keeps a vector's
@@ -23,8 +23,7 @@
 use std::arch::x86_64::*;
 
 use crate::keys::key::KeyMap;
-use crate::keys::network::{self, KeyVector};
-use crate::keys::select;
+use crate::keys::network::KeyVector;
 
 /// Proof that the CPU runs AVX2 (and POPCNT, which every AVX2 CPU has); the only way to
 /// reach the AVX2 key kernels.
@@ -41,100 +40,19 @@ impl Avx2KeysToken {
         (is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt"))
             .then_some(Avx2KeysToken(()))
     }
-
-    /// Sorts 32-bit keys ascending by `map.encode32(key)`.
-    pub fn sort32(self, keys: &mut [u32], map: KeyMap) {
-        map.encode_slice32(keys);
-        // SAFETY: the token exists only where the CPU has AVX2 and POPCNT.
-        unsafe { sort_u32(keys) };
-        map.decode_slice32(keys);
-    }
-
-    /// Sorts 64-bit keys ascending by `map.encode64(key)`.
-    ///
-    /// The vectors compare signed (see `I64x4`), so the encoding pass also flips the sign
-    /// bit, and the decoding pass flips it back (for `i64` keys the two flips cancel).
-    pub fn sort64(self, keys: &mut [u64], map: KeyMap) {
-        const SIGN: u64 = 1 << 63;
-        keys.iter_mut().for_each(|k| *k = map.encode64(*k) ^ SIGN);
-        // SAFETY: the token exists only where the CPU has AVX2 and POPCNT.
-        unsafe { sort_i64(bytemuck::cast_slice_mut(keys)) };
-        keys.iter_mut().for_each(|k| *k = map.decode64(*k ^ SIGN));
-    }
-
-    /// Reorders 32-bit keys so that `keys[n]` is where a sort by `map` puts it, with no
-    /// larger key before it and no smaller one after (`n < keys.len()`).
-    pub fn select_nth32(self, keys: &mut [u32], n: usize, map: KeyMap) {
-        map.encode_slice32(keys);
-        // SAFETY: the token exists only where the CPU has AVX2 and POPCNT.
-        unsafe { select_u32(keys, n) };
-        map.decode_slice32(keys);
-    }
-
-    /// [`select_nth32`](Self::select_nth32) for 64-bit keys (sign-flipped as in
-    /// [`sort64`](Self::sort64)).
-    pub fn select_nth64(self, keys: &mut [u64], n: usize, map: KeyMap) {
-        keys.iter_mut().for_each(|k| *k = map.encode64(*k) ^ SIGN64);
-        // SAFETY: as in `select_nth32`.
-        unsafe { select_i64(bytemuck::cast_slice_mut(keys), n) };
-        keys.iter_mut().for_each(|k| *k = map.decode64(*k ^ SIGN64));
-    }
-
-    /// Puts the `k` smallest 32-bit keys by `map`, sorted, in `keys[..k]` (`k <= keys.len()`);
-    /// the rest are left in no particular order.
-    pub fn partial_sort32(self, keys: &mut [u32], k: usize, map: KeyMap) {
-        map.encode_slice32(keys);
-        // SAFETY: as in `select_nth32`.
-        unsafe { partial_u32(keys, k) };
-        map.decode_slice32(keys);
-    }
-
-    /// [`partial_sort32`](Self::partial_sort32) for 64-bit keys.
-    pub fn partial_sort64(self, keys: &mut [u64], k: usize, map: KeyMap) {
-        keys.iter_mut().for_each(|x| *x = map.encode64(*x) ^ SIGN64);
-        // SAFETY: as in `select_nth32`.
-        unsafe { partial_i64(bytemuck::cast_slice_mut(keys), k) };
-        keys.iter_mut().for_each(|x| *x = map.decode64(*x ^ SIGN64));
-    }
 }
+
+key_token!(Avx2KeysToken, "avx2,popcnt", U32x8, I64x4, i64, encoded64);
 
 /// The sign bit the 64-bit kernels flip (they compare signed).
 const SIGN64: u64 = 1 << 63;
 
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn select_u32(keys: &mut [u32], n: usize) {
-    // SAFETY: AVX2 and POPCNT are enabled here (target_feature + token).
-    unsafe { select::select_nth::<U32x8>(keys, n) }
-}
-
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn select_i64(keys: &mut [i64], n: usize) {
-    // SAFETY: as in `select_u32`.
-    unsafe { select::select_nth::<I64x4>(keys, n) }
-}
-
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn partial_u32(keys: &mut [u32], k: usize) {
-    // SAFETY: as in `select_u32`.
-    unsafe { select::partial_sort::<U32x8>(keys, k) }
-}
-
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn partial_i64(keys: &mut [i64], k: usize) {
-    // SAFETY: as in `select_u32`.
-    unsafe { select::partial_sort::<I64x4>(keys, k) }
-}
-
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn sort_u32(keys: &mut [u32]) {
-    // SAFETY: AVX2 is enabled here (target_feature + token).
-    unsafe { network::quicksort::<U32x8>(keys) }
-}
-
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn sort_i64(keys: &mut [i64]) {
-    // SAFETY: AVX2 is enabled here (target_feature + token).
-    unsafe { network::quicksort::<I64x4>(keys) }
+/// Runs `kernel` on 64-bit keys encoded by `map` with the sign bit flipped (the vectors
+/// compare signed, see `I64x4`), then decodes them (for `i64` keys the two flips cancel).
+fn encoded64(keys: &mut [u64], map: KeyMap, kernel: impl FnOnce(&mut [i64])) {
+    keys.iter_mut().for_each(|k| *k = map.encode64(*k) ^ SIGN64);
+    kernel(bytemuck::cast_slice_mut(keys));
+    keys.iter_mut().for_each(|k| *k = map.decode64(*k ^ SIGN64));
 }
 
 /// The partition permutation for `lanes` lanes and below-pivot mask `mask`: the lanes whose
@@ -161,9 +79,9 @@ const fn partition_order<const L: usize>(mask: usize) -> [usize; L] {
     order
 }
 
-/// [`PARTITION32`]: for each 8-bit mask, the `vpermd` indices of [`partition_order`], one
+/// [`PARTITION8`]: for each 8-bit mask, the `vpermd` indices of [`partition_order`], one
 /// per nibble (lane 0's index in the lowest).
-const fn partition_table32() -> [u32; 256] {
+const fn partition_table8() -> [u32; 256] {
     let mut table = [0u32; 256];
     let mut mask = 0;
     while mask < 256 {
@@ -196,8 +114,9 @@ const fn partition_table64() -> [u32; 16] {
     table
 }
 
-/// Packed `vpermd` indices that partition 8 `u32` lanes, by below-pivot mask.
-static PARTITION32: [u32; 256] = partition_table32();
+/// Packed lane indices that partition 8 lanes, by below-pivot mask: the `vpermd` indices
+/// of 8 `u32` lanes here, the `vpermq` indices of AVX-512's 8 `u64` lanes.
+pub(super) static PARTITION8: [u32; 256] = partition_table8();
 /// Packed `vpermd` indices that partition 4 `u64` lanes, by below-pivot mask.
 static PARTITION64: [u32; 16] = partition_table64();
 
@@ -340,7 +259,7 @@ impl KeyVector for U32x8 {
             // Lanes at or above the pivot are those where max(key, pivot) == key.
             let at_or_above = _mm256_cmpeq_epi32(_mm256_max_epu32(self.0, pivot.0), self.0);
             let below = !_mm256_movemask_ps(_mm256_castsi256_ps(at_or_above)) as u32 & 0xff;
-            let order = unpack_indices(PARTITION32[below as usize]);
+            let order = unpack_indices(PARTITION8[below as usize]);
             let parted = _mm256_permutevar8x32_epi32(self.0, order);
             _mm256_storeu_si256(left.cast(), parted);
             _mm256_storeu_si256(right_end.sub(8).cast(), parted);
@@ -461,8 +380,8 @@ mod tests {
 
     #[test]
     fn every_8_lane_mask_moves_the_below_lanes_first_in_order() {
-        assert_eq!(PARTITION32.len(), 256);
-        for (mask, &packed) in PARTITION32.iter().enumerate() {
+        assert_eq!(PARTITION8.len(), 256);
+        for (mask, &packed) in PARTITION8.iter().enumerate() {
             let idx = nibbles(packed);
             let below: Vec<u32> = (0..8).filter(|l| mask & (1 << l) != 0).collect();
             let rest: Vec<u32> = (0..8).filter(|l| mask & (1 << l) == 0).collect();
