@@ -248,9 +248,13 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     // The buckets' passes ping-pong between their place in `dst` and a buffer of the largest
     // bucket's size, one per task, that stays in cache; only the last pass writes to `out`.
     let below = split.shift.div_ceil(NARROW) as usize;
+    // A bucket of `n` elements takes an MSD pass of its own (and no task buffer) when it is
+    // large and digits remain below; every other one is sorted in the task's buffer, which
+    // must hold the largest of them.
+    let takes_msd = |n: usize| n * elem_bytes::<K, V>() >= BUCKET_MSD_MIN_BYTES && below > 1;
     let largest = (0..buckets)
         .map(|b| bucket_start[b + 1] - bucket_start[b])
-        .filter(|&n| n * elem_bytes::<K, V>() < BUCKET_MSD_MIN_BYTES)
+        .filter(|&n| !takes_msd(n))
         .max()
         .unwrap_or(0);
     let new_tmp = || (Scratch::<K>::new(largest), Scratch::<V>::new(largest));
@@ -265,7 +269,7 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         // has room for `n` elements unless the bucket takes the MSD route.
         unsafe {
             let (s, d) = (dst.add(a), src.add(a));
-            if n * elem_bytes::<K, V>() >= BUCKET_MSD_MIN_BYTES && below > 1 {
+            if takes_msd(n) {
                 msd_lsd::<K, V, C>(s, d, n, below, true, !result_in_dst);
             } else {
                 let out = if result_in_dst { s } else { d };

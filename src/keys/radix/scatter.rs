@@ -65,9 +65,10 @@ pub(crate) const STREAM_MIN_BYTES: usize = 16 << 20;
 #[repr(C, align(64))]
 pub(super) struct Line([u8; LINE_BYTES]);
 
-/// Bytes of write-combining buffer the MSD scatter gives all its buckets together: each
-/// bucket's buffer is this divided by the number of buckets, at most 1 KiB and at least a
-/// cache line (256 buckets: 1 KiB each; the wide split's 8192: one line each).
+/// Bytes of write-combining buffer the MSD scatter gives all its buckets together, keys and
+/// values: each bucket's block of keys is at most 1 KiB and at least a cache line (keys
+/// alone, 256 buckets: 1 KiB each; the wide split's 8192: one line each), and shrinks by
+/// powers of two for the values beside it ([`wc_block_len`]).
 ///
 /// A full buffer goes out as one run of whole lines. Measured with a microbenchmark of the
 /// scatter loop (one thread, 2^24 random `u32` keys into 256 buckets, not committed):
