@@ -118,31 +118,35 @@ fn time<T: Clone>(
     });
 }
 
-fn by_key(c: &mut Criterion) {
+/// One `sort_by_key` group: records made by `make` from random words, keyed by `key`,
+/// against every peer that sorts records.
+fn by_key_group<R, K>(
+    c: &mut Criterion,
+    name: &str,
+    seed: u64,
+    make: fn(u64) -> R,
+    key: fn(&R) -> K,
+) where
+    R: Copy + Send + Sync + PartialOrd + rdst::RadixKey + Radixable<K>,
+    K: sortnet::Key + Ord + radsort::Key + voracious_radix_sort::RadixKey,
+{
     let auto = backend::auto();
-    let mut g = group(c, "calls-by-key-rec16");
+    let mut g = group(c, name);
     for n in SIZES {
-        let input: Vec<Rec16> = random(n, 1)
-            .into_iter()
-            .map(|x| Rec16 {
-                key: x as u32,
-                a: (x >> 32) as u32,
-                b: x,
-            })
-            .collect();
+        let input: Vec<R> = random(n, seed).into_iter().map(make).collect();
         time(&mut g, "sortnet", n, &input, |v| {
-            auto.sort_by_key(v, |r| r.key).unwrap()
+            auto.sort_by_key(v, key).unwrap()
         });
-        time(&mut g, "std", n, &input, |v| v.sort_by_key(|r| r.key));
+        time(&mut g, "std", n, &input, |v| v.sort_by_key(key));
         time(&mut g, "std-unstable", n, &input, |v| {
-            v.sort_unstable_by_key(|r| r.key)
+            v.sort_unstable_by_key(key)
         });
-        time(&mut g, "rayon", n, &input, |v| v.par_sort_by_key(|r| r.key));
+        time(&mut g, "rayon", n, &input, |v| v.par_sort_by_key(key));
         time(&mut g, "rayon-unstable", n, &input, |v| {
-            v.par_sort_unstable_by_key(|r| r.key)
+            v.par_sort_unstable_by_key(key)
         });
         time(&mut g, "radsort", n, &input, |v| {
-            radsort::sort_by_key(v, |r| r.key)
+            radsort::sort_by_key(v, key)
         });
         time(&mut g, "rdst", n, &input, |v| v.radix_sort_unstable());
         time(&mut g, "voracious-mt", n, &input, |v| {
@@ -150,35 +154,20 @@ fn by_key(c: &mut Criterion) {
         });
     }
     g.finish();
-    let mut g = group(c, "calls-by-key-rec32");
-    for n in SIZES {
-        let input: Vec<Rec32> = random(n, 2)
-            .into_iter()
-            .map(|x| Rec32 {
-                key: x,
-                rest: [x; 3],
-            })
-            .collect();
-        time(&mut g, "sortnet", n, &input, |v| {
-            auto.sort_by_key(v, |r| r.key).unwrap()
-        });
-        time(&mut g, "std", n, &input, |v| v.sort_by_key(|r| r.key));
-        time(&mut g, "std-unstable", n, &input, |v| {
-            v.sort_unstable_by_key(|r| r.key)
-        });
-        time(&mut g, "rayon", n, &input, |v| v.par_sort_by_key(|r| r.key));
-        time(&mut g, "rayon-unstable", n, &input, |v| {
-            v.par_sort_unstable_by_key(|r| r.key)
-        });
-        time(&mut g, "radsort", n, &input, |v| {
-            radsort::sort_by_key(v, |r| r.key)
-        });
-        time(&mut g, "rdst", n, &input, |v| v.radix_sort_unstable());
-        time(&mut g, "voracious-mt", n, &input, |v| {
-            v.voracious_mt_sort(rayon::current_num_threads())
-        });
-    }
-    g.finish();
+}
+
+fn by_key(c: &mut Criterion) {
+    let rec16 = |x: u64| Rec16 {
+        key: x as u32,
+        a: (x >> 32) as u32,
+        b: x,
+    };
+    by_key_group(c, "calls-by-key-rec16", 1, rec16, |r| r.key);
+    let rec32 = |x: u64| Rec32 {
+        key: x,
+        rest: [x; 3],
+    };
+    by_key_group(c, "calls-by-key-rec32", 2, rec32, |r| r.key);
 }
 
 /// argsort on one thread against sorting indices by key with std.

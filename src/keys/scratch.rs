@@ -115,8 +115,6 @@ fn allocate(layout: Layout) -> NonNull<u8> {
 ))]
 fn populate_in_parallel(ptr: NonNull<u8>, len: usize) {
     use rayon::prelude::*;
-    /// `MADV_POPULATE_WRITE` of Linux's `asm-generic/mman-common.h`.
-    const MADV_POPULATE_WRITE: std::ffi::c_int = 23;
     let threads = rayon::current_num_threads().max(1);
     // Whole huge pages per piece, so that no two threads fault in the same one.
     let piece = (len / threads)
@@ -130,10 +128,10 @@ fn populate_in_parallel(ptr: NonNull<u8>, len: usize) {
         // (`i * piece < len`); populating writes zeroes into uninitialised memory that
         // nothing has read or written yet.
         unsafe {
-            madvise(
-                start as *mut std::ffi::c_void,
+            libc::madvise(
+                start as *mut libc::c_void,
                 end - start,
-                MADV_POPULATE_WRITE,
+                libc::MADV_POPULATE_WRITE,
             )
         };
     });
@@ -145,16 +143,6 @@ fn populate_in_parallel(ptr: NonNull<u8>, len: usize) {
 )))]
 fn populate_in_parallel(_ptr: NonNull<u8>, _len: usize) {}
 
-#[cfg(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-))]
-extern "C" {
-    /// Linux's `madvise(2)`, from the C library every Linux Rust program links.
-    fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: std::ffi::c_int)
-        -> std::ffi::c_int;
-}
-
 /// Asks Linux to back a fresh large block with transparent huge pages where the system
 /// leaves that to the program (`/sys/kernel/mm/transparent_hugepage/enabled` = `madvise`):
 /// its first touch then faults once per 2 MiB instead of once per 4 KiB. A hint; an error
@@ -164,11 +152,9 @@ extern "C" {
     any(target_arch = "x86_64", target_arch = "aarch64")
 ))]
 fn advise_huge_pages(ptr: NonNull<u8>, len: usize) {
-    /// `MADV_HUGEPAGE` of Linux's `asm-generic/mman-common.h`.
-    const MADV_HUGEPAGE: std::ffi::c_int = 14;
     // SAFETY: `ptr..ptr + len` is a block this module just allocated and owns; the advice
     // changes how its pages are backed, never their contents (they are uninitialised).
-    unsafe { madvise(ptr.as_ptr().cast(), len, MADV_HUGEPAGE) };
+    unsafe { libc::madvise(ptr.as_ptr().cast(), len, libc::MADV_HUGEPAGE) };
 }
 
 #[cfg(not(all(

@@ -104,6 +104,13 @@ codec!(Unsigned, Unsigned);
 codec!(Signed, Signed);
 codec!(Float, Float);
 
+/// Bytes one element occupies in the sort's arrays: its key and its value. The cache
+/// decisions (MSD route, skewed buckets, buffer sizes, streaming) weigh whole elements, so
+/// that pairs and records get the working sets that keys alone get.
+pub(super) const fn elem_bytes<K, V>() -> usize {
+    std::mem::size_of::<K>() + std::mem::size_of::<V>()
+}
+
 /// Key and value arrays seen through raw pointers, so that disjoint ranges can be handed to
 /// rayon threads and so that the scratch buffer can be used before it is initialised.
 pub(super) struct Buf<K, V> {

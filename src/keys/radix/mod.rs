@@ -510,7 +510,7 @@ fn sort_kv<K, V, C>(
         };
         let wide = n >= wide_min;
         let route = match route {
-            Route::BySize if use_msd::<K>(n) => Route::Msd,
+            Route::BySize if use_msd::<K, V>(n) => Route::Msd,
             Route::BySize if n >= PARALLEL_LSD_MIN_LEN && rayon::current_num_threads() > 1 => {
                 Route::ParallelLsd { wide }
             }
@@ -533,15 +533,16 @@ fn sort_kv<K, V, C>(
     }
 }
 
-/// Whether `len` keys of type `K` take the MSD route ([`msd_lsd`]) rather than plain LSD.
+/// Whether `len` elements (keys of type `K` with values of type `V`) take the MSD route
+/// ([`msd_lsd`]) rather than plain LSD.
 ///
-/// From keys of the size of the L2 caches of the threads that sort on (per-core L2 read at
+/// From elements of the size of the L2 caches of the threads that sort on (per-core L2 read at
 /// run time, `cache::l2_bytes`, times the rayon threads), as the keys and their scratch copy
 /// then no longer fit them, and from [`MSD_MIN_BYTES`] at the latest. With several threads
 /// the split LSD passes share the scatter between the cores' caches (on both cores of the
 /// AMD EPYC they beat the MSD route at 2^20 `u32` keys, 2.9 / 3.5 ms).
-fn use_msd<K>(len: usize) -> bool {
-    let bytes = len.saturating_mul(std::mem::size_of::<K>());
+fn use_msd<K, V>(len: usize) -> bool {
+    let bytes = len.saturating_mul(digits::elem_bytes::<K, V>());
     let l2 = super::cache::l2_bytes();
     // Below one L2 the answer is no whatever the thread count; asking rayon for it would
     // start its thread pool for every small sort.

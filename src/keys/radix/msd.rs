@@ -55,9 +55,9 @@ pub(super) unsafe fn survey<K: RadixKey, V, C: Codec<K>, const W: u32, const ENC
 /// The [`WIDE_MSD_BITS`] split at the top of [`NARROW`] digit `top`, where that digit leaves
 /// a bucket of `largest_bucket` keys that takes [`BUCKET_MSD_MIN_BYTES`] or more (and the
 /// field fits below the digit's top); `None` keeps the narrow digit.
-pub(super) fn wide_split<K>(top: usize, largest_bucket: usize) -> Option<Split> {
+pub(super) fn wide_split<K, V>(top: usize, largest_bucket: usize) -> Option<Split> {
     let top_bit = NARROW * (top as u32 + 1);
-    let skewed = largest_bucket.saturating_mul(std::mem::size_of::<K>()) >= BUCKET_MSD_MIN_BYTES;
+    let skewed = largest_bucket.saturating_mul(elem_bytes::<K, V>()) >= BUCKET_MSD_MIN_BYTES;
     (skewed && top_bit >= WIDE_MSD_BITS).then(|| Split {
         shift: top_bit - WIDE_MSD_BITS,
         bits: WIDE_MSD_BITS,
@@ -179,7 +179,7 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         .map(|b| hists.iter().map(|h: &Vec<usize>| h[b]).sum::<usize>())
         .max()
         .unwrap_or(0);
-    let (split, hists) = match wide_split::<K>(top, largest_bucket) {
+    let (split, hists) = match wide_split::<K, V>(top, largest_bucket) {
         Some(wide) => (wide, count(wide)),
         None => (narrow, hists),
     };
@@ -198,7 +198,7 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     }
     bucket_start[buckets] = sum;
     debug_assert_eq!(sum, len);
-    let stream = len * std::mem::size_of::<K>() >= STREAM_MIN_BYTES;
+    let stream = len * elem_bytes::<K, V>() >= STREAM_MIN_BYTES;
     let scatter_chunk = |(&(a, b), offs): (&(usize, usize), &mut Vec<usize>)| {
         // SAFETY: the chunk `src[a..b]` is initialised; its offsets were computed from its own
         // histogram, so its writes land in ranges of `dst` no other chunk writes.
@@ -248,9 +248,13 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     // The buckets' passes ping-pong between their place in `dst` and a buffer of the largest
     // bucket's size, one per task, that stays in cache; only the last pass writes to `out`.
     let below = split.shift.div_ceil(NARROW) as usize;
+    // A bucket of `n` elements takes an MSD pass of its own (and no task buffer) when it is
+    // large and digits remain below; every other one is sorted in the task's buffer, which
+    // must hold the largest of them.
+    let takes_msd = |n: usize| n * elem_bytes::<K, V>() >= BUCKET_MSD_MIN_BYTES && below > 1;
     let largest = (0..buckets)
         .map(|b| bucket_start[b + 1] - bucket_start[b])
-        .filter(|&n| n * std::mem::size_of::<K>() < BUCKET_MSD_MIN_BYTES)
+        .filter(|&n| !takes_msd(n))
         .max()
         .unwrap_or(0);
     let new_tmp = || (Scratch::<K>::new(largest), Scratch::<V>::new(largest));
@@ -265,7 +269,7 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         // has room for `n` elements unless the bucket takes the MSD route.
         unsafe {
             let (s, d) = (dst.add(a), src.add(a));
-            if n * std::mem::size_of::<K>() >= BUCKET_MSD_MIN_BYTES && below > 1 {
+            if takes_msd(n) {
                 msd_lsd::<K, V, C>(s, d, n, below, true, !result_in_dst);
             } else {
                 let out = if result_in_dst { s } else { d };

@@ -65,9 +65,10 @@ pub(crate) const STREAM_MIN_BYTES: usize = 16 << 20;
 #[repr(C, align(64))]
 pub(super) struct Line([u8; LINE_BYTES]);
 
-/// Bytes of write-combining buffer the MSD scatter gives all its buckets together: each
-/// bucket's buffer is this divided by the number of buckets, at most 1 KiB and at least a
-/// cache line (256 buckets: 1 KiB each; the wide split's 8192: one line each).
+/// Bytes of write-combining buffer the MSD scatter gives all its buckets together, keys and
+/// values: each bucket's block of keys is at most 1 KiB and at least a cache line (keys
+/// alone, 256 buckets: 1 KiB each; the wide split's 8192: one line each), and shrinks by
+/// powers of two for the values beside it ([`wc_block_len`]).
 ///
 /// A full buffer goes out as one run of whole lines. Measured with a microbenchmark of the
 /// scatter loop (one thread, 2^24 random `u32` keys into 256 buckets, not committed):
@@ -77,6 +78,19 @@ pub(super) struct Line([u8; LINE_BYTES]);
 /// 52-56 ms with 64-byte buffers, 46.6-48 ms with 1 KiB (`u64`: 73 -> 65-67 ms; 2^22 `u32`
 /// 12.6 -> 11.6-12, `u64` 17.7 -> 15.9).
 pub(super) const WC_BUFFER_BYTES: usize = 256 << 10;
+
+/// Elements per bucket in the write-combining buffers of [`scatter_wc`]: the buffers of all
+/// `buckets` (keys and values together) share [`WC_BUFFER_BYTES`], each bucket's block of
+/// keys a power of two between one cache line and 1 KiB. Keys alone get 1 KiB per bucket
+/// for 256 buckets; counting the values too keeps pairs and records (up to 36 bytes an
+/// element) in the same cache footprint instead of 2 to 9 times it (16-byte values took a
+/// 1.25 MiB buffer, more than a core's L2, and every flush missed it).
+pub(super) fn wc_block_len<K, V>(buckets: usize) -> usize {
+    let size = std::mem::size_of::<K>();
+    let elem = size + std::mem::size_of::<V>();
+    let fit = (WC_BUFFER_BYTES / buckets / elem).max(1);
+    (1usize << fit.ilog2()).clamp(LINE_BYTES / size, (1 << 10) / size)
+}
 
 /// [`scatter`] on the `W`-bit field of the keys at bit `shift` (a digit of the MSD route's
 /// [`Split`]) through write-combining buffers: each bucket collects a block of keys (up to
@@ -108,8 +122,8 @@ pub(super) unsafe fn scatter_wc<
     debug_assert_eq!(offsets.len(), buckets);
     let size = std::mem::size_of::<K>();
     debug_assert!((LINE_BYTES / size).is_power_of_two() && size >= 4);
-    let block_bytes = (WC_BUFFER_BYTES / buckets).clamp(LINE_BYTES, 1 << 10);
-    let per_block = block_bytes / size;
+    let per_block = wc_block_len::<K, V>(buckets);
+    let block_bytes = per_block * size;
     // Element index `i` of `dst` starts a block iff `(i + phase) % per_block == 0`; blocks
     // then start on `block_bytes` boundaries, which are cache-line boundaries.
     let phase = (dst.k as usize / size) % per_block;

@@ -422,23 +422,23 @@ fn wide_split_only_for_skewed_top_digits() {
     // u32 keys whose top digit (24..32) leaves a bucket of 2 MiB: the 13 bits from 19 up.
     let big = BUCKET_MSD_MIN_BYTES / 4;
     assert_eq!(
-        wide_split::<u32>(3, big),
+        wide_split::<u32, ()>(3, big),
         Some(Split {
             shift: 32 - WIDE_MSD_BITS,
             bits: WIDE_MSD_BITS
         })
     );
-    assert_eq!(wide_split::<u32>(3, big - 1), None);
+    assert_eq!(wide_split::<u32, ()>(3, big - 1), None);
     // u64 keys count 8 bytes each; a top digit of 1 (bits 8..16) is wide enough.
     assert_eq!(
-        wide_split::<u64>(1, big / 2),
+        wide_split::<u64, ()>(1, big / 2),
         Some(Split {
             shift: 16 - WIDE_MSD_BITS,
             bits: WIDE_MSD_BITS
         })
     );
     // The lowest digit has only 8 bits: no wide field fits.
-    assert_eq!(wide_split::<u64>(0, big), None);
+    assert_eq!(wide_split::<u64, ()>(0, big), None);
 }
 
 #[test]
@@ -527,4 +527,60 @@ fn ordered_inputs_take_the_scan_and_stay_stable() {
     let before = signed.clone();
     sort32(&mut signed, KeyMap::Signed);
     assert_eq!(signed, before);
+}
+
+#[test]
+fn write_combining_blocks_weigh_the_values() {
+    // Keys alone: 1 KiB per bucket for 256 buckets, one line each for 8192.
+    assert_eq!(wc_block_len::<u32, ()>(256), 256);
+    assert_eq!(wc_block_len::<u64, ()>(256), 128);
+    assert_eq!(wc_block_len::<u32, ()>(1 << 13), LINE_BYTES / 4);
+    // Pairs and records share the same budget, in whole lines of keys.
+    for (len, elem, key) in [
+        (wc_block_len::<u32, u32>(256), 8, 4),
+        (wc_block_len::<u32, [u8; 16]>(256), 20, 4),
+        (wc_block_len::<u64, [u8; 32]>(256), 40, 8),
+    ] {
+        assert!(len.is_power_of_two() && len * key >= LINE_BYTES, "{len}");
+        assert!(256 * len * elem <= WC_BUFFER_BYTES, "{len} x {elem}");
+    }
+}
+
+#[test]
+fn records_through_the_msd_route_are_stable() {
+    // 16- and 32-byte values (records moved whole), around and above the streaming size.
+    for n in [(1 << 17) + 3, STREAM_MIN_BYTES / 20 + 11] {
+        let mut s = 99 + n as u64;
+        let keys: Vec<u32> = (0..n).map(|_| rng(&mut s) as u32 % 50_000).collect();
+        let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        want.sort_by_key(|p| p.0);
+        let mut k = keys.clone();
+        let mut v: Vec<[u32; 4]> = (0..n as u32).map(|i| [i, !i, i, 7]).collect();
+        sort_with_map(&mut k, &mut v, KeyMap::Unsigned, Route::Msd, None);
+        let got: Vec<(u32, u32)> = k.iter().copied().zip(v.iter().map(|r| r[0])).collect();
+        assert!(got == want, "16-byte records n={n}");
+        assert!(
+            v.iter().all(|r| r[1] == !r[0] && r[3] == 7),
+            "records moved whole"
+        );
+
+        let keys: Vec<u64> = keys.iter().map(|&k| (k as u64) << 30 | 5).collect();
+        let mut k = keys.clone();
+        let mut v: Vec<[u64; 4]> = (0..n as u64).map(|i| [i, !i, i, 7]).collect();
+        sort_with_map(&mut k, &mut v, KeyMap::Unsigned, Route::BySize, None);
+        let got: Vec<(u64, u32)> = k
+            .iter()
+            .copied()
+            .zip(v.iter().map(|r| r[0] as u32))
+            .collect();
+        let want64: Vec<(u64, u32)> = want
+            .iter()
+            .map(|&(k, i)| ((k as u64) << 30 | 5, i))
+            .collect();
+        assert!(got == want64, "32-byte records n={n}");
+        assert!(
+            v.iter().all(|r| r[1] == !r[0] && r[3] == 7),
+            "records moved whole"
+        );
+    }
 }
