@@ -338,19 +338,20 @@ fn float_specials(b: &(dyn SortBackend + 'static)) {
 #[test]
 fn a_million_and_seven() {
     for case in cases() {
-        million_and_seven(&case.backend);
+        million_and_seven(&case.backend, case.name);
     }
 }
 
-fn million_and_seven(b: &(dyn SortBackend + 'static)) {
+/// `name` (the configuration) goes into every message: a failure here that a rerun does not
+/// repeat must say which configuration it came from.
+fn million_and_seven(b: &(dyn SortBackend + 'static), name: &str) {
     let n = (1 << 20) + 7;
-    check_keys(b, &keys::<u32>(Pattern::Random, n, 32, 99), "u32 2^20+7");
-    check_pairs(
-        b,
-        &keys::<f32>(Pattern::Random, n, 32, 98),
-        "f32 pairs 2^20+7",
-    );
-    check_keys(b, &keys::<u64>(Pattern::Random, n, 64, 97), "u64 2^20+7");
+    let u32_keys = keys::<u32>(Pattern::Random, n, 32, 99);
+    check_keys(b, &u32_keys, &format!("{name}: u32 2^20+7"));
+    let f32_keys = keys::<f32>(Pattern::Random, n, 32, 98);
+    check_pairs(b, &f32_keys, &format!("{name}: f32 pairs 2^20+7"));
+    let u64_keys = keys::<u64>(Pattern::Random, n, 64, 97);
+    check_keys(b, &u64_keys, &format!("{name}: u64 2^20+7"));
 }
 
 /// A race shows as a result that moves between runs of the same input.
