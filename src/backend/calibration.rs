@@ -5,7 +5,8 @@
 //! The short measurement times only what the detected ISA and caches leave open: which of
 //! the vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys,
 //! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (past
-//! 2^20 the built-in thresholds decide again). Zen 4 and the Xeon host disagree even on
+//! 2^20 the built-in thresholds decide again), and on one thread 32-bit keys once more at
+//! [`ONE_THREAD_PROBE`], whose winner goes on for longer slices. Zen 4 and the Xeon host disagree even on
 //! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
 //! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
 //! would start its driver), float keys and the nibble and pair routes (one candidate each
@@ -19,6 +20,14 @@ use super::profile::{machine_key, Profile, State, BUILT_IN, WORKLOADS};
 use super::sort_backend::{Device, SortBackend, Workload};
 use super::thresholds::STABLE_PAIRS;
 use crate::keys::key::{KeyMap, KeyWidth};
+
+/// The size at which the short measurement times 32-bit keys once more when the process
+/// sorts on one thread. Past the L2 the order of the quicksort and the radix sort depends on
+/// the L3 and the memory behind it, which the built-in rule (`quicksort_beyond_cache`) does not
+/// see: one thread, avx512 / radix at 2^24, M keys/s, 108 / 95 on the AMD EPYC (Zen 4, 32 MiB
+/// L3) but 104 / 121 on the 16-core Xeon host of the GPU machine, where radix passes avx512
+/// from 2^23 (BENCHMARKS.md, "Auto's crossovers"). 2^23 keys take about 0.1 s per candidate.
+pub const ONE_THREAD_PROBE: usize = 1 << 23;
 
 /// What to time: which workloads, at which sizes, for how long.
 #[derive(Debug, Clone)]
@@ -48,6 +57,9 @@ pub struct Plan {
     /// measurement: one noisy winner at its largest size must not rule every longer slice),
     /// instead of letting that size's winner go on.
     pub built_in_beyond: bool,
+    /// Larger sizes timed for one workload only, after `sizes`; the winner at the last of
+    /// them goes on for every longer slice (no hand-back to the built-in thresholds).
+    pub probes: Vec<(Workload, usize)>,
 }
 
 impl Plan {
@@ -64,6 +76,11 @@ impl Plan {
             batch_elements: 1 << 14,
             cpu_only: true,
             built_in_beyond: true,
+            probes: if rayon::current_num_threads() == 1 {
+                vec![(Workload::Keys(KeyWidth::W32), ONE_THREAD_PROBE)]
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -84,6 +101,7 @@ impl Plan {
             batch_elements: 1 << 16,
             cpu_only: false,
             built_in_beyond: false,
+            probes: Vec::new(),
         }
     }
 
@@ -162,7 +180,14 @@ pub fn measure(
             continue;
         }
         let mut winners: Vec<(usize, &'static str)> = Vec::new();
-        for (i, &size) in plan.sizes.iter().enumerate() {
+        let probes = plan.probes.iter().filter(|(w, _)| *w == workload);
+        let probed = probes.clone().count() > 0;
+        let sizes = plan
+            .sizes
+            .iter()
+            .copied()
+            .chain(probes.map(|&(_, size)| size));
+        for (i, size) in sizes.enumerate() {
             let who = plan.candidates(backends, workload, size);
             let seed = 0xca11_b4a7_e000 ^ (size as u64).rotate_left(32) ^ i as u64;
             let cell = time_cell(&who, workload, size, seed, plan);
@@ -174,7 +199,7 @@ pub fn measure(
         for (from, name) in crossovers(&winners, plan.from) {
             entries.push((workload, from, name.to_string()));
         }
-        if let (true, Some(&(top, _))) = (plan.built_in_beyond, winners.last()) {
+        if let (true, false, Some(&(top, _))) = (plan.built_in_beyond, probed, winners.last()) {
             entries.push((workload, boundary(top, 2 * top), BUILT_IN.to_string()));
         }
     }
@@ -374,6 +399,30 @@ mod tests {
     }
 
     #[test]
+    fn a_probed_workload_keeps_its_last_winner_for_longer_slices() {
+        let backends = super::super::cpu::backends(true);
+        let k32 = Workload::Keys(KeyWidth::W32);
+        let k64 = Workload::Keys(KeyWidth::W64);
+        let plan = Plan {
+            sizes: vec![16, 64],
+            probes: vec![(k32, 1024)],
+            ..Plan::quick()
+        };
+        let mut sizes = Vec::new();
+        let profile = measure(&backends, &plan, &mut |cell| {
+            sizes.push((cell.workload, cell.size))
+        });
+        assert!(sizes.contains(&(k32, 1024)), "{sizes:?}");
+        assert!(!sizes.contains(&(k64, 1024)), "{sizes:?}");
+        if plan.candidates(&backends, k32, 0).len() >= 2 {
+            assert!(profile.fastest(k32, 1 << 30).is_some());
+        }
+        if plan.candidates(&backends, k64, 0).len() >= 2 {
+            assert_eq!(profile.fastest(k64, 1 << 30), None);
+        }
+    }
+
+    #[test]
     fn boundaries_sit_between_the_sizes() {
         assert_eq!(boundary(16, 64), 32);
         assert_eq!(boundary(1 << 20, 1 << 22), 1 << 21);
@@ -398,13 +447,19 @@ mod tests {
             assert!(*from >= plan.from, "{from}");
             assert!(profile.timed.contains(name) || name == BUILT_IN, "{name}");
         }
-        // Past the largest size the built-in thresholds decide.
+        // Past the largest size the built-in thresholds decide, unless a probe measured
+        // beyond it.
         for &(workload, _) in WORKLOADS.iter().take(3).skip(1) {
             if plan.candidates(&backends, workload, 0).len() < 2 {
                 continue;
             }
             let top = *plan.sizes.last().unwrap();
-            assert_eq!(profile.fastest(workload, 4 * top), None, "{workload:?}");
+            let probed = plan.probes.iter().any(|(w, _)| *w == workload);
+            assert_eq!(
+                profile.fastest(workload, 64 * top).is_some(),
+                probed,
+                "{workload:?}"
+            );
             assert!(profile.fastest(workload, top).is_some(), "{workload:?}");
         }
         assert!(!profile
