@@ -10,8 +10,9 @@
 //! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
 //! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
 //! would start its driver), float keys and the nibble and pair routes (one candidate each
-//! on the CPU) stay built in. It takes 0.22 s on the 2-core AMD EPYC (Zen 4) build machine
-//! under load (BENCHMARKS.md, "Auto's crossovers").
+//! on the CPU) stay built in. It takes 0.22-0.5 s on the 2-core AMD EPYC (Zen 4) build
+//! machine under load, 0.8-1.2 s on one thread with the probe (which adds about 80 MB of
+//! memory while it runs; BENCHMARKS.md, "Auto's crossovers").
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -279,8 +280,12 @@ fn time_cell(
     let words = random_words(size, seed);
     let input = match workload {
         Workload::Nibbles | Workload::Keys(KeyWidth::W64) => Input::Words(words),
-        Workload::Keys(KeyWidth::W32) => Input::Keys32(words.iter().map(|&w| w as u32).collect()),
-        Workload::Pairs(KeyWidth::W32) => Input::Pairs32(words.iter().map(|&w| w as u32).collect()),
+        Workload::Keys(KeyWidth::W32) => {
+            Input::Keys32(words.into_iter().map(|w| w as u32).collect())
+        }
+        Workload::Pairs(KeyWidth::W32) => {
+            Input::Pairs32(words.into_iter().map(|w| w as u32).collect())
+        }
         Workload::Pairs(KeyWidth::W64) => Input::Pairs64(words),
     };
     let copies = (plan.batch_elements / size.max(1)).max(1);
