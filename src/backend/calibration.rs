@@ -5,12 +5,14 @@
 //! The short measurement times only what the detected ISA and caches leave open: which of
 //! the vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys,
 //! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (past
-//! 2^20 the built-in thresholds decide again). Zen 4 and the Xeon host disagree even on
+//! 2^20 the built-in thresholds decide again), and on one thread 32-bit keys once more at
+//! [`ONE_THREAD_PROBE`], whose winner goes on for longer slices. Zen 4 and the Xeon host disagree even on
 //! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
 //! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
 //! would start its driver), float keys and the nibble and pair routes (one candidate each
-//! on the CPU) stay built in. It takes 0.22 s on the 2-core AMD EPYC (Zen 4) build machine
-//! under load (BENCHMARKS.md, "Auto's crossovers").
+//! on the CPU) stay built in. It takes 0.22-0.5 s on the 2-core AMD EPYC (Zen 4) build
+//! machine under load, 0.8-1.2 s on one thread with the probe (which adds about 80 MB of
+//! memory while it runs; BENCHMARKS.md, "Auto's crossovers").
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -19,6 +21,14 @@ use super::profile::{machine_key, Profile, State, BUILT_IN, WORKLOADS};
 use super::sort_backend::{Device, SortBackend, Workload};
 use super::thresholds::STABLE_PAIRS;
 use crate::keys::key::{KeyMap, KeyWidth};
+
+/// The size at which the short measurement times 32-bit keys once more when the process
+/// sorts on one thread. Past the L2 the order of the quicksort and the radix sort depends on
+/// the L3 and the memory behind it, which the built-in rule (`quicksort_beyond_cache`) does not
+/// see: one thread, avx512 / radix at 2^24, M keys/s, 108 / 95 on the AMD EPYC (Zen 4, 32 MiB
+/// L3) but 104 / 121 on the 16-core Xeon host of the GPU machine, where radix passes avx512
+/// from 2^23 (BENCHMARKS.md, "Auto's crossovers"). 2^23 keys take about 0.1 s per candidate.
+pub const ONE_THREAD_PROBE: usize = 1 << 23;
 
 /// What to time: which workloads, at which sizes, for how long.
 #[derive(Debug, Clone)]
@@ -48,6 +58,9 @@ pub struct Plan {
     /// measurement: one noisy winner at its largest size must not rule every longer slice),
     /// instead of letting that size's winner go on.
     pub built_in_beyond: bool,
+    /// Larger sizes timed for one workload only, after `sizes`; the winner at the last of
+    /// them goes on for every longer slice (no hand-back to the built-in thresholds).
+    pub probes: Vec<(Workload, usize)>,
 }
 
 impl Plan {
@@ -64,6 +77,11 @@ impl Plan {
             batch_elements: 1 << 14,
             cpu_only: true,
             built_in_beyond: true,
+            probes: if rayon::current_num_threads() == 1 {
+                vec![(Workload::Keys(KeyWidth::W32), ONE_THREAD_PROBE)]
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -84,6 +102,7 @@ impl Plan {
             batch_elements: 1 << 16,
             cpu_only: false,
             built_in_beyond: false,
+            probes: Vec::new(),
         }
     }
 
@@ -162,7 +181,14 @@ pub fn measure(
             continue;
         }
         let mut winners: Vec<(usize, &'static str)> = Vec::new();
-        for (i, &size) in plan.sizes.iter().enumerate() {
+        let probes = plan.probes.iter().filter(|(w, _)| *w == workload);
+        let probed = probes.clone().count() > 0;
+        let sizes = plan
+            .sizes
+            .iter()
+            .copied()
+            .chain(probes.map(|&(_, size)| size));
+        for (i, size) in sizes.enumerate() {
             let who = plan.candidates(backends, workload, size);
             let seed = 0xca11_b4a7_e000 ^ (size as u64).rotate_left(32) ^ i as u64;
             let cell = time_cell(&who, workload, size, seed, plan);
@@ -174,7 +200,7 @@ pub fn measure(
         for (from, name) in crossovers(&winners, plan.from) {
             entries.push((workload, from, name.to_string()));
         }
-        if let (true, Some(&(top, _))) = (plan.built_in_beyond, winners.last()) {
+        if let (true, false, Some(&(top, _))) = (plan.built_in_beyond, probed, winners.last()) {
             entries.push((workload, boundary(top, 2 * top), BUILT_IN.to_string()));
         }
     }
@@ -254,8 +280,12 @@ fn time_cell(
     let words = random_words(size, seed);
     let input = match workload {
         Workload::Nibbles | Workload::Keys(KeyWidth::W64) => Input::Words(words),
-        Workload::Keys(KeyWidth::W32) => Input::Keys32(words.iter().map(|&w| w as u32).collect()),
-        Workload::Pairs(KeyWidth::W32) => Input::Pairs32(words.iter().map(|&w| w as u32).collect()),
+        Workload::Keys(KeyWidth::W32) => {
+            Input::Keys32(words.into_iter().map(|w| w as u32).collect())
+        }
+        Workload::Pairs(KeyWidth::W32) => {
+            Input::Pairs32(words.into_iter().map(|w| w as u32).collect())
+        }
         Workload::Pairs(KeyWidth::W64) => Input::Pairs64(words),
     };
     let copies = (plan.batch_elements / size.max(1)).max(1);
@@ -294,56 +324,64 @@ fn time_runs(
     let mut reps = 0;
     let fail = |e: crate::Error| format!("{} failed: {e}", b.name());
     while reps < plan.min_reps || (reps < plan.max_reps && start.elapsed() < plan.budget) {
-        let sorted = match input {
-            Input::Words(src) => {
-                let mut bufs = vec![src.clone(); copies];
-                let t = Instant::now();
-                for buf in &mut bufs {
-                    match workload {
-                        Workload::Nibbles => b.sort_nibbles(buf),
-                        _ => b.sort_keys64(buf, KeyMap::Unsigned),
-                    }
-                    .map_err(fail)?;
-                }
-                best = best.min(t.elapsed().as_secs_f64());
-                workload == Workload::Nibbles || bufs[0].windows(2).all(|w| w[0] <= w[1])
-            }
-            Input::Keys32(src) => {
-                let mut bufs = vec![src.clone(); copies];
-                let t = Instant::now();
-                for buf in &mut bufs {
-                    b.sort_keys32(buf, KeyMap::Unsigned).map_err(fail)?;
-                }
-                best = best.min(t.elapsed().as_secs_f64());
-                bufs[0].windows(2).all(|w| w[0] <= w[1])
-            }
-            Input::Pairs32(src) => {
-                let mut bufs =
-                    vec![(src.clone(), (0..src.len() as u32).collect::<Vec<_>>()); copies];
-                let t = Instant::now();
-                for (k, v) in &mut bufs {
-                    b.sort_pairs32(k, v, KeyMap::Unsigned).map_err(fail)?;
-                }
-                best = best.min(t.elapsed().as_secs_f64());
-                bufs[0].0.windows(2).all(|w| w[0] <= w[1])
-            }
-            Input::Pairs64(src) => {
-                let mut bufs =
-                    vec![(src.clone(), (0..src.len() as u32).collect::<Vec<_>>()); copies];
-                let t = Instant::now();
-                for (k, v) in &mut bufs {
-                    b.sort_pairs64(k, v, KeyMap::Unsigned).map_err(fail)?;
-                }
-                best = best.min(t.elapsed().as_secs_f64());
-                bufs[0].0.windows(2).all(|w| w[0] <= w[1])
-            }
-        };
+        let (secs, sorted) = match input {
+            Input::Words(src) => time_copies(
+                src,
+                copies,
+                |buf| match workload {
+                    Workload::Nibbles => b.sort_nibbles(buf),
+                    _ => b.sort_keys64(buf, KeyMap::Unsigned),
+                },
+                |buf| workload == Workload::Nibbles || is_ascending(buf),
+            ),
+            Input::Keys32(src) => time_copies(
+                src,
+                copies,
+                |buf| b.sort_keys32(buf, KeyMap::Unsigned),
+                |buf| is_ascending(buf),
+            ),
+            Input::Pairs32(src) => time_copies(
+                &(src.clone(), (0..src.len() as u32).collect::<Vec<_>>()),
+                copies,
+                |(k, v)| b.sort_pairs32(k, v, KeyMap::Unsigned),
+                |(k, _)| is_ascending(k),
+            ),
+            Input::Pairs64(src) => time_copies(
+                &(src.clone(), (0..src.len() as u32).collect::<Vec<_>>()),
+                copies,
+                |(k, v)| b.sort_pairs64(k, v, KeyMap::Unsigned),
+                |(k, _)| is_ascending(k),
+            ),
+        }
+        .map_err(fail)?;
+        best = best.min(secs);
         if !sorted {
             return Err(format!("{} returned unsorted keys", b.name()));
         }
         reps += 1;
     }
     Ok(best)
+}
+
+/// Sorts `copies` fresh clones of `src` with `sort`: the seconds the sorts took, and whether
+/// the first copy came out sorted by `check`.
+fn time_copies<T: Clone>(
+    src: &T,
+    copies: usize,
+    mut sort: impl FnMut(&mut T) -> crate::Result<()>,
+    check: impl Fn(&T) -> bool,
+) -> crate::Result<(f64, bool)> {
+    let mut bufs = vec![src.clone(); copies];
+    let t = Instant::now();
+    for buf in &mut bufs {
+        sort(buf)?;
+    }
+    let secs = t.elapsed().as_secs_f64();
+    Ok((secs, check(&bufs[0])))
+}
+
+fn is_ascending<T: Ord>(keys: &[T]) -> bool {
+    keys.windows(2).all(|w| w[0] <= w[1])
 }
 
 #[cfg(test)]
@@ -363,6 +401,30 @@ mod tests {
             crossovers(&[(512, "a"), (2048, "b")], 256),
             [(256, "a"), (1024, "b")]
         );
+    }
+
+    #[test]
+    fn a_probed_workload_keeps_its_last_winner_for_longer_slices() {
+        let backends = super::super::cpu::backends(true);
+        let k32 = Workload::Keys(KeyWidth::W32);
+        let k64 = Workload::Keys(KeyWidth::W64);
+        let plan = Plan {
+            sizes: vec![16, 64],
+            probes: vec![(k32, 1024)],
+            ..Plan::quick()
+        };
+        let mut sizes = Vec::new();
+        let profile = measure(&backends, &plan, &mut |cell| {
+            sizes.push((cell.workload, cell.size))
+        });
+        assert!(sizes.contains(&(k32, 1024)), "{sizes:?}");
+        assert!(!sizes.contains(&(k64, 1024)), "{sizes:?}");
+        if plan.candidates(&backends, k32, 0).len() >= 2 {
+            assert!(profile.fastest(k32, 1 << 30).is_some());
+        }
+        if plan.candidates(&backends, k64, 0).len() >= 2 {
+            assert_eq!(profile.fastest(k64, 1 << 30), None);
+        }
     }
 
     #[test]
@@ -390,13 +452,19 @@ mod tests {
             assert!(*from >= plan.from, "{from}");
             assert!(profile.timed.contains(name) || name == BUILT_IN, "{name}");
         }
-        // Past the largest size the built-in thresholds decide.
+        // Past the largest size the built-in thresholds decide, unless a probe measured
+        // beyond it.
         for &(workload, _) in WORKLOADS.iter().take(3).skip(1) {
             if plan.candidates(&backends, workload, 0).len() < 2 {
                 continue;
             }
             let top = *plan.sizes.last().unwrap();
-            assert_eq!(profile.fastest(workload, 4 * top), None, "{workload:?}");
+            let probed = plan.probes.iter().any(|(w, _)| *w == workload);
+            assert_eq!(
+                profile.fastest(workload, 64 * top).is_some(),
+                probed,
+                "{workload:?}"
+            );
             assert!(profile.fastest(workload, top).is_some(), "{workload:?}");
         }
         assert!(!profile

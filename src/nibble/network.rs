@@ -243,6 +243,8 @@ unsafe fn sort_rows<V: ByteVector>(mut rows: [V; 8]) -> [V; 8] {
     }
 }
 
+// Only the AVX-512 kernel has masked loads and stores.
+#[cfg(target_arch = "x86_64")]
 /// Byte vectors that can read and write a prefix of their width without touching the bytes
 /// after it (masked loads and stores), so a slice shorter than a block needs no buffer.
 ///
@@ -261,6 +263,7 @@ pub(crate) trait MaskedByteVector: ByteVector {
 /// # Safety
 ///
 /// The CPU supports `V`'s instructions.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn sort_short_masked<V: MaskedByteVector>(words: &mut [u64]) {
     debug_assert!(words.len() <= V::BYTES);
@@ -303,6 +306,7 @@ unsafe fn sort_short_masked<V: MaskedByteVector>(words: &mut [u64]) {
 /// # Safety
 ///
 /// The CPU supports the instructions of `V`, `H` and `Q`.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) unsafe fn sort_words_masked<V, H, Q>(words: &mut [u64])
 where

@@ -37,4 +37,5 @@ pub(crate) const NIBBLE_SHORT_LUT_MAX_WORDS: usize = 8;
 /// As [`NIBBLE_SHORT_LUT_MAX_WORDS`] for the kernel with masked loads and stores (avx512),
 /// for whole short slices and for tails: a masked block costs a flat 25 ns for 5 to 12
 /// words, `lut` 21.0 ns for 4 words and 25.7 ns for 5.
+#[cfg(target_arch = "x86_64")]
 pub(crate) const NIBBLE_MASKED_LUT_MAX_WORDS: usize = 4;
