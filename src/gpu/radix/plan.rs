@@ -159,14 +159,25 @@ pub(crate) const REDUCE_THEN_SCAN_MIN_PAIRS: u64 = 1 << 24;
 pub(crate) const REDUCE_THEN_SCAN_MIN_KEYS_64: u64 = 1 << 20;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub(crate) const SPIN_LIMIT: u32 = 4096;
-/// The same on a software driver. llvmpipe (lavapipe) silently ends a loop after 65535
-/// iterations of one invocation, counted over every entry of the loop: a look-back that spun
-/// that long went on half walked and published wrong counts (2^18 u32 keys sorted right with
-/// spin limits up to 16000 and wrong from 20000, the look-back's walk loop being entered four
-/// times per round). A short spin keeps every walk far below that limit; lavapipe's
-/// workgroups that wait are descheduled threads, which a recount overtakes anyway. So no
-/// configuration may raise a spin limit above the device's default.
+/// The same on a software driver. llvmpipe (lavapipe) silently ends a loop once one
+/// invocation has run 65535 loop iterations, counted over every loop of the shader: a
+/// look-back cut short that way publishes wrong counts (2^18 u32 keys sorted right with
+/// spin limits up to 16000 and wrong from 20000). A short spin keeps one wait far below that
+/// limit; lavapipe's workgroups that wait are descheduled threads, which a recount overtakes
+/// anyway. So no configuration may raise a spin limit above the device's default. (The
+/// length of a whole walk is bounded by [`SOFTWARE_LOOKBACK_TILES`].)
 pub(crate) const SOFTWARE_SPIN_LIMIT: u32 = 64;
+/// The most tiles of a look-back sort on a software driver; larger sorts there run by
+/// reduce-then-scan, whose loops per invocation do not grow with the tiles before a tile.
+/// lavapipe hands each of its threads one contiguous run of a dispatch's workgroups, so the
+/// second thread's first tile walks back over about half the tiles, none published yet,
+/// waiting out the spin limit and recounting each one: about 300 loop iterations per tile
+/// for 512 x 11 u32 pair tiles (four look-back rounds of 64 spins, then the recount). At
+/// 2^22 pairs (2979 tiles) that passed the loop limit above and every sort with two
+/// lavapipe threads came out wrong, as did u32 keys; with one thread, or spin limit 4 at
+/// 2^22, they sorted right, and spin limit 4 failed again at 2^23 and 2^24. 64 tiles keep a
+/// walk near 20000 iterations.
+pub(crate) const SOFTWARE_LOOKBACK_TILES: u64 = 64;
 
 /// 32-bit words of a subgroup ballot that can hold lanes: the scatter shader's match works
 /// on one word where subgroups have at most 32 lanes (NVIDIA, lavapipe), on two for 64.
