@@ -25,21 +25,24 @@
 //! between calls (from a `Vec` and from a `HostBuffer`), and rayon's `par_sort_unstable`
 //! ("GPU host path"). Every result is checked.
 
+// The tests' vulkano helpers (buffers as a caller allocates them).
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::sync::Arc;
 use std::time::Instant;
+
+use common::gpu::Memory;
 
 use rayon::slice::ParallelSliceMut;
 use sortnet::backend;
 use sortnet::gpu::bitonic::BitonicSorter;
 use sortnet::gpu::context::{context, GpuContext};
 use sortnet::gpu::radix::{Count, PassScheme, RadixConfig, RadixSorter, SortJob, VulkanRadix};
-use sortnet::gpu::vulkano::buffer::{
-    Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer,
-};
+use sortnet::gpu::vulkano::buffer::{BufferContents, Subbuffer};
 use sortnet::gpu::vulkano::command_buffer::{
     AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer,
 };
-use sortnet::gpu::vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use sortnet::gpu::vulkano::query::{QueryPool, QueryPoolCreateInfo, QueryResultFlags, QueryType};
 use sortnet::gpu::vulkano::sync::PipelineStage;
 use sortnet::gpu::{copy, nibble, HostBuffer};
@@ -143,40 +146,12 @@ fn main() {
 
 /// A device-local storage buffer of `len` elements.
 fn device<T: BufferContents>(ctx: &GpuContext, len: u64) -> Subbuffer<[T]> {
-    alloc(ctx, len, MemoryTypeFilter::PREFER_DEVICE)
+    common::gpu::typed(ctx, Memory::Device, len).unwrap()
 }
 
 /// A host-visible buffer holding `data`.
 fn host<T: BufferContents + Copy>(ctx: &GpuContext, data: &[T]) -> Subbuffer<[T]> {
-    let b = alloc(
-        ctx,
-        data.len() as u64,
-        MemoryTypeFilter::PREFER_HOST | MemoryTypeFilter::HOST_RANDOM_ACCESS,
-    );
-    b.write().expect("mapping").copy_from_slice(data);
-    b
-}
-
-fn alloc<T: BufferContents>(
-    ctx: &GpuContext,
-    len: u64,
-    filter: MemoryTypeFilter,
-) -> Subbuffer<[T]> {
-    Buffer::new_slice::<T>(
-        ctx.memory_allocator().clone(),
-        BufferCreateInfo {
-            usage: BufferUsage::STORAGE_BUFFER
-                | BufferUsage::TRANSFER_SRC
-                | BufferUsage::TRANSFER_DST,
-            ..Default::default()
-        },
-        AllocationCreateInfo {
-            memory_type_filter: filter,
-            ..Default::default()
-        },
-        len.max(1),
-    )
-    .expect("allocating a buffer")
+    common::gpu::filled(ctx, Memory::Staging, data).unwrap()
 }
 
 /// Copies `src` into `dst` and waits.

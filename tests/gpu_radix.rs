@@ -128,7 +128,9 @@ fn long_sorts_on_a_software_driver_sort_right_whatever_the_scheme() {
     let n = 1usize << 22;
     let software = b.sorter().context().is_software();
     assert_eq!(
-        b.sorter().reduces_then_scans(KeyWidth::W32, true, n as u64).unwrap(),
+        b.sorter()
+            .reduces_then_scans(KeyWidth::W32, true, n as u64)
+            .unwrap(),
         software
     );
     let mut state = 0x853c_49e6_748f_ea9bu64;
@@ -148,5 +150,8 @@ fn long_sorts_on_a_software_driver_sort_right_whatever_the_scheme() {
     let b: &(dyn SortBackend + 'static) = &b;
     b.sort_pairs(&mut keys, &mut values).unwrap();
     let wrong = values.iter().zip(&order).filter(|(a, b)| a != b).count();
-    assert_eq!(wrong, 0, "{wrong} of {n} values out of place (software: {software})");
+    assert_eq!(
+        wrong, 0,
+        "{wrong} of {n} values out of place (software: {software})"
+    );
 }
