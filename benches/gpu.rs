@@ -4,7 +4,7 @@
 //! cargo bench --bench gpu -- radix [--keys u32,u64,pairs32,pairs64] [--map unsigned|signed|float]
 //!                                  [--scheme measured|lookback|reduce] [--tile WGxKPI]
 //!                                  [--partitions P] [--key-bits B] [--one-workgroup-max N]
-//!                                  [--small-below N] [--reps N] LOG2..
+//!                                  [--small-below N] [--phases] [--reps N] LOG2..
 //! cargo bench --bench gpu -- nibble [--reps N] LOG2..
 //! cargo bench --bench gpu -- bitonic [--reps N] LOG2..
 //! cargo bench --bench gpu -- roundtrip [--reps N] LOG2..
@@ -19,7 +19,8 @@
 //! `--key-bits B` sorts by the low B bits; `--one-workgroup-max` and `--small-below` set the
 //! small sorts' crossovers (0: off). Each `radix` row also gives the same sort of no
 //! keys in the same buffers (the empty dispatch chain: every dispatch, each with nothing to
-//! do) and the CPU time of one `record` call (median of 200, after the first).
+//! do) and the CPU time of one `record` call (median of 200, after the first); `--phases`
+//! adds each phase's GPU time (a timestamp after every dispatch, medians).
 //! `roundtrip` times host slices end to end (wall clock, best of N): the registry's
 //! `vulkan-radix` (which gives its buffers back after each call), one that keeps them
 //! between calls (from a `Vec` and from a `HostBuffer`), and rayon's `par_sort_unstable`
@@ -66,6 +67,7 @@ struct Args {
     map: KeyMap,
     config: RadixConfig,
     key_bits: Option<u32>,
+    phases: bool,
 }
 
 fn parse() -> Args {
@@ -84,6 +86,7 @@ fn parse() -> Args {
         map: KeyMap::Unsigned,
         config: RadixConfig::default(),
         key_bits: None,
+        phases: false,
     };
     while let Some(arg) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| usage());
@@ -113,6 +116,7 @@ fn parse() -> Args {
                 a.config.keys_per_invocation = Some(kpi.parse().unwrap_or_else(|_| usage()));
             }
             "--partitions" => a.config.partitions = value().parse().unwrap_or_else(|_| usage()),
+            "--phases" => a.phases = true,
             "--key-bits" => a.key_bits = Some(value().parse().unwrap_or_else(|_| usage())),
             "--one-workgroup-max" => {
                 a.config.one_workgroup_max = Some(value().parse().unwrap_or_else(|_| usage()))
@@ -161,6 +165,9 @@ fn upload<T: BufferContents>(ctx: &GpuContext, src: Subbuffer<[T]>, dst: Subbuff
     ctx.submit_and_wait(b).unwrap();
 }
 
+/// Timestamp queries of the timer's pool: the two of a timing, or a sort's phases.
+const PHASE_QUERIES: u32 = 32;
+
 /// GPU milliseconds of what `record` records, alone between two timestamps.
 ///
 /// A data-center GPU drops its clocks within half a second of idling (an H200's SM clock
@@ -185,7 +192,7 @@ impl Timer {
         let pool = QueryPool::new(
             ctx.device().clone(),
             QueryPoolCreateInfo {
-                query_count: 2,
+                query_count: PHASE_QUERIES,
                 ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
             },
         )
@@ -240,6 +247,52 @@ impl Timer {
             .get_results(0..2, &mut ticks, QueryResultFlags::WAIT)
             .unwrap();
         ticks[1].wrapping_sub(ticks[0]) as f64 * self.period_ns / 1e6
+    }
+
+    /// Median GPU milliseconds of each phase that `record` stamps (`RadixSorter::record_timed`
+    /// on this pool), over `reps` runs each after `restore`, after one warm-up.
+    fn phases(
+        &self,
+        ctx: &GpuContext,
+        reps: usize,
+        mut restore: impl FnMut(),
+        mut record: impl FnMut(&mut Builder, &Arc<QueryPool>) -> Vec<&'static str>,
+    ) -> Vec<(&'static str, f64)> {
+        let mut runs: Vec<Vec<f64>> = Vec::new();
+        let mut names = Vec::new();
+        for rep in 0..=reps.max(1) {
+            restore();
+            let mut b = ctx.command_builder().unwrap();
+            self.record_warm_up(ctx, &mut b);
+            // SAFETY: the pool's queries are used only by this command buffer, which is
+            // waited for before the next one is recorded; they are reset before being written.
+            unsafe {
+                b.reset_query_pool(self.pool.clone(), 0..PHASE_QUERIES)
+                    .unwrap();
+                b.write_timestamp(self.pool.clone(), 0, PipelineStage::AllCommands)
+                    .unwrap();
+            }
+            names = record(&mut b, &self.pool);
+            ctx.submit_and_wait(b).unwrap();
+            let mut ticks = vec![0u64; names.len() + 1];
+            self.pool
+                .get_results(0..ticks.len() as u32, &mut ticks, QueryResultFlags::WAIT)
+                .unwrap();
+            if rep > 0 {
+                let ms = ticks.windows(2);
+                runs.push(
+                    ms.map(|w| w[1].wrapping_sub(w[0]) as f64 * self.period_ns / 1e6)
+                        .collect(),
+                );
+            }
+        }
+        (0..names.len())
+            .map(|i| {
+                let mut v: Vec<f64> = runs.iter().map(|r| r[i]).collect();
+                v.sort_by(f64::total_cmp);
+                (names[i], v[v.len() / 2])
+            })
+            .collect()
     }
 
     /// Best and median of `reps` timings of `record`, each after `restore` (untimed), after
@@ -349,6 +402,19 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
             let (best, median) = timer.best_of(ctx, args.reps, restore, |b| {
                 sorter.record(b, &job, &scratch).unwrap()
             });
+            if args.phases {
+                let phases = timer.phases(ctx, args.reps, restore, |b, pool| {
+                    sorter.record_timed(b, &job, &scratch, pool).unwrap()
+                });
+                let list: Vec<String> = phases
+                    .iter()
+                    .map(|(name, ms)| format!("{name} {:.1}", ms * 1e3))
+                    .collect();
+                println!(
+                    "  phases of {name} 2^{log} (median µs): {}",
+                    list.join(", ")
+                );
+            }
             let bits = args.key_bits.unwrap_or(32 * kw as u32);
             let ok = check_radix(
                 ctx,
