@@ -4,7 +4,8 @@
 //! cargo bench --bench gpu -- radix [--keys u32,u64,pairs32,pairs64] [--map unsigned|signed|float]
 //!                                  [--scheme measured|lookback|reduce] [--tile WGxKPI]
 //!                                  [--partitions P] [--key-bits B] [--one-workgroup-max N]
-//!                                  [--small-below N] [--phases] [--reps N] LOG2..
+//!                                  [--small-below N] [--histogram-kpi N] [--phases]
+//!                                  [--reps N] LOG2..
 //! cargo bench --bench gpu -- nibble [--reps N] LOG2..
 //! cargo bench --bench gpu -- bitonic [--reps N] LOG2..
 //! cargo bench --bench gpu -- roundtrip [--reps N] LOG2..
@@ -117,6 +118,9 @@ fn parse() -> Args {
             }
             "--partitions" => a.config.partitions = value().parse().unwrap_or_else(|_| usage()),
             "--phases" => a.phases = true,
+            "--histogram-kpi" => {
+                a.config.histogram_keys_per_invocation = value().parse().unwrap_or_else(|_| usage())
+            }
             "--key-bits" => a.key_bits = Some(value().parse().unwrap_or_else(|_| usage())),
             "--one-workgroup-max" => {
                 a.config.one_workgroup_max = Some(value().parse().unwrap_or_else(|_| usage()))

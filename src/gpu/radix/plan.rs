@@ -458,17 +458,33 @@ pub(crate) fn max_len(variant: Variant, shape: TileShape, limits: &DeviceLimits)
     by_count.min(by_keys).min(by_groups).min(by_state)
 }
 
-/// Workgroups of the histogram dispatch for up to `capacity` keys: enough that each
-/// invocation counts about `keys_per_invocation` keys (normally
-/// [`HISTOGRAM_KEYS_PER_INVOCATION`]), at most `max_groups_x`.
+/// Workgroups of the look-back histogram for up to `capacity` keys: each invocation counts at
+/// most `keys_per_invocation` keys (normally [`HISTOGRAM_KEYS_PER_INVOCATION`]), and below
+/// that the keys spread over [`HISTOGRAM_SPREAD_GROUPS`] workgroups (at least
+/// [`HISTOGRAM_MIN_KEYS_PER_INVOCATION`] keys an invocation); at most `max_groups_x`.
 /// (The count may come from a GPU buffer, so this is sized for the capacity; the shader
 /// strides over the real count.)
 pub(crate) fn histogram_groups(capacity: u64, max_groups_x: u32, keys_per_invocation: u32) -> u32 {
-    let per_group = u64::from(STREAM_WORKGROUP * keys_per_invocation.max(1));
+    let per_invocation = capacity
+        .div_ceil(HISTOGRAM_SPREAD_GROUPS * u64::from(STREAM_WORKGROUP))
+        .max(HISTOGRAM_MIN_KEYS_PER_INVOCATION)
+        .min(u64::from(keys_per_invocation.max(1)));
     capacity
-        .div_ceil(per_group)
+        .div_ceil(u64::from(STREAM_WORKGROUP) * per_invocation)
         .clamp(1, u64::from(max_groups_x.min(65535))) as u32
 }
+
+/// Workgroups the histogram of a smaller look-back sort spreads its keys over: 128 keys an
+/// invocation left 2 workgroups at 2^16 keys and 32 at 2^20, and the histogram took a
+/// quarter of the sort (H200, phase timestamps: 23-27 us of 88-110). Spread over 128
+/// workgroups (2 keys an invocation at 2^14-2^16, 8 at 2^18, 32 at 2^20), u32 keys / pairs
+/// took 0.058 / 0.061 ms against 0.067 / 0.069 at 2^14, 0.073 / 0.084 against 0.088 / 0.095
+/// at 2^16, 0.080 / 0.088 against 0.092 / 0.103 at 2^18, 0.101 / 0.113 against 0.110 /
+/// 0.122 at 2^20, and the same at 2^22 (BENCHMARKS.md, "In the application's own Vulkan
+/// device").
+pub(crate) const HISTOGRAM_SPREAD_GROUPS: u64 = 128;
+/// The fewest keys a histogram invocation counts (1 was no faster than 2 at 2^14-2^16).
+pub(crate) const HISTOGRAM_MIN_KEYS_PER_INVOCATION: u64 = 2;
 
 #[cfg(test)]
 mod tests {
@@ -722,8 +738,14 @@ mod tests {
     #[test]
     fn histogram_groups_are_bounded() {
         assert_eq!(histogram_groups(0, 65535, 32), 1);
-        assert_eq!(histogram_groups(8192, 65535, 32), 1);
-        assert_eq!(histogram_groups(8193, 65535, 32), 2);
+        // Small sorts spread over up to 128 workgroups, two keys an invocation.
+        assert_eq!(histogram_groups(512, 65535, 32), 1);
+        assert_eq!(histogram_groups(8192, 65535, 32), 16);
+        assert_eq!(histogram_groups(8193, 65535, 32), 17);
+        assert_eq!(histogram_groups(1 << 16, 65535, 128), 128);
+        assert_eq!(histogram_groups(1 << 20, 65535, 128), 128);
+        assert_eq!(histogram_groups(1 << 22, 65535, 128), 128);
+        assert_eq!(histogram_groups(1 << 24, 65535, 128), 512);
         assert_eq!(histogram_groups(1 << 28, 65535, 32), (1 << 28) / 8192);
         assert_eq!(histogram_groups(1 << 30, 65535, 32), 65535);
         assert_eq!(histogram_groups(1 << 40, u32::MAX, 32), 65535);
