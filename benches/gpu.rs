@@ -4,7 +4,8 @@
 //! cargo bench --bench gpu -- radix [--keys u32,u64,pairs32,pairs64] [--map unsigned|signed|float]
 //!                                  [--scheme measured|lookback|reduce] [--tile WGxKPI]
 //!                                  [--partitions P] [--key-bits B] [--one-workgroup-max N]
-//!                                  [--small-below N] [--reps N] LOG2..
+//!                                  [--small-below N] [--histogram-kpi N] [--phases]
+//!                                  [--reps N] LOG2..
 //! cargo bench --bench gpu -- nibble [--reps N] LOG2..
 //! cargo bench --bench gpu -- bitonic [--reps N] LOG2..
 //! cargo bench --bench gpu -- roundtrip [--reps N] LOG2..
@@ -19,27 +20,31 @@
 //! `--key-bits B` sorts by the low B bits; `--one-workgroup-max` and `--small-below` set the
 //! small sorts' crossovers (0: off). Each `radix` row also gives the same sort of no
 //! keys in the same buffers (the empty dispatch chain: every dispatch, each with nothing to
-//! do) and the CPU time of one `record` call (median of 200, after the first).
+//! do) and the CPU time of one `record` call (median of 200, after the first); `--phases`
+//! adds each phase's GPU time (a timestamp after every dispatch, medians).
 //! `roundtrip` times host slices end to end (wall clock, best of N): the registry's
 //! `vulkan-radix` (which gives its buffers back after each call), one that keeps them
 //! between calls (from a `Vec` and from a `HostBuffer`), and rayon's `par_sort_unstable`
 //! ("GPU host path"). Every result is checked.
 
+// The tests' vulkano helpers (buffers as a caller allocates them).
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::sync::Arc;
 use std::time::Instant;
+
+use common::gpu::Memory;
 
 use rayon::slice::ParallelSliceMut;
 use sortnet::backend;
 use sortnet::gpu::bitonic::BitonicSorter;
 use sortnet::gpu::context::{context, GpuContext};
 use sortnet::gpu::radix::{Count, PassScheme, RadixConfig, RadixSorter, SortJob, VulkanRadix};
-use sortnet::gpu::vulkano::buffer::{
-    Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer,
-};
+use sortnet::gpu::vulkano::buffer::{BufferContents, Subbuffer};
 use sortnet::gpu::vulkano::command_buffer::{
     AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer,
 };
-use sortnet::gpu::vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use sortnet::gpu::vulkano::query::{QueryPool, QueryPoolCreateInfo, QueryResultFlags, QueryType};
 use sortnet::gpu::vulkano::sync::PipelineStage;
 use sortnet::gpu::{copy, nibble, HostBuffer};
@@ -63,6 +68,7 @@ struct Args {
     map: KeyMap,
     config: RadixConfig,
     key_bits: Option<u32>,
+    phases: bool,
 }
 
 fn parse() -> Args {
@@ -81,6 +87,7 @@ fn parse() -> Args {
         map: KeyMap::Unsigned,
         config: RadixConfig::default(),
         key_bits: None,
+        phases: false,
     };
     while let Some(arg) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| usage());
@@ -110,6 +117,10 @@ fn parse() -> Args {
                 a.config.keys_per_invocation = Some(kpi.parse().unwrap_or_else(|_| usage()));
             }
             "--partitions" => a.config.partitions = value().parse().unwrap_or_else(|_| usage()),
+            "--phases" => a.phases = true,
+            "--histogram-kpi" => {
+                a.config.histogram_keys_per_invocation = value().parse().unwrap_or_else(|_| usage())
+            }
             "--key-bits" => a.key_bits = Some(value().parse().unwrap_or_else(|_| usage())),
             "--one-workgroup-max" => {
                 a.config.one_workgroup_max = Some(value().parse().unwrap_or_else(|_| usage()))
@@ -143,40 +154,12 @@ fn main() {
 
 /// A device-local storage buffer of `len` elements.
 fn device<T: BufferContents>(ctx: &GpuContext, len: u64) -> Subbuffer<[T]> {
-    alloc(ctx, len, MemoryTypeFilter::PREFER_DEVICE)
+    common::gpu::typed(ctx, Memory::Device, len).unwrap()
 }
 
 /// A host-visible buffer holding `data`.
 fn host<T: BufferContents + Copy>(ctx: &GpuContext, data: &[T]) -> Subbuffer<[T]> {
-    let b = alloc(
-        ctx,
-        data.len() as u64,
-        MemoryTypeFilter::PREFER_HOST | MemoryTypeFilter::HOST_RANDOM_ACCESS,
-    );
-    b.write().expect("mapping").copy_from_slice(data);
-    b
-}
-
-fn alloc<T: BufferContents>(
-    ctx: &GpuContext,
-    len: u64,
-    filter: MemoryTypeFilter,
-) -> Subbuffer<[T]> {
-    Buffer::new_slice::<T>(
-        ctx.memory_allocator().clone(),
-        BufferCreateInfo {
-            usage: BufferUsage::STORAGE_BUFFER
-                | BufferUsage::TRANSFER_SRC
-                | BufferUsage::TRANSFER_DST,
-            ..Default::default()
-        },
-        AllocationCreateInfo {
-            memory_type_filter: filter,
-            ..Default::default()
-        },
-        len.max(1),
-    )
-    .expect("allocating a buffer")
+    common::gpu::filled(ctx, Memory::Staging, data).unwrap()
 }
 
 /// Copies `src` into `dst` and waits.
@@ -185,6 +168,9 @@ fn upload<T: BufferContents>(ctx: &GpuContext, src: Subbuffer<[T]>, dst: Subbuff
     b.copy_buffer(CopyBufferInfo::buffers(src, dst)).unwrap();
     ctx.submit_and_wait(b).unwrap();
 }
+
+/// Timestamp queries of the timer's pool: the two of a timing, or a sort's phases.
+const PHASE_QUERIES: u32 = 32;
 
 /// GPU milliseconds of what `record` records, alone between two timestamps.
 ///
@@ -210,7 +196,7 @@ impl Timer {
         let pool = QueryPool::new(
             ctx.device().clone(),
             QueryPoolCreateInfo {
-                query_count: 2,
+                query_count: PHASE_QUERIES,
                 ..QueryPoolCreateInfo::query_type(QueryType::Timestamp)
             },
         )
@@ -265,6 +251,52 @@ impl Timer {
             .get_results(0..2, &mut ticks, QueryResultFlags::WAIT)
             .unwrap();
         ticks[1].wrapping_sub(ticks[0]) as f64 * self.period_ns / 1e6
+    }
+
+    /// Median GPU milliseconds of each phase that `record` stamps (`RadixSorter::record_timed`
+    /// on this pool), over `reps` runs each after `restore`, after one warm-up.
+    fn phases(
+        &self,
+        ctx: &GpuContext,
+        reps: usize,
+        mut restore: impl FnMut(),
+        mut record: impl FnMut(&mut Builder, &Arc<QueryPool>) -> Vec<&'static str>,
+    ) -> Vec<(&'static str, f64)> {
+        let mut runs: Vec<Vec<f64>> = Vec::new();
+        let mut names = Vec::new();
+        for rep in 0..=reps.max(1) {
+            restore();
+            let mut b = ctx.command_builder().unwrap();
+            self.record_warm_up(ctx, &mut b);
+            // SAFETY: the pool's queries are used only by this command buffer, which is
+            // waited for before the next one is recorded; they are reset before being written.
+            unsafe {
+                b.reset_query_pool(self.pool.clone(), 0..PHASE_QUERIES)
+                    .unwrap();
+                b.write_timestamp(self.pool.clone(), 0, PipelineStage::AllCommands)
+                    .unwrap();
+            }
+            names = record(&mut b, &self.pool);
+            ctx.submit_and_wait(b).unwrap();
+            let mut ticks = vec![0u64; names.len() + 1];
+            self.pool
+                .get_results(0..ticks.len() as u32, &mut ticks, QueryResultFlags::WAIT)
+                .unwrap();
+            if rep > 0 {
+                let ms = ticks.windows(2);
+                runs.push(
+                    ms.map(|w| w[1].wrapping_sub(w[0]) as f64 * self.period_ns / 1e6)
+                        .collect(),
+                );
+            }
+        }
+        (0..names.len())
+            .map(|i| {
+                let mut v: Vec<f64> = runs.iter().map(|r| r[i]).collect();
+                v.sort_by(f64::total_cmp);
+                (names[i], v[v.len() / 2])
+            })
+            .collect()
     }
 
     /// Best and median of `reps` timings of `record`, each after `restore` (untimed), after
@@ -374,6 +406,19 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
             let (best, median) = timer.best_of(ctx, args.reps, restore, |b| {
                 sorter.record(b, &job, &scratch).unwrap()
             });
+            if args.phases {
+                let phases = timer.phases(ctx, args.reps, restore, |b, pool| {
+                    sorter.record_timed(b, &job, &scratch, pool).unwrap()
+                });
+                let list: Vec<String> = phases
+                    .iter()
+                    .map(|(name, ms)| format!("{name} {:.1}", ms * 1e3))
+                    .collect();
+                println!(
+                    "  phases of {name} 2^{log} (median µs): {}",
+                    list.join(", ")
+                );
+            }
             let bits = args.key_bits.unwrap_or(32 * kw as u32);
             let ok = check_radix(
                 ctx,

@@ -6,7 +6,11 @@
 //! (`VK_EXT_subgroup_size_control`), the radix sort runs at each.
 #![cfg(feature = "gpu")]
 
+mod common;
+
 use std::sync::Arc;
+
+use common::gpu::{filled, own_context, own_queue, Memory};
 
 use sortnet::gpu::bitonic::BitonicSorter;
 use sortnet::gpu::context::GpuContext;
@@ -14,17 +18,14 @@ use sortnet::gpu::nibble;
 use sortnet::gpu::radix::{Count, RadixConfig, RadixSorter, SortJob};
 use sortnet::gpu::vulkano;
 use sortnet::{KeyMap, KeyWidth};
-use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
 use vulkano::command_buffer::allocator::StandardCommandBufferAllocator;
 use vulkano::command_buffer::{
     AutoCommandBufferBuilder, CommandBufferUsage, CopyBufferInfo, PrimaryAutoCommandBuffer,
 };
 use vulkano::descriptor_set::allocator::StandardDescriptorSetAllocator;
 use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
-use vulkano::device::{
-    Device, DeviceCreateInfo, DeviceFeatures, Queue, QueueCreateInfo, QueueFlags,
-};
-use vulkano::instance::{Instance, InstanceCreateFlags, InstanceCreateInfo};
+use vulkano::device::{Device, Queue};
 use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter, StandardMemoryAllocator};
 use vulkano::pipeline::compute::ComputePipelineCreateInfo;
 use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
@@ -33,55 +34,7 @@ use vulkano::pipeline::{
 };
 use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo};
 use vulkano::sync::GpuFuture;
-use vulkano::{Version, VulkanLibrary};
-
-/// No device: fail under `SORTNET_REQUIRE_GPU=1`, else skip.
-fn no_device(why: &str) {
-    assert!(
-        std::env::var("SORTNET_REQUIRE_GPU").map_or(true, |v| v != "1"),
-        "SORTNET_REQUIRE_GPU=1 but {why}"
-    );
-    eprintln!("skipped: {why}");
-}
-
-/// The caller's own instance (at most `api`), device and compute queue, with `int64`
-/// enabled where the device has it.
-fn own_queue(api: Version) -> Option<Arc<Queue>> {
-    let library = VulkanLibrary::new().ok()?;
-    let instance = Instance::new(
-        library,
-        InstanceCreateInfo {
-            flags: InstanceCreateFlags::ENUMERATE_PORTABILITY,
-            max_api_version: Some(api),
-            ..Default::default()
-        },
-    )
-    .ok()?;
-    let (physical, family) = instance.enumerate_physical_devices().ok()?.find_map(|p| {
-        let f = p
-            .queue_family_properties()
-            .iter()
-            .position(|q| q.queue_flags.intersects(QueueFlags::COMPUTE))?;
-        Some((p, f as u32))
-    })?;
-    let shader_int64 = physical.supported_features().shader_int64;
-    let (_device, mut queues) = Device::new(
-        physical,
-        DeviceCreateInfo {
-            queue_create_infos: vec![QueueCreateInfo {
-                queue_family_index: family,
-                ..Default::default()
-            }],
-            enabled_features: DeviceFeatures {
-                shader_int64,
-                ..DeviceFeatures::empty()
-            },
-            ..Default::default()
-        },
-    )
-    .ok()?;
-    queues.next()
-}
+use vulkano::Version;
 
 /// The shipped tuning, and one that sorts up to 4096 keys in one workgroup whatever the
 /// device (software drivers do not by default).
@@ -89,35 +42,6 @@ fn configs() -> [RadixConfig; 2] {
     let mut one = RadixConfig::default();
     one.one_workgroup_max = Some(4096);
     [RadixConfig::default(), one]
-}
-
-/// The caller's context on its own device, or `None` (skipped) without one.
-fn own_context() -> Option<Arc<GpuContext>> {
-    let Some(queue) = own_queue(Version::V1_3) else {
-        no_device("no Vulkan device");
-        return None;
-    };
-    Some(GpuContext::from_queue(queue).expect("a Vulkan 1.1 device with subgroups"))
-}
-
-/// A host-visible storage buffer of the caller's holding `data`.
-fn buffer<T: BufferContents + Copy>(ctx: &GpuContext, data: &[T]) -> Subbuffer<[T]> {
-    Buffer::from_iter(
-        ctx.memory_allocator().clone(),
-        BufferCreateInfo {
-            usage: BufferUsage::STORAGE_BUFFER
-                | BufferUsage::TRANSFER_SRC
-                | BufferUsage::TRANSFER_DST,
-            ..Default::default()
-        },
-        AllocationCreateInfo {
-            memory_type_filter: MemoryTypeFilter::PREFER_DEVICE
-                | MemoryTypeFilter::HOST_RANDOM_ACCESS,
-            ..Default::default()
-        },
-        data.iter().copied(),
-    )
-    .unwrap()
 }
 
 fn builder(ctx: &GpuContext) -> AutoCommandBufferBuilder<PrimaryAutoCommandBuffer> {
@@ -203,8 +127,8 @@ fn check_pairs(
         .enumerate()
         .map(|(i, w)| if i % kw == 0 { w & 0xFFF0_0FFF } else { w })
         .collect();
-    let keys = buffer(ctx, &words);
-    let values = buffer(ctx, &(0..cap as u32).collect::<Vec<_>>());
+    let keys = filled(ctx, Memory::Mapped, &words).unwrap();
+    let values = filled(ctx, Memory::Mapped, &(0..cap as u32).collect::<Vec<_>>()).unwrap();
     let scratch = sorter.new_scratch(width, true, cap as u64).unwrap();
     let job = SortJob {
         keys: keys.clone(),
@@ -266,7 +190,7 @@ fn by_any_key_bits(sorter: &RadixSorter) {
 fn key_bits_outside_the_key_are_refused() {
     let Some(ctx) = own_context() else { return };
     let sorter = RadixSorter::new(ctx.clone()).unwrap();
-    let keys = buffer(&ctx, &[3u32, 1, 2]);
+    let keys = filled(&ctx, Memory::Mapped, &[3u32, 1, 2]).unwrap();
     let scratch = sorter.new_scratch(KeyWidth::W32, false, 3).unwrap();
     for bits in [0, 33] {
         let job = SortJob {
@@ -287,8 +211,7 @@ fn key_bits_outside_the_key_are_refused() {
 
 #[test]
 fn a_vulkan_1_0_device_is_refused_by_name() {
-    let Some(queue) = own_queue(Version::V1_0) else {
-        no_device("no Vulkan device");
+    let Some(queue) = common::gpu_or_skip(own_queue(Version::V1_0), "a Vulkan device") else {
         return;
     };
     let err = GpuContext::from_queue(queue).unwrap_err().to_string();
@@ -299,14 +222,14 @@ fn a_vulkan_1_0_device_is_refused_by_name() {
 fn bitonic_and_nibbles_run_on_the_callers_device() {
     let Some(ctx) = own_context() else { return };
     let words = random_words(5000, 3);
-    let keys = buffer(&ctx, &words);
+    let keys = filled(&ctx, Memory::Mapped, &words).unwrap();
     let bitonic = BitonicSorter::new(ctx.clone());
     let mut b = builder(&ctx);
     bitonic.record(&mut b, keys.clone()).unwrap();
     let nibbles: Vec<u64> = (0..777u64)
         .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
         .collect();
-    let nibble_buf = buffer(&ctx, &nibbles);
+    let nibble_buf = filled(&ctx, Memory::Mapped, &nibbles).unwrap();
     if nibble::supported(&ctx) {
         nibble::record(&ctx, &mut b, nibble_buf.clone()).unwrap();
     }
@@ -362,8 +285,7 @@ fn a_count_written_by_the_callers_dispatch_is_sorted_by_16_bits() {
 }
 
 fn count_from_the_callers_dispatch(splats: u32, config: RadixConfig) {
-    let Some(queue) = own_queue(Version::V1_3) else {
-        no_device("no Vulkan device");
+    let Some(queue) = common::gpu_or_skip(own_queue(Version::V1_3), "a Vulkan device") else {
         return;
     };
     let device = queue.device().clone();

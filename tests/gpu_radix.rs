@@ -112,3 +112,46 @@ fn other_lookback_shapes_sort_stably() {
         assert_eq!(wide, expected, "u64 keys, n={n}");
     }
 }
+
+/// A software driver (lavapipe) ends every loop once one invocation has run 65535 loop
+/// iterations, and a look-back walk over many unpublished tiles passed that: 2^22 pairs came
+/// out wrong with two lavapipe threads. There the look-back takes only short sorts, whatever
+/// the configured scheme, and 2^22 f32 pairs sort right (on a GPU the look-back runs).
+#[test]
+fn long_sorts_on_a_software_driver_sort_right_whatever_the_scheme() {
+    if cases().is_empty() {
+        return;
+    }
+    let mut config = RadixConfig::default();
+    config.scheme = PassScheme::LookBack;
+    let b = backend_with(config);
+    let n = 1usize << 22;
+    let software = b.sorter().context().is_software();
+    assert_eq!(
+        b.sorter()
+            .reduces_then_scans(KeyWidth::W32, true, n as u64)
+            .unwrap(),
+        software
+    );
+    let mut state = 0x853c_49e6_748f_ea9bu64;
+    let input: Vec<f32> = (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Finite values of both signs; few enough distinct ones that stability matters.
+            ((state >> 40) % 50_000) as f32 - 25_000.0
+        })
+        .collect();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by(|&x, &y| input[x as usize].total_cmp(&input[y as usize]));
+    let mut keys = input;
+    let mut values: Vec<u32> = (0..n as u32).collect();
+    let b: &(dyn SortBackend + 'static) = &b;
+    b.sort_pairs(&mut keys, &mut values).unwrap();
+    let wrong = values.iter().zip(&order).filter(|(a, b)| a != b).count();
+    assert_eq!(
+        wrong, 0,
+        "{wrong} of {n} values out of place (software: {software})"
+    );
+}

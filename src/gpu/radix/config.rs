@@ -17,7 +17,8 @@ pub enum PassScheme {
     /// from a size that depends on the key width and values (64-bit pairs never).
     #[default]
     Measured,
-    /// Decoupled look-back (Onesweep) at every size.
+    /// Decoupled look-back (Onesweep) at every size; on a software driver (lavapipe) only up
+    /// to 64 tiles, whose loop limit would cut longer walks short (reduce-then-scan above).
     LookBack,
     /// Reduce-then-scan at every size, for every variant.
     ReduceThenScan,

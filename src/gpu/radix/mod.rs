@@ -55,7 +55,11 @@ mod pipelines;
 pub(crate) mod plan;
 mod record;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+
+use vulkano::command_buffer::{AutoCommandBufferBuilder, PrimaryAutoCommandBuffer};
+use vulkano::query::QueryPool;
+use vulkano::sync::PipelineStage;
 
 pub use config::{PassScheme, RadixConfig};
 pub use record::{Count, RadixScratch, RadixSorter, SortJob};
@@ -64,11 +68,56 @@ use super::context::context;
 use super::nibble;
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::Result;
+use crate::gpu::context::gpu_err;
 #[allow(unused_imports)] // for the docs
 use crate::gpu::transfer::TransferConfig;
 use crate::keys::key::{KeyMap, KeyWidth};
 
 const NAME: &str = "vulkan-radix";
+
+/// Per-phase timestamps of [`RadixSorter::record_timed`]: the pool, the phases so far.
+pub(super) type Stamps<'a> = Option<(&'a Arc<QueryPool>, Vec<&'static str>)>;
+
+/// Writes the timestamp after phase `name`, where timestamps are asked for.
+pub(super) fn stamp(
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    stamps: &mut Stamps,
+    name: &'static str,
+) -> Result<()> {
+    let Some((pool, names)) = stamps else {
+        return Ok(());
+    };
+    names.push(name);
+    // SAFETY: record_timed's caller owns the pool's queries for this command buffer and reset
+    // them before; vulkano checks that the query exists and is a timestamp query.
+    unsafe {
+        builder.write_timestamp(
+            (*pool).clone(),
+            names.len() as u32,
+            PipelineStage::AllCommands,
+        )
+    }
+    .map_err(gpu_err("writing a timestamp"))?;
+    Ok(())
+}
+
+impl RadixSorter {
+    /// [`record`](Self::record), writing a GPU timestamp into query `i` of `pool` after the
+    /// sort's `i`-th phase (from 1: the caller resets the queries and writes query 0 before);
+    /// returns the phases' names. For per-phase timings (benches/gpu.rs, `--phases`); the
+    /// timestamps order the phases no more than the sort's own barriers do.
+    pub fn record_timed(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+        pool: &Arc<QueryPool>,
+    ) -> Result<Vec<&'static str>> {
+        let mut stamps = Some((pool, Vec::new()));
+        self.record_phases(builder, job, scratch, &mut stamps)?;
+        Ok(stamps.map(|(_, names)| names).unwrap_or_default())
+    }
+}
 
 /// Views 64-bit keys as 32-bit words (low word first on little-endian hosts, as the
 /// shaders read them).

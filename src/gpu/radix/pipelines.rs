@@ -223,7 +223,6 @@ pub(super) fn build(
     let reduce_shape = choose(Scheme::ReduceThenScan).unwrap_or(shape);
     let code = spirv(variant);
     let stream_wg = plan::STREAM_WORKGROUP.min(limits.max_invocations);
-    let reduce_from = config.reduce_then_scan_from(variant);
     let partitions = config.partitions();
     let in_pass_below = plan::scan_in_pass_below(variant, config.scan_in_pass);
     let spin_limit = config.spin_limit(if ctx.is_software() {
@@ -248,6 +247,26 @@ pub(super) fn build(
                 u32::from(reduce == 1 && plan::half_keys(variant, Scheme::ReduceThenScan)),
             ),
         ]
+    };
+    let small_shape = match config.small_below(variant) {
+        0 => None,
+        below => {
+            let (wg, kpi) = super::config::SMALL_TILE;
+            plan::choose_shape(variant, Scheme::LookBack, limits, Some(kpi), Some(wg))
+                .filter(|small| small.tile_keys() < shape.tile_keys())
+                .map(|small| (below, small))
+        }
+    };
+    // A software driver's loop limit cuts long look-back walks short (see
+    // `plan::SOFTWARE_LOOKBACK_TILES`): there larger sorts take reduce-then-scan whatever
+    // the scheme.
+    let reduce_from = match config.reduce_then_scan_from(variant) {
+        from if ctx.is_software() => {
+            let tile = small_shape.map_or(shape, |(_, s)| s).tile_keys();
+            let most = plan::SOFTWARE_LOOKBACK_TILES * u64::from(tile);
+            Some(from.map_or(most, |f| f.min(most)))
+        }
+        from => from,
     };
     let plan_subgroups = plan::PLAN_WORKGROUP / limits.min_subgroup.max(1);
     let hist_batch = config.histogram_batch(variant, false);
@@ -304,19 +323,13 @@ pub(super) fn build(
             }
             _ => None,
         },
-        small: match config.small_below(variant) {
-            0 => None,
-            below => {
-                let (wg, kpi) = super::config::SMALL_TILE;
-                match plan::choose_shape(variant, Scheme::LookBack, limits, Some(kpi), Some(wg)) {
-                    Some(small) if small.tile_keys() < shape.tile_keys() => Some(SmallSorts {
-                        below,
-                        shape: small,
-                        scatter: compute_pipeline(code.scatter, &scatter_constants(small, 0, 0))?,
-                    }),
-                    _ => None,
-                }
-            }
+        small: match small_shape {
+            None => None,
+            Some((below, small)) => Some(SmallSorts {
+                below,
+                shape: small,
+                scatter: compute_pipeline(code.scatter, &scatter_constants(small, 0, 0))?,
+            }),
         },
         reduce: match reduce_from {
             Some(from) => Some(ReduceThenScan {

@@ -159,14 +159,25 @@ pub(crate) const REDUCE_THEN_SCAN_MIN_PAIRS: u64 = 1 << 24;
 pub(crate) const REDUCE_THEN_SCAN_MIN_KEYS_64: u64 = 1 << 20;
 /// Reads of a missing look-back word before the workgroup recounts that tile itself.
 pub(crate) const SPIN_LIMIT: u32 = 4096;
-/// The same on a software driver. llvmpipe (lavapipe) silently ends a loop after 65535
-/// iterations of one invocation, counted over every entry of the loop: a look-back that spun
-/// that long went on half walked and published wrong counts (2^18 u32 keys sorted right with
-/// spin limits up to 16000 and wrong from 20000, the look-back's walk loop being entered four
-/// times per round). A short spin keeps every walk far below that limit; lavapipe's
-/// workgroups that wait are descheduled threads, which a recount overtakes anyway. So no
-/// configuration may raise a spin limit above the device's default.
+/// The same on a software driver. llvmpipe (lavapipe) silently ends a loop once one
+/// invocation has run 65535 loop iterations, counted over every loop of the shader: a
+/// look-back cut short that way publishes wrong counts (2^18 u32 keys sorted right with
+/// spin limits up to 16000 and wrong from 20000). A short spin keeps one wait far below that
+/// limit; lavapipe's workgroups that wait are descheduled threads, which a recount overtakes
+/// anyway. So no configuration may raise a spin limit above the device's default. (The
+/// length of a whole walk is bounded by [`SOFTWARE_LOOKBACK_TILES`].)
 pub(crate) const SOFTWARE_SPIN_LIMIT: u32 = 64;
+/// The most tiles of a look-back sort on a software driver; larger sorts there run by
+/// reduce-then-scan, whose loops per invocation do not grow with the tiles before a tile.
+/// lavapipe hands each of its threads one contiguous run of a dispatch's workgroups, so the
+/// second thread's first tile walks back over about half the tiles, none published yet,
+/// waiting out the spin limit and recounting each one: about 300 loop iterations per tile
+/// for 512 x 11 u32 pair tiles (four look-back rounds of 64 spins, then the recount). At
+/// 2^22 pairs (2979 tiles) that passed the loop limit above and every sort with two
+/// lavapipe threads came out wrong, as did u32 keys; with one thread, or spin limit 4 at
+/// 2^22, they sorted right, and spin limit 4 failed again at 2^23 and 2^24. 64 tiles keep a
+/// walk near 20000 iterations.
+pub(crate) const SOFTWARE_LOOKBACK_TILES: u64 = 64;
 
 /// 32-bit words of a subgroup ballot that can hold lanes: the scatter shader's match works
 /// on one word where subgroups have at most 32 lanes (NVIDIA, lavapipe), on two for 64.
@@ -447,17 +458,33 @@ pub(crate) fn max_len(variant: Variant, shape: TileShape, limits: &DeviceLimits)
     by_count.min(by_keys).min(by_groups).min(by_state)
 }
 
-/// Workgroups of the histogram dispatch for up to `capacity` keys: enough that each
-/// invocation counts about `keys_per_invocation` keys (normally
-/// [`HISTOGRAM_KEYS_PER_INVOCATION`]), at most `max_groups_x`.
+/// Workgroups of the look-back histogram for up to `capacity` keys: each invocation counts at
+/// most `keys_per_invocation` keys (normally [`HISTOGRAM_KEYS_PER_INVOCATION`]), and below
+/// that the keys spread over [`HISTOGRAM_SPREAD_GROUPS`] workgroups (at least
+/// [`HISTOGRAM_MIN_KEYS_PER_INVOCATION`] keys an invocation); at most `max_groups_x`.
 /// (The count may come from a GPU buffer, so this is sized for the capacity; the shader
 /// strides over the real count.)
 pub(crate) fn histogram_groups(capacity: u64, max_groups_x: u32, keys_per_invocation: u32) -> u32 {
-    let per_group = u64::from(STREAM_WORKGROUP * keys_per_invocation.max(1));
+    let per_invocation = capacity
+        .div_ceil(HISTOGRAM_SPREAD_GROUPS * u64::from(STREAM_WORKGROUP))
+        .max(HISTOGRAM_MIN_KEYS_PER_INVOCATION)
+        .min(u64::from(keys_per_invocation.max(1)));
     capacity
-        .div_ceil(per_group)
+        .div_ceil(u64::from(STREAM_WORKGROUP) * per_invocation)
         .clamp(1, u64::from(max_groups_x.min(65535))) as u32
 }
+
+/// Workgroups the histogram of a smaller look-back sort spreads its keys over: 128 keys an
+/// invocation left 2 workgroups at 2^16 keys and 32 at 2^20, and the histogram took a
+/// quarter of the sort (H200, phase timestamps: 23-27 us of 88-110). Spread over 128
+/// workgroups (2 keys an invocation at 2^14-2^16, 8 at 2^18, 32 at 2^20), u32 keys / pairs
+/// took 0.058 / 0.061 ms against 0.067 / 0.069 at 2^14, 0.073 / 0.084 against 0.088 / 0.095
+/// at 2^16, 0.080 / 0.088 against 0.092 / 0.103 at 2^18, 0.101 / 0.113 against 0.110 /
+/// 0.122 at 2^20, and the same at 2^22 (BENCHMARKS.md, "In the application's own Vulkan
+/// device").
+pub(crate) const HISTOGRAM_SPREAD_GROUPS: u64 = 128;
+/// The fewest keys a histogram invocation counts (1 was no faster than 2 at 2^14-2^16).
+pub(crate) const HISTOGRAM_MIN_KEYS_PER_INVOCATION: u64 = 2;
 
 #[cfg(test)]
 mod tests {
@@ -711,8 +738,14 @@ mod tests {
     #[test]
     fn histogram_groups_are_bounded() {
         assert_eq!(histogram_groups(0, 65535, 32), 1);
-        assert_eq!(histogram_groups(8192, 65535, 32), 1);
-        assert_eq!(histogram_groups(8193, 65535, 32), 2);
+        // Small sorts spread over up to 128 workgroups, two keys an invocation.
+        assert_eq!(histogram_groups(512, 65535, 32), 1);
+        assert_eq!(histogram_groups(8192, 65535, 32), 16);
+        assert_eq!(histogram_groups(8193, 65535, 32), 17);
+        assert_eq!(histogram_groups(1 << 16, 65535, 128), 128);
+        assert_eq!(histogram_groups(1 << 20, 65535, 128), 128);
+        assert_eq!(histogram_groups(1 << 22, 65535, 128), 128);
+        assert_eq!(histogram_groups(1 << 24, 65535, 128), 512);
         assert_eq!(histogram_groups(1 << 28, 65535, 32), (1 << 28) / 8192);
         assert_eq!(histogram_groups(1 << 30, 65535, 32), 65535);
         assert_eq!(histogram_groups(1 << 40, u32::MAX, 32), 65535);

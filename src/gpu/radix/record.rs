@@ -15,7 +15,7 @@ use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 use super::config::RadixConfig;
 use super::pipelines::{self, OneWorkgroup, Pipelines};
 use super::plan::{self, DeviceLimits, Variant};
-use super::NAME;
+use super::{stamp, Stamps, NAME};
 use crate::error::{Error, Result};
 use crate::gpu::context::{gpu_err, GpuContext};
 use crate::gpu::transfer::HostPath;
@@ -319,6 +319,16 @@ impl RadixSorter {
         job: &SortJob,
         scratch: &RadixScratch,
     ) -> Result<()> {
+        self.record_phases(builder, job, scratch, &mut None)
+    }
+
+    pub(super) fn record_phases(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+        stamps: &mut Stamps,
+    ) -> Result<()> {
         let variant = job.variant();
         let end_bit = job.end_bit()?;
         if scratch.variant != variant {
@@ -352,7 +362,8 @@ impl RadixSorter {
         // The key map in the low byte, the end bit above it (radix_common.glsl).
         let map_code = map_code(job.map) | end_bit << 8;
         if let Some(one) = p.one.as_ref().filter(|o| keys_hint <= o.max) {
-            return self.record_one_workgroup(builder, job, scratch, one, map_code, capacity);
+            self.record_one_workgroup(builder, job, scratch, one, map_code, capacity)?;
+            return stamp(builder, stamps, "one workgroup");
         }
         let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
         // Where reduce-then-scan's scan runs (one of the two is always built).
@@ -526,6 +537,8 @@ impl RadixSorter {
             }
         }
 
+        stamp(builder, stamps, "clear")?;
+
         // 2. Histogram of every digit, and the bits that vary among the keys. Reduce-then-scan
         // counts only pass 0's digit, with its tile offsets (each upsweep counts its own
         // pass).
@@ -551,6 +564,7 @@ impl RadixSorter {
             unsafe { builder.dispatch([groups, 1, 1]) }
                 .map_err(gpu_err("dispatching the radix histogram"))?;
         }
+        stamp(builder, stamps, "histogram")?;
 
         // 3. Plan (its pass slot holds the passes it may run).
         let plan_pipeline = scan_scheme.map_or(&p.plan, |s| &s.plan);
@@ -559,6 +573,7 @@ impl RadixSorter {
         // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
         // and the 75 words of the indirect buffer, all of which exist.
         unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
+        stamp(builder, stamps, "plan")?;
 
         // 4. The steps (the passes that run, in order: radix_common.glsl), alternately A->B
         // and B->A. Steps past the passes in the mask would have no workgroups: not recorded.
@@ -577,6 +592,7 @@ impl RadixSorter {
                 // tiles in the second, and zeroes its partition's row of offsets after them.
                 unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                     .map_err(gpu_err("dispatching a radix upsweep"))?;
+                stamp(builder, stamps, "upsweep")?;
                 if let (Some(scan), Some(scan_set)) = (scan, &sets.scan) {
                     bind(builder, scan, scan_set.clone(), params(step))?;
                     let at = u64::from(plan::indirect::SCAN / 3 + step);
@@ -586,6 +602,7 @@ impl RadixSorter {
                     // of min(tiles, MAX_PARTITIONS) >= partitions partitions.
                     unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                         .map_err(gpu_err("dispatching a radix scan"))?;
+                    stamp(builder, stamps, "scan")?;
                 }
             }
             bind(
@@ -605,6 +622,7 @@ impl RadixSorter {
             // (less SCAN_GROUPS).
             unsafe { builder.dispatch_indirect(indirect.clone().slice(at..at + 1)) }
                 .map_err(gpu_err("dispatching a radix pass"))?;
+            stamp(builder, stamps, "pass")?;
         }
 
         // 5. Back to A when an odd number of passes ran.
@@ -614,7 +632,7 @@ impl RadixSorter {
         // elements; the plan sizes it (at most 65535 workgroups, or zero).
         unsafe { builder.dispatch_indirect(indirect.slice(at..at + 1)) }
             .map_err(gpu_err("dispatching the radix copy"))?;
-        Ok(())
+        stamp(builder, stamps, "copy")
     }
 
     /// Records a sort of at most `one.max` keys in one workgroup: one dispatch (after a
