@@ -4,7 +4,9 @@
 
 use rayon::slice::ParallelSliceMut;
 
-use super::data::{copies_for, fingerprint, time_runs, Contestant, Kind, Policy, Sample};
+use super::data::{
+    copies_for, fingerprint, time_on_copies, time_runs, Contestant, Kind, Policy, Sample, ToolKey,
+};
 
 /// A 16-byte record: a `u32` key and the record's input index (to check the result).
 #[derive(Clone, Copy)]
@@ -55,6 +57,7 @@ pub fn measure(
             records(&items, |r| r.key, |r| r.tag as usize, who, policy)
         }
         Kind::Select => select(&keys, who, policy, false),
+        Kind::Select64 => select(words, who, policy, false),
         Kind::Partial => select(&keys, who, policy, true),
         _ => Err(format!("{kind:?} is not a call workload")),
     }
@@ -65,26 +68,19 @@ fn wrong(who: Contestant) -> String {
 }
 
 fn descending(src: &[u32], who: Contestant, policy: Policy) -> Result<Sample, String> {
-    let mut bufs = vec![src.to_vec(); copies_for(src.len())];
-    let elements = src.len() * bufs.len();
-    time_runs(
-        &mut bufs,
-        elements,
+    time_on_copies(
+        src,
         policy,
-        |bufs| bufs.iter_mut().for_each(|b| b.copy_from_slice(src)),
-        |bufs| {
-            for b in bufs.iter_mut() {
-                match who {
-                    Contestant::Backend(be) => be.sort_descending(b).map_err(|e| e.to_string())?,
-                    Contestant::Std => b.sort_unstable_by(|x, y| y.cmp(x)),
-                    Contestant::Rayon => b.par_sort_unstable_by(|x, y| y.cmp(x)),
-                    Contestant::Reference => return Err("not a key sort".into()),
-                }
+        |b| {
+            match who {
+                Contestant::Backend(be) => be.sort_descending(b).map_err(|e| e.to_string())?,
+                Contestant::Std => b.sort_unstable_by(|x, y| y.cmp(x)),
+                Contestant::Rayon => b.par_sort_unstable_by(|x, y| y.cmp(x)),
+                Contestant::Reference => return Err("not a key sort".into()),
             }
             Ok(())
         },
-        |bufs| {
-            let out = &bufs[0];
+        |out| {
             let good = out.windows(2).all(|w| w[0] >= w[1]) && fingerprint(out) == fingerprint(src);
             good.then_some(()).ok_or_else(|| wrong(who))
         },
@@ -146,27 +142,20 @@ where
     T: Copy + Send + Sync,
     K: sortnet::Key + Ord,
 {
-    let mut bufs = vec![src.to_vec(); copies_for(src.len())];
-    let elements = src.len() * bufs.len();
-    time_runs(
-        &mut bufs,
-        elements,
+    time_on_copies(
+        src,
         policy,
-        |bufs| bufs.iter_mut().for_each(|b| b.copy_from_slice(src)),
-        |bufs| {
-            for b in bufs.iter_mut() {
-                match who {
-                    Contestant::Backend(be) => be.sort_by_key(b, key).map_err(|e| e.to_string())?,
-                    Contestant::Std => b.sort_by_key(key),
-                    Contestant::Rayon => b.par_sort_by_key(key),
-                    Contestant::Reference => return Err("not a key sort".into()),
-                }
+        |b| {
+            match who {
+                Contestant::Backend(be) => be.sort_by_key(b, key).map_err(|e| e.to_string())?,
+                Contestant::Std => b.sort_by_key(key),
+                Contestant::Rayon => b.par_sort_by_key(key),
+                Contestant::Reference => return Err("not a key sort".into()),
             }
             Ok(())
         },
-        |bufs| {
+        |out| {
             // Stable, and every record once: (key, input index) strictly ascending.
-            let out = &bufs[0];
             let mut seen = vec![false; src.len()];
             let whole = out
                 .iter()
@@ -181,44 +170,42 @@ where
 
 /// `select_nth` at n/2, or (`partial`) `partial_sort` of the n/100 smallest; std's peer is
 /// `select_nth_unstable` (and a sort of the prefix before it).
-fn select(src: &[u32], who: Contestant, policy: Policy, partial: bool) -> Result<Sample, String> {
+fn select<K: ToolKey + Ord>(
+    src: &[K],
+    who: Contestant,
+    policy: Policy,
+    partial: bool,
+) -> Result<Sample, String> {
     let at = if partial {
         src.len() / 100
     } else {
         src.len() / 2
     };
-    let mut bufs = vec![src.to_vec(); copies_for(src.len())];
-    let elements = src.len() * bufs.len();
-    time_runs(
-        &mut bufs,
-        elements,
+    time_on_copies(
+        src,
         policy,
-        |bufs| bufs.iter_mut().for_each(|b| b.copy_from_slice(src)),
-        |bufs| {
-            for b in bufs.iter_mut() {
-                match (who, partial) {
-                    (Contestant::Backend(be), false) => {
-                        be.select_nth(b, at).map_err(|e| e.to_string())?
-                    }
-                    (Contestant::Backend(be), true) => {
-                        be.partial_sort(b, at).map_err(|e| e.to_string())?
-                    }
-                    (Contestant::Std, false) => {
-                        b.select_nth_unstable(at);
-                    }
-                    (Contestant::Std, true) => {
-                        if at > 0 {
-                            b.select_nth_unstable(at - 1);
-                            b[..at - 1].sort_unstable();
-                        }
-                    }
-                    _ => return Err(format!("{} does not select", who.name())),
+        |b| {
+            match (who, partial) {
+                (Contestant::Backend(be), false) => {
+                    be.select_nth(b, at).map_err(|e| e.to_string())?
                 }
+                (Contestant::Backend(be), true) => {
+                    be.partial_sort(b, at).map_err(|e| e.to_string())?
+                }
+                (Contestant::Std, false) => {
+                    b.select_nth_unstable(at);
+                }
+                (Contestant::Std, true) => {
+                    if at > 0 {
+                        b.select_nth_unstable(at - 1);
+                        b[..at - 1].sort_unstable();
+                    }
+                }
+                _ => return Err(format!("{} does not select", who.name())),
             }
             Ok(())
         },
-        |bufs| {
-            let out = &bufs[0];
+        |out| {
             let mut sorted = src.to_vec();
             sorted.sort_unstable();
             let good = if partial {

@@ -68,13 +68,15 @@ pub enum Kind {
     Records32,
     /// `select_nth` at n/2 of `u32` keys.
     Select,
+    /// `select_nth` at n/2 of `u64` keys.
+    Select64,
     /// `partial_sort` of the n/100 smallest `u32` keys.
     Partial,
 }
 
 impl Kind {
     /// Every workload, in table order.
-    pub const ALL: [Kind; 18] = [
+    pub const ALL: [Kind; 19] = [
         Kind::Nibbles,
         Kind::U32,
         Kind::I32,
@@ -92,6 +94,7 @@ impl Kind {
         Kind::Records16,
         Kind::Records32,
         Kind::Select,
+        Kind::Select64,
         Kind::Partial,
     ];
 
@@ -103,7 +106,7 @@ impl Kind {
                 Workload::Keys(KeyWidth::W32)
             }
             Kind::Select | Kind::Partial => Workload::Keys(KeyWidth::W32),
-            Kind::U64 | Kind::I64 | Kind::F64 => Workload::Keys(KeyWidth::W64),
+            Kind::U64 | Kind::I64 | Kind::F64 | Kind::Select64 => Workload::Keys(KeyWidth::W64),
             Kind::Pairs | Kind::PairsU64v | Kind::Argsort | Kind::Records16 => {
                 Workload::Pairs(KeyWidth::W32)
             }
@@ -115,7 +118,10 @@ impl Kind {
     /// a partial sort goes to the CPU's vectorised partition instead; small keys to the
     /// counting sort), so that tables can mark its pick.
     pub fn follows_auto_pick(self) -> bool {
-        !matches!(self, Kind::Select | Kind::Partial | Kind::U8 | Kind::U16)
+        !matches!(
+            self,
+            Kind::Select | Kind::Select64 | Kind::Partial | Kind::U8 | Kind::U16
+        )
     }
 
     /// How the keys map to unsigned order (`auto` routes floats differently).
@@ -147,6 +153,7 @@ impl Kind {
             Kind::Records16 => "16-byte records by u32 key",
             Kind::Records32 => "32-byte records by u64 key",
             Kind::Select => "select_nth(n/2) of u32 keys",
+            Kind::Select64 => "select_nth(n/2) of u64 keys",
             Kind::Partial => "partial_sort(n/100) of u32 keys",
         }
     }
@@ -156,7 +163,7 @@ impl Kind {
         match self {
             Kind::Nibbles => &[Contestant::Reference],
             // std's select_nth_unstable (and a sort of the prefix); rayon has no select.
-            Kind::Select | Kind::Partial => &[Contestant::Std],
+            Kind::Select | Kind::Select64 | Kind::Partial => &[Contestant::Std],
             _ => &[Contestant::Std, Contestant::Rayon],
         }
     }
@@ -234,6 +241,7 @@ impl Data {
             | Kind::Records16
             | Kind::Records32
             | Kind::Select
+            | Kind::Select64
             | Kind::Partial => Data::Call(kind, random_keys(len, &mut rng)),
         }
     }
@@ -378,11 +386,15 @@ pub fn time_runs<S>(
     Ok(Sample::new(times, elements))
 }
 
-pub fn copies_for(len: usize) -> usize {
-    (BATCH_ELEMENTS / len.max(1)).max(1)
-}
-
-fn measure_nibbles(src: &[u64], who: Contestant, policy: Policy) -> Result<Sample, String> {
+/// The frame of most workloads: each run makes `call` on every one of
+/// [`copies_for`]`(src.len())` copies of `src`, all reset to `src` before the run (not timed);
+/// `check` looks at the first copy after the first run.
+pub fn time_on_copies<T: Copy>(
+    src: &[T],
+    policy: Policy,
+    mut call: impl FnMut(&mut [T]) -> Result<(), String>,
+    check: impl FnOnce(&[T]) -> Result<(), String>,
+) -> Result<Sample, String> {
     let mut bufs = vec![src.to_vec(); copies_for(src.len())];
     let elements = src.len() * bufs.len();
     time_runs(
@@ -390,24 +402,35 @@ fn measure_nibbles(src: &[u64], who: Contestant, policy: Policy) -> Result<Sampl
         elements,
         policy,
         |bufs| bufs.iter_mut().for_each(|b| b.copy_from_slice(src)),
-        |bufs| {
-            for b in bufs.iter_mut() {
-                match who {
-                    Contestant::Backend(be) => be.sort_nibbles(b).map_err(|e| e.to_string())?,
-                    Contestant::Reference => b
-                        .iter_mut()
-                        .for_each(|w| *w = sortnet::nibble::reference(*w)),
-                    Contestant::Std | Contestant::Rayon => {
-                        return Err("std and rayon do not sort nibbles".into())
-                    }
+        |bufs| bufs.iter_mut().try_for_each(|b| call(b)),
+        |bufs| check(&bufs[0]),
+    )
+}
+
+pub fn copies_for(len: usize) -> usize {
+    (BATCH_ELEMENTS / len.max(1)).max(1)
+}
+
+fn measure_nibbles(src: &[u64], who: Contestant, policy: Policy) -> Result<Sample, String> {
+    time_on_copies(
+        src,
+        policy,
+        |b| {
+            match who {
+                Contestant::Backend(be) => be.sort_nibbles(b).map_err(|e| e.to_string())?,
+                Contestant::Reference => b
+                    .iter_mut()
+                    .for_each(|w| *w = sortnet::nibble::reference(*w)),
+                Contestant::Std | Contestant::Rayon => {
+                    return Err("std and rayon do not sort nibbles".into())
                 }
             }
             Ok(())
         },
-        |bufs| {
+        |out| {
             let good = src
                 .iter()
-                .zip(&bufs[0])
+                .zip(out)
                 .all(|(&w, &out)| sortnet::nibble::reference(w) == out);
             good.then_some(())
                 .ok_or_else(|| format!("{} sorted some words wrongly", who.name()))
@@ -448,16 +471,11 @@ pub fn fingerprint<K: ToolKey>(keys: &[K]) -> (u64, u64) {
 }
 
 fn measure_keys<K: ToolKey>(src: &[K], who: Contestant, policy: Policy) -> Result<Sample, String> {
-    let mut bufs = vec![src.to_vec(); copies_for(src.len())];
-    let elements = src.len() * bufs.len();
-    time_runs(
-        &mut bufs,
-        elements,
+    time_on_copies(
+        src,
         policy,
-        |bufs| bufs.iter_mut().for_each(|b| b.copy_from_slice(src)),
-        |bufs| bufs.iter_mut().try_for_each(|b| sort_with(who, b)),
-        |bufs| {
-            let out = &bufs[0];
+        |b| sort_with(who, b),
+        |out| {
             let sorted = out.windows(2).all(|w| w[0].key_cmp(&w[1]).is_le());
             if sorted && fingerprint(out) == fingerprint(src) {
                 Ok(())

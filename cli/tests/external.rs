@@ -193,3 +193,57 @@ fn ctrl_c_removes_the_runs() {
 fn sigterm_removes_the_runs() {
     interrupt_with("TERM");
 }
+
+/// A full disk as a file-size limit (`ulimit -f`, no root or mount needed): writes past it
+/// fail with EFBIG (SIGXFSZ ignored, as a shell's `trap '' XFSZ` leaves it for the tool).
+/// Too small for one run, the run formation fails; room for the runs but not the output, the
+/// merge's output fails; and so does the in-memory sort's output. Each names the folder or
+/// file and the reason, and leaves no run, no temporary output and the old output as it was.
+#[test]
+#[cfg(unix)]
+fn a_file_size_limit_fails_each_stage_clearly_and_leaves_nothing() {
+    let dir = scratch("fsize");
+    std::fs::write(dir.path("in.bin"), to_bytes(&random_u64(1 << 19, 7))).unwrap(); // 4 MiB
+                                                                                    // `ulimit -f` counts 512- or 1024-byte blocks depending on the shell: each limit below
+                                                                                    // holds for both (runs of a 1 MiB budget are 256 KiB).
+    for (blocks, memory, what) in [
+        ("64", "1M", "cannot write a sorted run in"),
+        ("1024", "1M", "out.bin: cannot write"),
+        ("1024", "64M", "out.bin: cannot write"),
+    ] {
+        std::fs::write(dir.path("out.bin"), b"keep me").unwrap();
+        let out = run(Command::new("sh")
+            .env("SORTNET_PROFILE", "0")
+            .args([
+                "-c",
+                "trap '' XFSZ; ulimit -f \"$0\" && exec \"$@\"",
+                blocks,
+            ])
+            .arg(env!("CARGO_BIN_EXE_sortnet"))
+            .args(["sort", "--type", "u64", "--memory", memory, "--temp-dir"])
+            .arg(dir.path("tmp"))
+            .arg(dir.path("in.bin"))
+            .arg("-o")
+            .arg(dir.path("out.bin")));
+        let msg = stderr(&out);
+        assert!(
+            !out.status.success(),
+            "{blocks} blocks, {memory}: must fail"
+        );
+        assert!(
+            msg.contains(what) && msg.contains("File too large"),
+            "{blocks} blocks, {memory}: {msg}"
+        );
+        assert_eq!(
+            names_in(&dir.path("tmp")),
+            Vec::<String>::new(),
+            "runs removed"
+        );
+        assert_eq!(
+            dir.files(),
+            ["in.bin", "out.bin", "tmp"],
+            "no temporary output"
+        );
+        assert_eq!(std::fs::read(dir.path("out.bin")).unwrap(), b"keep me");
+    }
+}

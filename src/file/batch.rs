@@ -53,18 +53,13 @@ pub(crate) fn select<K: FileKey, const DESC: bool>(segs: &[&[K]], rank: usize) -
     }
     // The smallest image v with at least `rank` keys <= v, between the smallest first key
     // and the largest last key (where the count is `total` >= rank).
-    let mut lo = segs
-        .iter()
-        .filter_map(|s| s.first())
-        .map(|&k| image::<K, DESC>(k))
-        .min()
-        .unwrap_or(0);
-    let mut hi = segs
-        .iter()
-        .filter_map(|s| s.last())
-        .map(|&k| image::<K, DESC>(k))
-        .max()
-        .unwrap_or(0);
+    let ends = |end: fn(&[K]) -> Option<&K>| {
+        segs.iter()
+            .filter_map(move |s| end(s))
+            .map(|&k| image::<K, DESC>(k))
+    };
+    let mut lo = ends(<[K]>::first).min().unwrap_or(0);
+    let mut hi = ends(<[K]>::last).max().unwrap_or(0);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         if count_le::<K, DESC>(segs, mid) >= rank {

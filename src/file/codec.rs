@@ -79,12 +79,14 @@ const BINARY_READ_BYTES: usize = 8 << 20;
 
 impl InputReader {
     /// Opens `path` (stdin for `None`). A regular binary file whose length is not a whole
-    /// number of `width`-byte keys is refused here, before any work.
+    /// number of `width`-byte keys is refused here, before any work. A regular binary file
+    /// longer than `cached_max` bytes is read direct; a shorter one through the page cache.
     pub(crate) fn open(
         path: Option<&Path>,
         format: Format,
         width: usize,
         type_name: &str,
+        cached_max: u64,
     ) -> Result<InputReader, FileSortError> {
         let (name, source, len): (String, Box<dyn Read + Send>, Option<u64>) = match path {
             None => ("<stdin>".to_string(), Box::new(io::stdin()), None),
@@ -94,9 +96,10 @@ impl InputReader {
                 let file = File::open(path).map_err(cannot)?;
                 let meta = file.metadata().map_err(cannot)?;
                 let len = meta.is_file().then_some(meta.len());
-                // A regular binary file is read direct: the chunks are aligned, whole
-                // units, and a read straight into them saves a copy per byte.
-                let source: Box<dyn Read + Send> = if meta.is_file() && format == Format::Binary {
+                // A regular binary file sorted in runs is read direct: the chunks are aligned,
+                // whole units, and a read straight into them saves a copy per byte.
+                let direct = meta.is_file() && format == Format::Binary && meta.len() > cached_max;
+                let source: Box<dyn Read + Send> = if direct {
                     Box::new(DirectFile::open(path).map_err(cannot)?)
                 } else {
                     Box::new(file)

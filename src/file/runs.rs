@@ -45,12 +45,15 @@ pub(crate) struct Sorting<'a> {
 impl Sorting<'_> {
     /// Sorts `keys` in the requested order.
     pub(crate) fn sort<K: FileKey>(&mut self, keys: &mut [K]) -> crate::Result<()> {
-        let backend = match self.backend.name() {
-            "auto" => {
-                crate::backend::auto_pick_for(crate::Workload::Keys(K::WIDTH), keys.len(), K::MAP)
-                    .unwrap_or(self.backend)
-            }
-            _ => self.backend,
+        // The process-wide `auto` is asked which backend it would take, so that a pick of
+        // `radix` sorts with the kept scratch; any other backend (another registry's `auto`
+        // too, which routes by its own profile) sorts the chunk itself.
+        let process_auto = std::ptr::addr_eq(self.backend, crate::backend::auto());
+        let backend = if process_auto {
+            crate::backend::auto_pick_for(crate::Workload::Keys(K::WIDTH), keys.len(), K::MAP)
+                .unwrap_or(self.backend)
+        } else {
+            self.backend
         };
         let radix = &mut self.radix;
         // Descending comes from the key map (the image inverted in the sort's first and
