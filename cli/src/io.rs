@@ -20,7 +20,7 @@ pub fn display_name(path: &Path) -> String {
 
 /// The bytes of a slice of keys, in memory order.
 pub fn key_bytes<K: ToolKey>(keys: &[K]) -> &[u8] {
-    // SAFETY: `ToolKey: sortnet::Key`, which is sealed to u32, i32, f32, u64, i64 and f64:
+    // SAFETY: `ToolKey: sortnet::Key`, which is sealed to the primitive integers and floats:
     // plain data without padding, so every byte is initialized; the view covers exactly
     // the slice's memory and borrows it immutably for its lifetime.
     unsafe { std::slice::from_raw_parts(keys.as_ptr().cast::<u8>(), std::mem::size_of_val(keys)) }

@@ -26,6 +26,8 @@ use super::radix;
 ///
 /// # Safety
 /// The CPU supports `V`'s instructions.
+// Only the x86-64 key tokens instantiate it; the portable backend selects through std.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) unsafe fn select_nth<V: KeyVector>(keys: &mut [V::Key], n: usize)
 where
@@ -171,6 +173,8 @@ where
 ///
 /// # Safety
 /// The CPU supports `V`'s instructions.
+// Only the x86-64 key tokens instantiate it; the portable backend selects through std.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) unsafe fn partial_sort<V: KeyVector>(keys: &mut [V::Key], k: usize)
 where
