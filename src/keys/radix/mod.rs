@@ -536,11 +536,10 @@ fn sort_kv<K, V, C>(
 /// (read at run time, `cache::l2_bytes`), and from [`MSD_MIN_BYTES`] at the latest, whatever
 /// the thread count: whole-input LSD passes then run from L3 and, split over threads, write
 /// into each other's lines at the edges of every thread's range of every bucket, while the
-/// MSD pass's buckets are sorted inside one core's cache. On the 16-core Xeon host (2 MiB L2)
-/// LSD / MSD by size, M keys/s, best of 3+: one thread `u32` 2^18 104 (LSD) against 2^19 130
-/// (MSD), `u64` 2^17 88 / 2^18 109; two threads `u32` 2^19 133 / 2^20 219, `u64` 2^18 95 /
-/// 2^19 188; 16 threads `u32` 2^20 (split LSD, L2 times threads) 367 against IPS²Ra's 441
-/// (BENCHMARKS.md, "CPU key sort, all threads").
+/// MSD pass's buckets are sorted inside one core's cache. On the 16-core Xeon host (2 MiB L2),
+/// switch at L2 times the threads / at half an L2, M keys/s, best of 3+ in one run: one thread
+/// `u32` 2^18 97 / 130; two threads `u32` 2^18 102 / 181, `u64` 2^17 83 / 129; 16 threads `u32`
+/// 2^20 339 / 767-912 (BENCHMARKS.md, "CPU key sort, all threads").
 fn use_msd<K, V>(len: usize) -> bool {
     let bytes = len.saturating_mul(digits::elem_bytes::<K, V>());
     bytes >= MSD_MIN_BYTES || bytes.saturating_mul(2) >= super::cache::l2_bytes()
