@@ -59,15 +59,14 @@
 //! # Files
 //!
 //! `digits` (keys as digits, maps, raw buffers), `count` (histograms), `scatter` (moving
-//! elements, streaming stores), `runs` (inputs of a few sorted runs, merged), `lsd` (one thread), `parallel_lsd` (passes split over
-//! threads), `msd` (the MSD route), this file (the thresholds, the route by size, the
-//! entry points).
+//! elements, streaming stores), `runs` (inputs of a few sorted runs, merged), `lsd` (LSD
+//! passes on one thread and split over threads), `msd` (the MSD route), this file (the
+//! thresholds, the route by size, the entry points).
 
 mod count;
 mod digits;
 mod lsd;
 mod msd;
-mod parallel_lsd;
 mod runs;
 mod scatter;
 #[cfg(test)]
@@ -78,9 +77,8 @@ use super::key::{as_bits32, as_bits64, from_small_image, is_small, small_image, 
 use super::scratch::{Reserve, Scratch};
 use crate::error::{Error, Result};
 use digits::{digits, Buf, Codec, Float, RadixKey, Signed, Unsigned, NARROW, WIDE};
-use lsd::{lsd, small_sort};
+use lsd::{lsd, lsd_parallel, small_sort};
 use msd::msd_lsd;
-use parallel_lsd::lsd_parallel;
 
 // The figures of the thresholds below come from a 2-core AMD EPYC Zen 4 VM (1 MiB L2 per
 // core, 32 MiB L3; BENCHMARKS.md, "CPU key sort, one thread" and "CPU key sort, all
@@ -539,8 +537,16 @@ fn sort_kv<K, V, C>(
 /// MSD pass's buckets are sorted inside one core's cache. On the 16-core Xeon host (2 MiB L2),
 /// switch at L2 times the threads / at half an L2, M keys/s, best of 3+ in one run: one thread
 /// `u32` 2^18 97 / 130; two threads `u32` 2^18 102 / 181, `u64` 2^17 83 / 129; 16 threads `u32`
-/// 2^20 339 / 767-912 (BENCHMARKS.md, "CPU key sort, all threads").
+/// 2^20 339 / 767-912 (BENCHMARKS.md, "CPU key sort, all threads"). With several threads
+/// from a quarter of an L2 and [`PARALLEL_MIN_LEN`] elements, where one thread's LSD would
+/// leave the other cores idle: two threads `u32` 2^17 130-139 (one thread's LSD) / 153-192
+/// (split MSD route), two rounds in one call.
 fn use_msd<K, V>(len: usize) -> bool {
     let bytes = len.saturating_mul(digits::elem_bytes::<K, V>());
-    bytes >= MSD_MIN_BYTES || bytes.saturating_mul(2) >= super::cache::l2_bytes()
+    let l2 = super::cache::l2_bytes();
+    bytes >= MSD_MIN_BYTES
+        || bytes.saturating_mul(2) >= l2
+        || (len >= PARALLEL_MIN_LEN
+            && bytes.saturating_mul(4) >= l2
+            && rayon::current_num_threads() > 1)
 }
