@@ -1,8 +1,8 @@
 //! The scratch memory of the radix sort: `n` uninitialised elements per call.
 //!
 //! A plain call allocates its scratch and frees it before it returns, so a library call
-//! gives back the memory it took, beyond one block of at most [`CACHED_MAX_BYTES`] kept for
-//! the next call. A fresh multi-megabyte block is a fresh `mmap`
+//! gives back the memory it took, beyond at most [`CACHED_MAX_BYTES`] kept for the next
+//! call. A fresh multi-megabyte block is a fresh `mmap`
 //! (glibc maps every block above its mmap threshold anew), whose pages the kernel zeroes
 //! (on all rayon threads at once, see [`populate_in_parallel`]); a program that sorts large slices again and again can skip
 //! that cost by keeping the scratch in a [`Reserve`] (through
@@ -14,13 +14,18 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::Mutex;
 
-/// The largest block a call leaves behind for the next one: 8 MiB, the scratch of 2^21 u32
-/// or 2^20 u64 keys. A fresh block faults in each of its pages on every call, which costs a
-/// sort of a few MiB a noticeable share of its time (one-thread `radix` at 2^20 u32 keys ran
-/// at 0.80-0.85x without a kept block on the 16-core Xeon host of the H200 machine;
+/// The most bytes the calls leave behind for the next one, in at most [`CACHED_BLOCKS`]
+/// blocks: 8 MiB, the scratch of 2^21 u32 or 2^20 u64 keys, or of 2^20 u32 keys with u32
+/// values. A fresh block faults in each of its pages on every call, which costs a sort of a
+/// few MiB a noticeable share of its time (one-thread `radix` at 2^20 u32 keys ran at
+/// 0.80-0.85x without a kept block on the 16-core Xeon host of the H200 machine;
 /// BENCHMARKS.md, "CPU key sort, one thread"), while keeping 8 MiB at most is the small
 /// cache a library may keep past a call.
 const CACHED_MAX_BYTES: usize = 8 << 20;
+
+/// Blocks kept between calls: two, the keys' and the values' scratch of a sort of pairs
+/// (with one, every such call of a few MiB mapped and faulted in a fresh values block).
+const CACHED_BLOCKS: usize = 2;
 
 /// A freed block of at most [`CACHED_MAX_BYTES`], for the next call's [`Scratch::new`].
 struct Cached(NonNull<u8>, Layout);
@@ -29,40 +34,40 @@ struct Cached(NonNull<u8>, Layout);
 // `Scratch` that returned it) and has no thread affinity.
 unsafe impl Send for Cached {}
 
-static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
+static CACHE: Mutex<[Option<Cached>; CACHED_BLOCKS]> = Mutex::new([None, None]);
 
-/// A cached block that holds `layout` (the cache is left empty), if there is one and no
-/// other thread holds the cache right now.
+/// The smallest cached block that holds `layout` (taken out of the cache), if there is one
+/// and no other thread holds the cache right now.
 fn take_cached(layout: Layout) -> Option<Cached> {
-    let mut slot = CACHE.try_lock().ok()?;
-    let fits = slot
-        .as_ref()
-        .is_some_and(|c| c.1.size() >= layout.size() && c.1.align() >= layout.align());
-    if fits {
-        slot.take()
-    } else {
-        None
-    }
+    let mut slots = CACHE.try_lock().ok()?;
+    let fits = |c: &Cached| c.1.size() >= layout.size() && c.1.align() >= layout.align();
+    slots
+        .iter_mut()
+        .filter(|slot| slot.as_ref().is_some_and(fits))
+        .min_by_key(|slot| slot.as_ref().map_or(0, |c| c.1.size()))
+        .and_then(Option::take)
 }
 
-/// Keeps `block` for the next call if it is small enough and larger than the one kept;
-/// frees whatever is not kept.
+/// Keeps the largest of the cached blocks and `block` that fit [`CACHED_BLOCKS`] slots and
+/// [`CACHED_MAX_BYTES`] together; frees the others (after the cache is unlocked).
 fn give_back(block: Cached) {
-    let mut freed = Some(block);
-    if freed
-        .as_ref()
-        .is_some_and(|b| b.1.size() <= CACHED_MAX_BYTES)
-    {
-        if let Ok(mut slot) = CACHE.try_lock() {
-            if slot
-                .as_ref()
-                .is_none_or(|kept| kept.1.size() < freed.as_ref().map_or(0, |b| b.1.size()))
-            {
-                freed = std::mem::replace(&mut *slot, freed);
+    let mut all: [Option<Cached>; CACHED_BLOCKS + 1] = [Some(block), None, None];
+    if let Ok(mut slots) = CACHE.try_lock() {
+        for (to, from) in all[1..].iter_mut().zip(slots.iter_mut()) {
+            *to = from.take();
+        }
+        all.sort_unstable_by_key(|c| std::cmp::Reverse(c.as_ref().map_or(0, |c| c.1.size())));
+        let (mut kept, mut bytes) = (0, 0);
+        for c in all.iter_mut() {
+            let size = c.as_ref().map_or(0, |c| c.1.size());
+            if c.is_some() && kept < CACHED_BLOCKS && bytes + size <= CACHED_MAX_BYTES {
+                slots[kept] = c.take();
+                kept += 1;
+                bytes += size;
             }
         }
     }
-    if let Some(Cached(ptr, layout)) = freed {
+    for Cached(ptr, layout) in all.into_iter().flatten() {
         // SAFETY: the block was allocated with exactly this layout (in `allocate`), and it
         // is owned here: taken out of a `Scratch` or out of the cache, freed once.
         unsafe { dealloc(ptr.as_ptr(), layout) };

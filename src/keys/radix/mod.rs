@@ -59,15 +59,15 @@
 //! # Files
 //!
 //! `digits` (keys as digits, maps, raw buffers), `count` (histograms), `scatter` (moving
-//! elements, streaming stores), `lsd` (one thread), `parallel_lsd` (passes split over
-//! threads), `msd` (the MSD route), this file (the thresholds, the route by size, the
-//! entry points).
+//! elements, streaming stores), `runs` (inputs of a few sorted runs, merged), `lsd` (LSD
+//! passes on one thread and split over threads), `msd` (the MSD route), this file (the
+//! thresholds, the route by size, the entry points).
 
 mod count;
 mod digits;
 mod lsd;
 mod msd;
-mod parallel_lsd;
+mod runs;
 mod scatter;
 #[cfg(test)]
 mod tests;
@@ -77,9 +77,8 @@ use super::key::{as_bits32, as_bits64, from_small_image, is_small, small_image, 
 use super::scratch::{Reserve, Scratch};
 use crate::error::{Error, Result};
 use digits::{digits, Buf, Codec, Float, RadixKey, Signed, Unsigned, NARROW, WIDE};
-use lsd::{lsd, small_sort};
+use lsd::{lsd, lsd_parallel, small_sort};
 use msd::msd_lsd;
-use parallel_lsd::lsd_parallel;
 
 // The figures of the thresholds below come from a 2-core AMD EPYC Zen 4 VM (1 MiB L2 per
 // core, 32 MiB L3; BENCHMARKS.md, "CPU key sort, one thread" and "CPU key sort, all
@@ -120,8 +119,8 @@ pub(crate) const FEW_DISTINCT_MIN_LEN: usize = 1 << 12;
 pub(crate) const INSERTION_MAX_LEN: usize = 64;
 
 /// Inputs whose keys take at least this many bytes get an MSD pass in front of the LSD passes
-/// (and use more than one thread), or from the size of the sorting threads' L2 caches where
-/// that is smaller (see [`use_msd`]).
+/// (and use more than one thread), or from half a core's L2 where that is smaller (see
+/// [`use_msd`]).
 ///
 /// Whole-input LSD passes ping-pong between the keys and a scratch copy: once the two no
 /// longer fit the core's L2, every pass runs from L3 and scatters into up to 2048 lines
@@ -154,7 +153,9 @@ pub(crate) const BUCKET_MSD_MIN_BYTES: usize = 2 << 20;
 pub(crate) const PARALLEL_MIN_LEN: usize = 1 << 17;
 
 /// Inputs from this length on (and below the MSD route) run their LSD passes on all rayon
-/// threads, each pass split into one chunk per thread (`lsd_parallel`).
+/// threads, each pass split into one chunk per thread (`lsd_parallel`). With the MSD route
+/// from half a core's L2 ([`use_msd`]) this range is empty on cores of up to 2 MiB L2 (the
+/// AMD EPYC and the Intel Xeons measured); tests force the route.
 ///
 /// Measured with the best-of-N loop of [`MSD_MIN_BYTES`] on the 2-core machine when it was
 /// quieter (load about 1), plain LSD on one thread / split passes on 2 threads: `u32` 2^17:
@@ -213,25 +214,13 @@ pub(crate) fn sort_pairs64_values<V: Copy + Send + Sync>(
 /// first and last pass like the map itself, so it costs what an ascending sort costs.
 pub(crate) fn sort32_descending(keys: &mut [u32], map: KeyMap) {
     let values = &mut unit_values(keys.len());
-    match map {
-        KeyMap::Unsigned => {
-            sort_kv::<_, _, Descending<Unsigned>>(keys, values, Route::BySize, None)
-        }
-        KeyMap::Signed => sort_kv::<_, _, Descending<Signed>>(keys, values, Route::BySize, None),
-        KeyMap::Float => sort_kv::<_, _, Descending<Float>>(keys, values, Route::BySize, None),
-    }
+    sort_in_order(keys, values, map, true, Route::BySize, None);
 }
 
 /// [`sort32_descending`] for 64-bit keys.
 pub(crate) fn sort64_descending(keys: &mut [u64], map: KeyMap) {
     let values = &mut unit_values(keys.len());
-    match map {
-        KeyMap::Unsigned => {
-            sort_kv::<_, _, Descending<Unsigned>>(keys, values, Route::BySize, None)
-        }
-        KeyMap::Signed => sort_kv::<_, _, Descending<Signed>>(keys, values, Route::BySize, None),
-        KeyMap::Float => sort_kv::<_, _, Descending<Float>>(keys, values, Route::BySize, None),
-    }
+    sort_in_order(keys, values, map, true, Route::BySize, None);
 }
 
 /// A codec followed by inverting every bit: ascending order of the result is descending
@@ -288,60 +277,25 @@ impl RadixSorter {
     /// Sorts `keys` ascending; floats in IEEE-754 total order, as [`SortBackend::sort`](
     /// crate::SortBackend) does on every backend.
     pub fn sort<K: Key>(&mut self, keys: &mut [K]) {
-        if super::small::sort(keys, false) {
-            // 1- and 2-byte keys are counted, with no scratch the size of the input.
-        } else if let Some(bits) = as_bits32(keys) {
-            sort_with_map(
-                bits,
-                &mut unit_values(bits.len()),
-                K::MAP,
-                Route::BySize,
-                Some(self),
-            );
-        } else if let Some(bits) = as_bits64(keys) {
-            sort_with_map(
-                bits,
-                &mut unit_values(bits.len()),
-                K::MAP,
-                Route::BySize,
-                Some(self),
-            );
-        } else {
-            unreachable!("every Key is 32 or 64 bits wide")
-        }
+        self.sort_keys(keys, false);
     }
 
     /// Sorts `keys` descending (floats: +NaN first), the inverted image fused into the
     /// first and last pass as [`SortBackend::sort_descending`](crate::SortBackend) does.
     pub fn sort_descending<K: Key>(&mut self, keys: &mut [K]) {
-        if super::small::sort(keys, true) {
-            // 1- and 2-byte keys are counted, as in `sort`.
+        self.sort_keys(keys, true);
+    }
+
+    /// [`sort`](Self::sort) or [`sort_descending`](Self::sort_descending), for every key width.
+    fn sort_keys<K: Key>(&mut self, keys: &mut [K], descending: bool) {
+        if super::small::sort(keys, descending) {
+            // 1- and 2-byte keys are counted, with no scratch the size of the input.
         } else if let Some(bits) = as_bits32(keys) {
             let values = &mut unit_values(bits.len());
-            match K::MAP {
-                KeyMap::Unsigned => {
-                    sort_kv::<_, _, Descending<Unsigned>>(bits, values, Route::BySize, Some(self))
-                }
-                KeyMap::Signed => {
-                    sort_kv::<_, _, Descending<Signed>>(bits, values, Route::BySize, Some(self))
-                }
-                KeyMap::Float => {
-                    sort_kv::<_, _, Descending<Float>>(bits, values, Route::BySize, Some(self))
-                }
-            }
+            sort_in_order(bits, values, K::MAP, descending, Route::BySize, Some(self));
         } else if let Some(bits) = as_bits64(keys) {
             let values = &mut unit_values(bits.len());
-            match K::MAP {
-                KeyMap::Unsigned => {
-                    sort_kv::<_, _, Descending<Unsigned>>(bits, values, Route::BySize, Some(self))
-                }
-                KeyMap::Signed => {
-                    sort_kv::<_, _, Descending<Signed>>(bits, values, Route::BySize, Some(self))
-                }
-                KeyMap::Float => {
-                    sort_kv::<_, _, Descending<Float>>(bits, values, Route::BySize, Some(self))
-                }
-            }
+            sort_in_order(bits, values, K::MAP, descending, Route::BySize, Some(self));
         } else {
             unreachable!("every Key is 32 or 64 bits wide")
         }
@@ -442,6 +396,32 @@ fn sort_with_map<K, V>(
     }
 }
 
+/// Sorts by the map's order, or its reverse if `descending` (the inverted image fused into
+/// the passes, see [`Descending`]). Pairs are sorted ascending only ([`sort_with_map`]), which
+/// keeps the descending instantiations to keys.
+fn sort_in_order<K, V>(
+    keys: &mut [K],
+    values: &mut [V],
+    map: KeyMap,
+    descending: bool,
+    route: Route,
+    sorter: Option<&mut RadixSorter>,
+) where
+    K: RadixKey,
+    V: Copy + Send + Sync,
+    Unsigned: Codec<K>,
+    Signed: Codec<K>,
+    Float: Codec<K>,
+{
+    let (k, v, r, s) = (keys, values, route, sorter);
+    match (map, descending) {
+        (_, false) => sort_with_map(k, v, map, r, s),
+        (KeyMap::Unsigned, true) => sort_kv::<K, V, Descending<Unsigned>>(k, v, r, s),
+        (KeyMap::Signed, true) => sort_kv::<K, V, Descending<Signed>>(k, v, r, s),
+        (KeyMap::Float, true) => sort_kv::<K, V, Descending<Float>>(k, v, r, s),
+    }
+}
+
 fn sort_kv<K, V, C>(
     keys: &mut [K],
     values: &mut [V],
@@ -457,27 +437,34 @@ fn sort_kv<K, V, C>(
     if n < 2 {
         return;
     }
-    // Input already in order takes one scan instead of every pass (users re-sort sorted data
-    // most often; ascending input took 1.7x the time of random keys on an Intel Xeon, and
-    // descending 4 Mi `u32` keys 0.094 s against 0.044 s here); descending input is
-    // reversed: keys only when no key is above the one before, pairs only when every key is
-    // below it (no equal keys, whose values would swap order). The scans stop at the first
-    // key out of order: a few compares on random keys.
-    if keys.windows(2).all(|w| C::encode(w[0]) <= C::encode(w[1])) {
-        return;
-    }
+    // Input made of a few sorted runs (`runs`) takes one scan and at most two rounds of
+    // merges instead of the passes: sorted data, reversed data (one scan and a reversal),
+    // two sorted halves, organ pipes. Users re-sort sorted and nearly sorted data most
+    // often; ascending input took 1.7x the time of random keys on an Intel Xeon, organ pipes
+    // 1.1-1.2x. The scan stops at the fifth run: a few compares on random keys.
     let keys_only = std::mem::size_of::<V>() == 0;
-    if keys.windows(2).all(|w| {
-        let (a, b) = (C::encode(w[0]), C::encode(w[1]));
-        a > b || (keys_only && a == b)
-    }) {
-        keys.reverse();
-        values.reverse();
-        return;
+    // A forced route (tests) still sorts inputs of two or more runs by its passes.
+    let runs = runs::find_runs::<K, C>(keys, keys_only)
+        .filter(|r| r.count == 1 || matches!(route, Route::BySize));
+    if let Some(runs) = &runs {
+        // SAFETY: `keys` and `values` hold the `n` elements the runs were found in.
+        unsafe {
+            runs::reverse_descending(
+                Buf {
+                    k: keys.as_mut_ptr(),
+                    v: values.as_mut_ptr(),
+                },
+                runs,
+            )
+        };
+        if runs.count == 1 {
+            return;
+        }
     }
     // Keys only (values are zero-sized): few distinct keys are counted, not sorted.
     if matches!(route, Route::BySize)
-        && std::mem::size_of::<V>() == 0
+        && keys_only
+        && runs.is_none()
         && n >= FEW_DISTINCT_MIN_LEN
         && few::sort_if_few(keys, C::encode)
     {
@@ -488,6 +475,7 @@ fn sort_kv<K, V, C>(
         v: values.as_mut_ptr(),
     };
     if n <= INSERTION_MAX_LEN {
+        // Also a few runs: insertion sort finds them in order.
         // SAFETY: `data` covers `n` initialised elements owned by this call.
         unsafe { small_sort::<K, V, C>(data, n, false) };
         return;
@@ -501,6 +489,12 @@ fn sort_kv<K, V, C>(
         k: scratch_k.as_mut_ptr(),
         v: scratch_v.as_mut_ptr(),
     };
+    if let Some(runs) = &runs {
+        // SAFETY: `data` holds `n` initialised elements whose ascending runs are `runs`,
+        // `scratch` has room for `n`; both are ours alone and do not overlap.
+        unsafe { runs::merge_runs::<K, V, C>(data, scratch, n, runs) };
+        return;
+    }
     // SAFETY: `data` holds `n` initialised elements, `scratch` has room for `n`; both are
     // exclusively ours for the duration of the call and do not overlap.
     unsafe {
@@ -536,19 +530,23 @@ fn sort_kv<K, V, C>(
 /// Whether `len` elements (keys of type `K` with values of type `V`) take the MSD route
 /// ([`msd_lsd`]) rather than plain LSD.
 ///
-/// From elements of the size of the L2 caches of the threads that sort on (per-core L2 read at
-/// run time, `cache::l2_bytes`, times the rayon threads), as the keys and their scratch copy
-/// then no longer fit them, and from [`MSD_MIN_BYTES`] at the latest. With several threads
-/// the split LSD passes share the scatter between the cores' caches (on both cores of the
-/// AMD EPYC they beat the MSD route at 2^20 `u32` keys, 2.9 / 3.5 ms).
+/// Once the elements and their scratch copy (twice their bytes) no longer fit one core's L2
+/// (read at run time, `cache::l2_bytes`), and from [`MSD_MIN_BYTES`] at the latest, whatever
+/// the thread count: whole-input LSD passes then run from L3 and, split over threads, write
+/// into each other's lines at the edges of every thread's range of every bucket, while the
+/// MSD pass's buckets are sorted inside one core's cache. On the 16-core Xeon host (2 MiB L2),
+/// switch at L2 times the threads / at half an L2, M keys/s, best of 3+ in one run: one thread
+/// `u32` 2^18 97 / 130; two threads `u32` 2^18 102 / 181, `u64` 2^17 83 / 129; 16 threads `u32`
+/// 2^20 339 / 767-912 (BENCHMARKS.md, "CPU key sort, all threads"). With several threads
+/// from a quarter of an L2 and [`PARALLEL_MIN_LEN`] elements, where one thread's LSD would
+/// leave the other cores idle: two threads `u32` 2^17 130-139 (one thread's LSD) / 153-192
+/// (split MSD route), two rounds in one call.
 fn use_msd<K, V>(len: usize) -> bool {
     let bytes = len.saturating_mul(digits::elem_bytes::<K, V>());
     let l2 = super::cache::l2_bytes();
-    // Below one L2 the answer is no whatever the thread count; asking rayon for it would
-    // start its thread pool for every small sort.
-    if bytes < l2.min(MSD_MIN_BYTES) {
-        return false;
-    }
-    let caches = l2.saturating_mul(rayon::current_num_threads());
-    bytes >= MSD_MIN_BYTES.min(caches)
+    bytes >= MSD_MIN_BYTES
+        || bytes.saturating_mul(2) >= l2
+        || (len >= PARALLEL_MIN_LEN
+            && bytes.saturating_mul(4) >= l2
+            && rayon::current_num_threads() > 1)
 }

@@ -584,3 +584,50 @@ fn records_through_the_msd_route_are_stable() {
         );
     }
 }
+
+#[test]
+fn few_runs_are_merged_stably() {
+    // Inputs of 2 to 5 runs (5 takes the radix passes): ascending and descending pieces
+    // with many ties, keys only and pairs (whose descending runs must be strict), short and
+    // long enough for the merge on all threads.
+    for n in [70usize, 5000, (1 << 17) + 3] {
+        for pieces in 2..=5usize {
+            let mut s = n as u64 * 31 + pieces as u64;
+            let mut keys: Vec<u32> = Vec::with_capacity(n);
+            for p in 0..pieces {
+                let len = n * (p + 1) / pieces - n * p / pieces;
+                let mut piece: Vec<u32> = (0..len).map(|_| (rng(&mut s) % 1000) as u32).collect();
+                piece.sort_unstable();
+                if p % 2 == 1 {
+                    piece.reverse();
+                }
+                keys.extend(piece);
+            }
+            let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+            want.sort_by_key(|p| p.0);
+            let mut k = keys.clone();
+            let mut v: Vec<u32> = (0..n as u32).collect();
+            sort_with_map(&mut k, &mut v, KeyMap::Unsigned, Route::BySize, None);
+            let got: Vec<(u32, u32)> = k.into_iter().zip(v).collect();
+            assert_eq!(got, want, "pairs n={n} pieces={pieces}");
+            let mut k = keys.clone();
+            sort32(&mut k, KeyMap::Unsigned);
+            assert!(
+                k.iter().copied().eq(want.iter().map(|p| p.0)),
+                "n={n} pieces={pieces}"
+            );
+            // Signed order: runs are found on the encoded keys.
+            let mut k: Vec<u32> = keys.iter().map(|&x| (x as i32 - 500) as u32).collect();
+            sort32_descending(&mut k, KeyMap::Signed);
+            assert!(k.windows(2).all(|w| w[0] as i32 >= w[1] as i32), "n={n}");
+        }
+    }
+    let runs = |keys: &[u32], keys_only| {
+        runs::find_runs::<u32, Unsigned>(keys, keys_only).map(|r| r.count)
+    };
+    assert_eq!(runs(&[], true), Some(0));
+    assert_eq!(runs(&[3, 3, 2, 2, 1], true), Some(1));
+    assert_eq!(runs(&[3, 3, 2, 2, 1], false), Some(3));
+    assert_eq!(runs(&[1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2], true), Some(4));
+    assert_eq!(runs(&[1, 2, 1, 2, 1, 2, 1, 2, 1, 2], true), None);
+}
