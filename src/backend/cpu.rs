@@ -401,9 +401,9 @@ impl SortBackend for Radix {
 
     fn status(&self) -> String {
         format!(
-            "8-bit LSD; MSD pass, streaming stores and {} rayon threads from {} MiB of keys",
+            "8-bit LSD; an MSD pass and {} rayon threads once keys and scratch outgrow the {} KiB L2",
             rayon::current_num_threads(),
-            radix::MSD_MIN_BYTES >> 20,
+            crate::keys::cache::l2_bytes() >> 10,
         )
     }
 
