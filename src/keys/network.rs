@@ -29,13 +29,13 @@
 //! * **Where it stands.** One thread, random keys (BENCHMARKS.md, "CPU key sort, one
 //!   thread"): on the AMD EPYC build machine AVX-512 `u32` sorts 2^10 / 2^16 keys at about
 //!   517 / 352 M keys/s, ahead of numpy's `np.sort` (x86-simd-sort) there. On the Intel Xeon
-//!   (Emerald Rapids) of the GPU machine it is 0.7-1.1x numpy for 32-bit keys and 0.7-1.0x
-//!   for 64-bit, `avx2` 0.5-1.2x. Measured against x86-simd-sort's own parts there: one
+//!   (Emerald Rapids) of the GPU machine it is 0.6-1.5x numpy for 32-bit keys (0.6-0.8x
+//!   from 2^20) and 0.7-1.0x for 64-bit. Measured against x86-simd-sort's own parts there: one
 //!   partition pass now 1.3x its time at 2^16 (it was 2.2x, a `cmov` side choice, see
-//!   [`PARTITION_UNROLL`]); the bitonic base case 1.5x, as every in-vector stage is a lane
-//!   permutation on the core's one 512-bit shuffle port, where x86-simd-sort first sorts
-//!   columns across registers with min/max only; and one level more (blocks of 256 keys,
-//!   its 512). Those two are the next design steps. `auto` sends slices here below radix's
+//!   [`PARTITION_UNROLL`]); the bitonic base case 1.5x, likely as every in-vector stage is a
+//!   lane permutation on the core's one 512-bit shuffle port, where x86-simd-sort first
+//!   sorts columns across registers with min/max only (no counters there to confirm); and
+//!   one level more (blocks of 256 keys, its 512). Those two are the next design steps. `auto` sends slices here below radix's
 //!   crossover (`backend::thresholds`). The bitonic base case is in
 //!   [`bitonic`](super::bitonic); the `wide` instantiation (`portable`) is slower than
 //!   `radix` on x86-64.
