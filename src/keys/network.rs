@@ -13,25 +13,32 @@
 //!   lane permutation (`lane ^ m`) plus min/max and a blend.
 //! * **Partition.** Each vector is split by one unsigned compare against the pivot into the
 //!   keys below it and the rest, which are compressed to the two ends of the range (AVX-512
-//!   `vpcompressd`/`vpcompressq` in a register, then a masked store of only the wanted
-//!   lanes; AVX2 a permutation from a table and two whole-vector stores, see
-//!   [`KeyVector::partition_store`]). Four vectors read ahead from each end give the writes
-//!   room, so the partition is in place, and reads (four vectors at a time) always come from
-//!   the side with less room left (the scheme of Bramas,
-//!   "A Novel Hybrid Quicksort Algorithm Vectorized using AVX-512 on Intel Skylake", 2017,
-//!   also used by x86-simd-sort and vqsort).
+//!   `vpcompressd` in a register, then a masked store of only the wanted lanes; elsewhere a
+//!   permutation from a table and two whole-vector stores, see
+//!   [`KeyVector::partition_store`]). One batch of vectors (four, or eight in ranges of 32
+//!   vectors and more) read ahead from each end gives the writes room, so the partition is
+//!   in place, and each next batch comes from the side with less room left (the scheme of
+//!   Bramas, "A Novel Hybrid Quicksort Algorithm Vectorized using AVX-512 on Intel Skylake",
+//!   2017, also used by x86-simd-sort and vqsort), chosen by a branch, not a select.
 //! * **Pivots** are the median of a sorted sample of 16 keys spread over the range. When
 //!   no key is below the pivot, the keys equal to it are split off at once (so few
 //!   distinct keys cost one pass per distinct key, not a quadratic run).
 //! * **Worst cases.** Ranges are kept on an explicit stack (smaller side first), and a
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
-//! * **Where it stands.** One thread on the AMD EPYC build machine (BENCHMARKS.md, "CPU key
-//!   sort one thread"), AVX-512 `u32` sorts 2^10 / 2^16 / 2^20 random keys at about 440 /
-//!   307 / 235 M keys/s, ahead of numpy's `np.sort` (x86-simd-sort) there; `auto` sends
-//!   slices to it below radix's crossover and, on one thread, past the L2 cache
-//!   (`backend::thresholds`). The bitonic base case is in [`bitonic`](super::bitonic);
-//!   the `wide` instantiation (`portable`) is slower than `radix` on x86-64.
+//! * **Where it stands.** One thread, random keys (BENCHMARKS.md, "CPU key sort, one
+//!   thread"): on the AMD EPYC build machine AVX-512 `u32` sorts 2^10 / 2^16 keys at about
+//!   517 / 352 M keys/s, ahead of numpy's `np.sort` (x86-simd-sort) there. On the Intel Xeon
+//!   (Emerald Rapids) of the GPU machine it is 0.6-1.5x numpy for 32-bit keys (0.6-0.8x
+//!   from 2^20) and 0.7-1.0x for 64-bit. Measured against x86-simd-sort's own parts there: one
+//!   partition pass now 1.3x its time at 2^16 (it was 2.2x, a `cmov` side choice, see
+//!   [`PARTITION_UNROLL`]); the bitonic base case 1.5x, likely as every in-vector stage is a
+//!   lane permutation on the core's one 512-bit shuffle port, where x86-simd-sort first
+//!   sorts columns across registers with min/max only (no counters there to confirm); and
+//!   one level more (blocks of 256 keys, its 512). Those two are the next design steps. `auto` sends slices here below radix's
+//!   crossover (`backend::thresholds`). The bitonic base case is in
+//!   [`bitonic`](super::bitonic); the `wide` instantiation (`portable`) is slower than
+//!   `radix` on x86-64.
 
 use super::key::KeyMap;
 use super::radix;
@@ -157,11 +164,43 @@ pub(crate) unsafe fn sort_block<V: KeyVector>(keys: &mut [V::Key]) {
 }
 
 /// Vectors the partition reads from one side at a time once a range holds at least
-/// `2 * PARTITION_UNROLL` vectors: which side to read next is a data-dependent branch, and
-/// taking it once per four vectors instead of once per vector cut the mispredictions it
-/// costs (AVX2 `u64`, 4096 random keys, best of 7 rounds of 48 calls: 15.8 -> 10.4 ns per
-/// key).
+/// `2 * PARTITION_UNROLL` vectors. Choosing the side by a select (`cmov`) cost about 18
+/// cycles a batch, the loads waiting for the previous batch's counts: one pass over 2^16
+/// random `u32` keys, AVX2 on the AMD EPYC build machine, took 0.71 / 0.39 / 0.25 / 0.18 ns
+/// per key with 1 / 2 / 4 / 8 vectors a batch; with a branch ([`keep_branch`]) 0.15 at 4 and
+/// 8, x86-simd-sort (which branches) 0.16 at 4.
 const PARTITION_UNROLL: usize = 4;
+
+/// Vectors a batch holds in ranges of at least [`WIDE_FROM`] vectors: twice the read-ahead
+/// costs more than it saves in short ranges (the last levels above the blocks).
+const PARTITION_UNROLL_WIDE: usize = 8;
+
+/// Range length, in vectors, from which batches are [`PARTITION_UNROLL_WIDE`] vectors.
+const WIDE_FROM: usize = 32;
+
+/// Marks one arm of the partition's side choice with an empty `asm!` (a different one per
+/// arm), so that LLVM cannot merge the two arms' loads into one load from a selected
+/// address: with a select (`cmov`) every batch's loads wait for the previous batch's
+/// compares and counts, about 18 cycles a batch (see [`PARTITION_UNROLL`]).
+#[inline(always)]
+fn keep_branch<const LEFT: bool>() {
+    #[cfg(not(miri))]
+    // SAFETY: the template is only a comment; it emits no instruction and touches no
+    // memory, stack or flags.
+    unsafe {
+        if LEFT {
+            std::arch::asm!(
+                "/* partition: left */",
+                options(nomem, nostack, preserves_flags)
+            );
+        } else {
+            std::arch::asm!(
+                "/* partition: right */",
+                options(nomem, nostack, preserves_flags)
+            );
+        }
+    }
+}
 
 /// Partitions `keys` in place around `pivot`: returns `b` with every key of `keys[..b]` below
 /// `pivot` and every key of `keys[b..]` at or above it.
@@ -176,8 +215,11 @@ pub(crate) unsafe fn partition<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key)
     // Ranges longer than a block (at least 8 vectors) always take the vector scheme; shorter
     // ones (not reached from `quicksort`) would go through the scalar loop below.
     let vectors = m >= 2 * PARTITION_UNROLL * lanes;
-    let mut b = if vectors {
+    let mut b = if m >= WIDE_FROM * lanes {
         // SAFETY: caller's guarantee; `m` is a multiple of `LANES` and large enough.
+        unsafe { partition_vectors::<V, PARTITION_UNROLL_WIDE>(&mut keys[..m], pivot) }
+    } else if vectors {
+        // SAFETY: as above.
         unsafe { partition_vectors::<V, PARTITION_UNROLL>(&mut keys[..m], pivot) }
     } else {
         0
@@ -235,16 +277,21 @@ unsafe fn partition_vectors<V: KeyVector, const U: usize>(
             *r_write -= lanes - c;
         };
         while r_read - l_read >= step {
-            let from = if l_read - l_write <= r_write - r_read {
-                l_read += step;
-                l_read - step
-            } else {
-                r_read -= step;
-                r_read
-            };
+            // A branch, not a select: predicted (the sides mostly alternate), it lets the
+            // next loads start before this batch's counts are known.
             let mut batch = [pv; U];
-            for (i, v) in batch.iter_mut().enumerate() {
-                *v = V::load(p.add(from + i * lanes));
+            if l_read - l_write <= r_write - r_read {
+                keep_branch::<true>();
+                for (i, v) in batch.iter_mut().enumerate() {
+                    *v = V::load(p.add(l_read + i * lanes));
+                }
+                l_read += step;
+            } else {
+                keep_branch::<false>();
+                r_read -= step;
+                for (i, v) in batch.iter_mut().enumerate() {
+                    *v = V::load(p.add(r_read + i * lanes));
+                }
             }
             for v in batch {
                 store(v, &mut l_write, &mut r_write);

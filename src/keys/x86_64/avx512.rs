@@ -11,13 +11,8 @@ use crate::keys::network::KeyVector;
 /// partition counts mask bits, and without POPCNT that is a dozen scalar instructions per
 /// vector); the only way to reach the AVX-512 key kernels.
 /// (`SORTNET_NO_AVX512=1` is honoured where the backend list is built.)
-///
-/// It also carries how the 32-bit partition compresses (see [`U32x16`]): straight to memory
-/// on Intel CPUs, in a register then a masked store elsewhere.
 #[derive(Clone, Copy, Debug)]
-pub struct Avx512KeysToken {
-    compress_to_memory: bool,
-}
+pub struct Avx512KeysToken(());
 
 impl Avx512KeysToken {
     /// The token, if this CPU has AVX-512F.
@@ -25,44 +20,17 @@ impl Avx512KeysToken {
         (is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("popcnt")
             && is_x86_feature_detected!("bmi2"))
-        .then(|| Avx512KeysToken {
-            compress_to_memory: is_intel(),
-        })
+        .then_some(Avx512KeysToken(()))
     }
-
-    /// Whether the 32-bit kernels take [`U32x16<true>`](U32x16) (compress-store to memory).
-    fn alt32(self) -> bool {
-        self.compress_to_memory
-    }
-}
-
-/// Whether the CPU's vendor string is Intel's (CPUID leaf 0), whose cores store a
-/// compressed vector to memory at about the cost of a register compress; AMD's Zen 4
-/// microcodes the memory form (numpy's AVX-512 sort, which uses it, ran 5-10x slower than
-/// its AVX2 sort on the AMD EPYC build machine).
-fn is_intel() -> bool {
-    #[cfg(not(miri))]
-    {
-        // `__cpuid` is an unsafe function up to the stated MSRV and safe in newer Rust,
-        // where the block is redundant.
-        #[allow(unused_unsafe)]
-        // SAFETY: CPUID leaf 0 exists on every x86-64 CPU.
-        let id = unsafe { __cpuid(0) };
-        // "GenuineIntel" in EBX, EDX, ECX.
-        id.ebx == 0x756e_6547 && id.edx == 0x4965_6e69 && id.ecx == 0x6c65_746e
-    }
-    #[cfg(miri)]
-    false
 }
 
 key_token!(
     Avx512KeysToken,
     "avx512f,popcnt,bmi2",
-    U32x16<false>,
+    U32x16,
     U64x8,
     u64,
-    encoded64,
-    U32x16<true>
+    encoded64
 );
 
 /// Runs `kernel` on 64-bit keys encoded by `map` (AVX-512 compares unsigned), then decodes
@@ -129,16 +97,17 @@ fn first_lanes(n: usize) -> u32 {
 
 /// 16 `u32` keys.
 ///
-/// `TO_MEMORY` picks how the partition compresses: `vpcompressd` to memory (one compress
-/// and store per side; fast on Intel) or into a register followed by a masked store (AMD
-/// Zen 4, where the memory form is microcoded).
+/// The partition compresses into a register and then stores the wanted lanes with a mask.
+/// `vpcompressd` straight to memory is microcoded on AMD Zen 4 (numpy's AVX-512 sort, which
+/// uses it, ran 5-10x slower than its AVX2 sort on the AMD EPYC build machine) and measured
+/// no faster on the Intel Xeon (BENCHMARKS.md, "CPU key sort, one thread").
 #[derive(Clone, Copy)]
-struct U32x16<const TO_MEMORY: bool>(__m512i);
+struct U32x16(__m512i);
 
 // SAFETY (for every method): the trait contract makes callers guarantee AVX-512F and valid
 // pointers for the lanes touched; the intrinsics need nothing else (all are unaligned or
 // masked forms, which do not fault on masked-off lanes).
-impl<const TO_MEMORY: bool> KeyVector for U32x16<TO_MEMORY> {
+impl KeyVector for U32x16 {
     type Key = u32;
     const LANES: usize = 16;
     const MAX: u32 = u32::MAX;
@@ -201,11 +170,6 @@ impl<const TO_MEMORY: bool> KeyVector for U32x16<TO_MEMORY> {
         unsafe {
             let below = _mm512_cmplt_epu32_mask(self.0, pivot.0);
             let c = below.count_ones() as usize;
-            if TO_MEMORY {
-                _mm512_mask_compressstoreu_epi32(left.cast(), below, self.0);
-                _mm512_mask_compressstoreu_epi32(right_end.sub(16 - c).cast(), !below, self.0);
-                return c;
-            }
             let lo = _mm512_maskz_compress_epi32(below, self.0);
             let hi = _mm512_maskz_compress_epi32(!below, self.0);
             _mm512_mask_storeu_epi32(left.cast(), first_lanes(c) as u16, lo);
@@ -309,8 +273,7 @@ mod tests {
         }
         // SAFETY: AVX-512F was detected above.
         unsafe {
-            shared::check_partition_store32::<U32x16<false>>();
-            shared::check_partition_store32::<U32x16<true>>();
+            shared::check_partition_store32::<U32x16>();
             shared::check_partition_store64::<U64x8>();
         }
     }
@@ -322,7 +285,7 @@ mod tests {
         }
         // SAFETY: AVX-512F was detected above.
         unsafe {
-            shared::check_vector_ops::<U32x16<false>>(|s| (s ^ (s >> 32)) as u32);
+            shared::check_vector_ops::<U32x16>(|s| (s ^ (s >> 32)) as u32);
             shared::check_vector_ops::<U64x8>(|s| s);
         }
     }
@@ -333,11 +296,8 @@ mod tests {
             eprintln!("no AVX-512F here: skipped");
             return;
         }
-        // Both ways of compressing, whatever this CPU's vendor.
-        for compress_to_memory in [false, true] {
-            let token = Avx512KeysToken { compress_to_memory };
-            shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
-        }
+        let token = Avx512KeysToken(());
+        shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
     }
 
     #[test]
@@ -346,14 +306,12 @@ mod tests {
             eprintln!("no AVX-512F here: skipped");
             return;
         }
-        for compress_to_memory in [false, true] {
-            let t = Avx512KeysToken { compress_to_memory };
-            crate::keys::select::tests::check_select(
-                |k, n, m| t.select_nth32(k, n, m),
-                |k, n, m| t.select_nth64(k, n, m),
-                |k, n, m| t.partial_sort32(k, n, m),
-                |k, n, m| t.partial_sort64(k, n, m),
-            );
-        }
+        let t = Avx512KeysToken(());
+        crate::keys::select::tests::check_select(
+            |k, n, m| t.select_nth32(k, n, m),
+            |k, n, m| t.select_nth64(k, n, m),
+            |k, n, m| t.partial_sort32(k, n, m),
+            |k, n, m| t.partial_sort64(k, n, m),
+        );
     }
 }
