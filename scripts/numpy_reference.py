@@ -65,10 +65,13 @@ def numpy_rates(call, name, log2_sizes, reps, rng):
 
 
 def sortnet_rates(binary, name, log2_sizes, backends, seconds):
-    """{backend: {log2: M keys/s}} parsed from `sortnet bench`'s table for one key type."""
+    """{backend: {log2: M keys/s}} parsed from `sortnet bench`'s table for one key type.
+
+    `auto` follows this machine's measured profile (measured on the first run, then cached),
+    as it does for users."""
     sizes = ",".join(str(1 << s) for s in log2_sizes)
     cmd = [binary, "bench", "--workload", name, "--sizes", sizes, "--backends",
-           ",".join(backends), "--stat", "best", "--seconds", str(seconds), "--no-profile"]
+           ",".join(backends), "--stat", "best", "--seconds", str(seconds)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     rates = {}
     for line in out.splitlines():

@@ -318,11 +318,10 @@ impl Auto {
             None => self.resolve(list, None, workload, allowed),
         };
         // A calibration profile measured on this machine goes before the built-in list,
-        // among the backends it timed. It times integer keys, so float keys keep their own
-        // crossovers (radix needs a digit more for them: see KEYS32_FLOAT_RADIX_MIN_LEN).
-        if map == KeyMap::Float {
-            return built_in;
-        }
+        // among the backends it timed. It times integer keys; radix needs a digit more for
+        // floats (see KEYS32_FLOAT_RADIX_MIN_LEN), so a quicksort measured faster than radix
+        // on integers is faster on floats too, while a measured radix win leaves float keys
+        // to their own built-in crossovers.
         let entry = w
             .and_then(|w| routes.measured.get(w))
             .and_then(|entries| entries.iter().rev().find(|m| m.from <= len));
@@ -334,6 +333,9 @@ impl Auto {
         else {
             return built_in;
         };
+        if map == KeyMap::Float && measured.name() == "radix" {
+            return built_in;
+        }
         let timed = match at.and_then(|at| routes.resolved_timed.get(at)) {
             Some(timed) => *timed,
             None => true,
@@ -613,12 +615,14 @@ mod tests {
         assert_eq!(tiny.map(|b| b.name()), Some("radix"));
         assert_eq!(pick(&auto, 5000, KeyMap::Unsigned), Some("avx512"));
         assert_eq!(pick(&auto, 1 << 30, KeyMap::Unsigned), Some("avx512"));
-        // Float keys keep the built-in crossovers; other workloads too.
+        // Float keys keep the built-in crossovers where the profile measured radix, take
+        // the measured quicksort otherwise; other workloads keep theirs.
         let built_in = Auto::new(&backends, None);
         assert_eq!(
             pick(&auto, 100, KeyMap::Float),
             pick(&built_in, 100, KeyMap::Float)
         );
+        assert_eq!(pick(&auto, 1 << 18, KeyMap::Float), Some("avx512"));
         assert_eq!(
             auto.pick(Workload::Keys(KeyWidth::W64), 100, KeyMap::Unsigned)
                 .map(|b| b.name()),
