@@ -417,9 +417,11 @@ mod tests {
         let profile = measure(&backends, &plan, &mut |cell| {
             sizes.push((cell.workload, cell.size))
         });
-        assert!(sizes.contains(&(k32, 1024)), "{sizes:?}");
+        // Workloads with fewer than two candidates (aarch64: only `portable`) time nothing.
+        let k32_open = plan.candidates(&backends, k32, 0).len() >= 2;
+        assert_eq!(sizes.contains(&(k32, 1024)), k32_open, "{sizes:?}");
         assert!(!sizes.contains(&(k64, 1024)), "{sizes:?}");
-        if plan.candidates(&backends, k32, 0).len() >= 2 {
+        if k32_open {
             assert!(profile.fastest(k32, 1 << 30).is_some());
         }
         if plan.candidates(&backends, k64, 0).len() >= 2 {
