@@ -172,11 +172,10 @@ pub(crate) const SOFTWARE_SPIN_LIMIT: u32 = 64;
 /// lavapipe hands each of its threads one contiguous run of a dispatch's workgroups, so the
 /// second thread's first tile walks back over about half the tiles, none published yet,
 /// waiting out the spin limit and recounting each one: about 300 loop iterations per tile
-/// for 512 x 11 u32 pair tiles (four look-back rounds of 64 spins, then the recount). At
-/// 2^22 pairs (2979 tiles) that passed the loop limit above and every sort with two
-/// lavapipe threads came out wrong, as did u32 keys; with one thread, or spin limit 4 at
-/// 2^22, they sorted right, and spin limit 4 failed again at 2^23 and 2^24. 64 tiles keep a
-/// walk near 20000 iterations.
+/// for 512 x 11 u32 pair tiles (four look-back rounds of 64 spins, then the recount), so a
+/// walk's length grows with the tiles and any spin limit is passed at some size (2^22 pairs,
+/// 2979 tiles, exceed it with two lavapipe threads; one thread never walks over unpublished
+/// tiles). 64 tiles keep a walk near 20000 iterations.
 pub(crate) const SOFTWARE_LOOKBACK_TILES: u64 = 64;
 
 /// 32-bit words of a subgroup ballot that can hold lanes: the scatter shader's match works
