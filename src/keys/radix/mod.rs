@@ -540,13 +540,16 @@ fn sort_kv<K, V, C>(
 /// 2^20 339 / 767-912 (BENCHMARKS.md, "CPU key sort, all threads"). With several threads
 /// from a quarter of an L2 and [`PARALLEL_MIN_LEN`] elements, where one thread's LSD would
 /// leave the other cores idle: two threads `u32` 2^17 130-139 (one thread's LSD) / 153-192
-/// (split MSD route), two rounds in one call.
+/// (split MSD route), two rounds in one call. Never below [`PARALLEL_MIN_LEN`] elements,
+/// where the route runs on one thread with buckets of at most 512 elements, whose fixed
+/// cost each outweighs the LSD passes' L3 traffic: wide elements (`u64` keys, pairs,
+/// records) crossed half an L2 there. AMD EPYC (1 MiB L2), one thread, best of 9, MSD /
+/// LSD: `u64` keys 2^16 0.72 / 0.22 ms; 16-byte records by a `u32` key 2^16 0.9-2.0 / 0.39 ms.
 fn use_msd<K, V>(len: usize) -> bool {
     let bytes = len.saturating_mul(digits::elem_bytes::<K, V>());
     let l2 = super::cache::l2_bytes();
     bytes >= MSD_MIN_BYTES
-        || bytes.saturating_mul(2) >= l2
         || (len >= PARALLEL_MIN_LEN
-            && bytes.saturating_mul(4) >= l2
-            && rayon::current_num_threads() > 1)
+            && (bytes.saturating_mul(2) >= l2
+                || (bytes.saturating_mul(4) >= l2 && rayon::current_num_threads() > 1)))
 }
