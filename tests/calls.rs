@@ -246,22 +246,41 @@ fn check_by_key<K: TestKey>(b: &dyn SortBackend, case: &Case<K>, at: &str) {
             .all(|(r, &i)| r.index == i && r.name == i.to_string()),
         "{at}: sort_by_key not stable"
     );
-    // 16-byte records that own memory move inside the sort.
-    let mut small: Vec<(K, Box<u32>)> = case
+    // 16- and 32-byte records that own memory move inside the sort (the radix sort's
+    // routes depend on the bytes per element, so these cross its MSD threshold at other
+    // lengths than the keys do).
+    let at16 = format!("{at}, 16-byte records");
+    check_moved(b, case, &at16, 16, |k, tag| (k, tag), |r| (r.0, &r.1));
+    let at32 = format!("{at}, 32-byte records");
+    let rec32 = |k, tag| (k, tag, [0u64; 2]);
+    check_moved(b, case, &at32, 32, rec32, |r| (r.0, &r.1));
+}
+
+/// Records of `bytes` bytes made by `make(key, tag)`, sorted by their key and checked for
+/// stability by the tag, which owns memory (a record moved twice would free it twice).
+fn check_moved<K: TestKey, T: Send + Sync>(
+    b: &dyn SortBackend,
+    case: &Case<K>,
+    at: &str,
+    bytes: usize,
+    make: impl Fn(K, Box<u32>) -> T,
+    parts: fn(&T) -> (K, &Box<u32>),
+) {
+    assert_eq!(std::mem::size_of::<T>(), bytes, "{at}");
+    let mut items: Vec<T> = case
         .input
         .iter()
         .enumerate()
-        .map(|(i, &key)| (key, Box::new(i as u32)))
+        .map(|(i, &key)| make(key, Box::new(i as u32)))
         .collect();
-    assert_eq!(std::mem::size_of::<(K, Box<u32>)>(), 16);
-    b.sort_by_key(&mut small, |r| r.0)
+    b.sort_by_key(&mut items, |r| parts(r).0)
         .unwrap_or_else(|e| panic!("{at}: {e}"));
     assert!(
-        small
+        items
             .iter()
             .zip(&case.order)
-            .all(|(r, &i)| *r.1 == i as u32),
-        "{at}: sort_by_key of 16-byte records not stable"
+            .all(|(r, &i)| **parts(r).1 == i as u32),
+        "{at}: sort_by_key not stable"
     );
 }
 
