@@ -4,8 +4,9 @@ the same sizes, key types and thread count: the peer a Python user already has.
 
 Without --sortnet it prints numpy alone: one line per key type and size, M keys/s, the best
 of --reps runs, each on a fresh copy of the same random keys. With --sortnet PATH (the
-`sortnet` binary) it runs `sortnet bench --stat best` for each key type, then numpy on the
-same sizes, --rounds times alternating, and prints each backend's M keys/s and its ratio to
+`sortnet` binary, or several comma-separated, such as an old and a new build, which then
+alternate) it runs `sortnet bench --stat best` for each key type, then numpy on the same
+sizes, --rounds times alternating, and prints each backend's M keys/s and its ratio to
 numpy (medians over the rounds). Thread count: set RAYON_NUM_THREADS (and pin with taskset)
 for both; np.sort is single-threaded. numpy is not a dependency of the crate: the script
 installs it with pip when it is missing.
@@ -93,28 +94,35 @@ def sortnet_rates(binary, name, log2_sizes, backends, seconds):
 def compare(args, call, rng):
     """Alternates sortnet and numpy per key type and prints medians and ratios."""
     backends = args.backends.split(",")
+    binaries = args.sortnet.split(",")
+    # One column per backend and binary; with several binaries (old and new builds, say)
+    # each column is named `backend:binary`, and the binaries alternate within each round.
+    columns = [(path, b) for b in backends for path in binaries]
+    label = {c: c[1] if len(binaries) == 1 else f"{c[1]}:{os.path.basename(c[0])}"
+             for c in columns}
     print(f"# numpy {np.__version__} np.sort(kind='quicksort') best of {args.reps} against "
           f"`sortnet bench --stat best --seconds {args.seconds}`, median of {args.rounds} "
           f"alternating rounds; RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS', '-')}; "
           "M keys/s (ratio to numpy)")
-    print("keys\tn\tnumpy\t" + "\t".join(backends))
+    print("keys\tn\tnumpy\t" + "\t".join(label[c] for c in columns))
     for name in args.types.split(","):
         if name not in SORTNET_TYPES:
             sys.exit(f"--sortnet times {','.join(SORTNET_TYPES)}; not {name}")
-        ours = {b: {s: [] for s in args.log2_sizes} for b in backends}
+        ours = {c: {s: [] for s in args.log2_sizes} for c in columns}
         theirs = {s: [] for s in args.log2_sizes}
         for _ in range(args.rounds):
-            for b, by_size in sortnet_rates(args.sortnet, name, args.log2_sizes, backends,
-                                            args.seconds).items():
-                for s, r in by_size.items():
-                    ours[b][s].append(r)
+            for path in binaries:
+                for b, by_size in sortnet_rates(path, name, args.log2_sizes, backends,
+                                                args.seconds).items():
+                    for s, r in by_size.items():
+                        ours[(path, b)][s].append(r)
             for s, r in numpy_rates(call, name, args.log2_sizes, args.reps, rng).items():
                 theirs[s].append(r)
         for s in args.log2_sizes:
             base = statistics.median(theirs[s])
             cells = []
-            for b in backends:
-                r = statistics.median(ours[b][s])
+            for c in columns:
+                r = statistics.median(ours[c][s])
                 cells.append(f"{r:.0f} ({r / base:.2f}x)")
             print(f"{name}\t2^{s}\t{base:.0f}\t" + "\t".join(cells), flush=True)
 
@@ -125,7 +133,8 @@ def main():
     ap.add_argument("--types", default="u32,i32,f32,u64,i64,f64")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--argsort", action="store_true", help="time np.argsort (stable)")
-    ap.add_argument("--sortnet", metavar="PATH", help="the sortnet binary to compare against")
+    ap.add_argument("--sortnet", metavar="PATH[,PATH...]",
+                    help="the sortnet binary (or several, comma-separated) to compare against")
     ap.add_argument("--backends", default="auto", help="sortnet backends (with --sortnet)")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (with --sortnet)")
     ap.add_argument("--seconds", type=float, default=0.2,

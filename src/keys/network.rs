@@ -3,15 +3,14 @@
 //! bitonic network sorts in registers.
 //!
 //! Keys are sorted on their unsigned image (the caller encodes and decodes with
-//! [`KeyMap`](super::key::KeyMap)).
+//! [`KeyMap`](super::key::KeyMap)), or, for signed keys on x86-64, as they are by vectors
+//! that compare signed.
 //!
-//! * **Base case.** A block is loaded into `N` vectors (`N` a power of two, at most 16),
-//!   the tail padded with the largest key, and sorted by Batcher's bitonic sorter (Knuth,
-//!   TAOCP vol. 3, 5.3.4) in its "flip/disperse" form, where every comparator puts the
-//!   minimum at the lower index (the form of the reference write-up on GPU bitonic sort).
-//!   Comparators between vectors are lane-wise min/max; comparators inside a vector are a
-//!   lane permutation (`lane ^ m`) plus min/max and a blend.
-//! * **Partition.** Each vector is split by one unsigned compare against the pivot into the
+//! * **Base case.** A block is loaded into `N` vectors (`N` a power of two, at most
+//!   [`KeyVector::BLOCK_VECTORS`]), the tail padded with the largest key, and sorted in
+//!   registers: columns across the registers by min/max, then bitonic merges of lane groups
+//!   ([`bitonic`](super::bitonic)).
+//! * **Partition.** Each vector is split by one compare against the pivot into the
 //!   keys below it and the rest, which are compressed to the two ends of the range (AVX-512
 //!   `vpcompressd` in a register, then a masked store of only the wanted lanes; elsewhere a
 //!   permutation from a table and two whole-vector stores, see
@@ -26,24 +25,19 @@
 //! * **Worst cases.** Ranges are kept on an explicit stack (smaller side first), and a
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
-//! * **Where it stands.** One thread, random keys (BENCHMARKS.md, "CPU key sort, one
-//!   thread"): on the AMD EPYC build machine AVX-512 `u32` sorts 2^10 / 2^16 keys at about
-//!   517 / 352 M keys/s, ahead of numpy's `np.sort` (x86-simd-sort) there. On the Intel Xeon
-//!   (Emerald Rapids) of the GPU machine it is 0.6-1.5x numpy for 32-bit keys (0.6-0.8x
-//!   from 2^20) and 0.7-1.0x for 64-bit. Measured against x86-simd-sort's own parts there: one
-//!   partition pass now 1.3x its time at 2^16 (it was 2.2x, a `cmov` side choice, see
-//!   [`PARTITION_UNROLL`]); the bitonic base case 1.5x, likely as every in-vector stage is a
-//!   lane permutation on the core's one 512-bit shuffle port, where x86-simd-sort first
-//!   sorts columns across registers with min/max only (no counters there to confirm); and
-//!   one level more (blocks of 256 keys, its 512). Those two are the next design steps. `auto` sends slices here below radix's
-//!   crossover (`backend::thresholds`). The bitonic base case is in
-//!   [`bitonic`](super::bitonic); the `wide` instantiation (`portable`) is slower than
-//!   `radix` on x86-64.
+//! * **Where it stands.** One thread, random keys, on the Intel Xeon host (BENCHMARKS.md,
+//!   "CPU key sort, one thread"): `avx512` is 0.8-1.3x numpy's `np.sort` (x86-simd-sort)
+//!   for 32-bit keys and 0.7-1.3x for 64-bit, under 1.0x from 2^20 (`u32` 0.87 / 0.81 at
+//!   2^20 / 2^24). Measured limits there: the base case takes 1.06-1.15x x86-simd-sort's
+//!   time (it was 1.5x before the column network), one partition pass 1.3x, and float keys
+//!   pay two passes of the key map. `auto` sends slices here below radix's crossover
+//!   (`backend::thresholds`); the `wide` instantiation (`portable`) is slower than `radix`
+//!   on x86-64.
 
 use super::key::KeyMap;
 use super::radix;
 
-/// Lane-wise unsigned key operations the vectorised sort needs, one implementation per
+/// Lane-wise key operations the vectorised sort needs, one implementation per
 /// instruction set and key width.
 ///
 /// # Safety
@@ -53,20 +47,19 @@ use super::radix;
 /// (the backends only call them through a capability token that checked it). Pointers must
 /// be valid for the lanes they touch; no alignment is needed.
 pub(crate) trait KeyVector: Copy {
-    /// The unsigned key.
+    /// The key: unsigned, or signed for the vectors that compare signed.
     type Key: Copy + Ord + 'static;
     /// Keys per vector (a power of two).
     const LANES: usize;
     /// The largest key, used as padding.
     const MAX: Self::Key;
-    /// Vectors in the largest bitonic block, 8 or 16: measured per implementation. AVX2
-    /// `u32` and `u64` take 16 (with the network unrolled, 16 vectors beat 8 for AVX2 `u32`
-    /// although they spill some of AVX2's 16 registers: 357 -> 376 M keys/s at 2^10, 185 ->
-    /// 197 at 2^18, one thread, AMD EPYC; AVX2 `u64`: 64 keys in one network 230 ns,
-    /// partitioned into two 32-key networks 450 ns), AVX-512 16 of its 32 registers (32
-    /// vectors of `u64`, 256 keys, lost: 214 -> 197 M keys/s at 2^10). AVX2 `u32` with 32
-    /// vectors (256 keys, as numpy's AVX2 sort does) lost too: 376 -> 279 M keys/s at 2^10,
-    /// 239 -> 174 at 2^16 (one thread, AMD EPYC, same run).
+    /// Vectors in the largest block, 8 or 16: measured per implementation. AVX2 `u32` and
+    /// `u64` take 16 although they spill some of AVX2's 16 registers (16 beat 8: 357 -> 376
+    /// M keys/s at 2^10 for `u32`, AMD EPYC; 32 lost: 376 -> 279). AVX-512 with 32 vectors
+    /// (512 `u32` / 256 `u64` keys, x86-simd-sort's blocks) gained nothing on the Intel Xeon
+    /// host: full sort, one thread, 2^16 / 2^20 keys, `u32` 4.50 / 4.37 ns per key against
+    /// 4.45 / 4.39 with 16, `u64` 7.89 / 7.71 against 7.63 / 7.55 (BENCHMARKS.md, "CPU key
+    /// sort, one thread").
     const BLOCK_VECTORS: usize;
 
     /// Reads `LANES` keys.
@@ -79,14 +72,19 @@ pub(crate) trait KeyVector: Copy {
     unsafe fn store_first(self, dst: *mut Self::Key, n: usize);
     /// Every lane `k`.
     unsafe fn splat(k: Self::Key) -> Self;
-    /// Lane-wise unsigned minimum.
+    /// Lane-wise minimum in the key's order.
     unsafe fn min(self, other: Self) -> Self;
-    /// Lane-wise unsigned maximum.
+    /// Lane-wise maximum in the key's order.
     unsafe fn max(self, other: Self) -> Self;
     /// Lane `l` gets lane `l ^ m` of `self` (`m < LANES`).
     unsafe fn xor_permute(self, m: usize) -> Self;
     /// Lane `l` from `hi` where `l & bit != 0`, else from `lo` (`bit` a power of two).
     unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self;
+    /// Sorts at most [`block_max`] keys: `bitonic::sort_block_in_registers` compiled for
+    /// this implementation's instruction set as a function of its own (inlined at each
+    /// call site, the networks' temporaries added up to megabytes of stack in debug
+    /// builds).
+    unsafe fn sort_block(keys: &mut [Self::Key]);
     /// Splits `self` around `pivot` and returns `c`, the number of lanes below it.
     ///
     /// Let `P` be the lanes of `self` reordered: the `c` lanes below `pivot` first, then the
@@ -108,59 +106,14 @@ pub(crate) const fn block_max<V: KeyVector>() -> usize {
     V::BLOCK_VECTORS * V::LANES
 }
 
-/// Sorts a block of at most [`block_max`] keys in registers.
-///
-/// # Safety
-/// The CPU supports `V`'s instructions.
-#[inline(always)]
-unsafe fn sort_block_n<V: KeyVector, const N: usize>(keys: &mut [V::Key]) {
-    let n = keys.len();
-    debug_assert!(n <= N * V::LANES);
-    let p = keys.as_mut_ptr();
-    // SAFETY: vector `i` covers keys `i * LANES..`; full vectors read and write inside
-    // `keys`, the partial one only its first `n - i * LANES` lanes; the CPU supports `V`.
-    unsafe {
-        let mut v = [V::splat(V::MAX); N];
-        for (i, x) in v.iter_mut().enumerate() {
-            let at = i * V::LANES;
-            if at + V::LANES <= n {
-                *x = V::load(p.add(at));
-            } else if at < n {
-                *x = V::load_padded(p.add(at), n - at);
-            }
-        }
-        super::bitonic::bitonic::<V, N>(&mut v);
-        for (i, x) in v.iter().enumerate() {
-            let at = i * V::LANES;
-            if at + V::LANES <= n {
-                x.store(p.add(at));
-            } else if at < n {
-                x.store_first(p.add(at), n - at);
-            }
-        }
-    }
-}
-
-/// Sorts at most [`block_max`] keys with the smallest network that holds them.
+/// Sorts at most [`block_max`] keys: [`KeyVector::sort_block`].
 ///
 /// # Safety
 /// The CPU supports `V`'s instructions.
 #[inline(always)]
 pub(crate) unsafe fn sort_block<V: KeyVector>(keys: &mut [V::Key]) {
-    let vectors = keys.len().div_ceil(V::LANES);
-    // SAFETY: each arm's network holds `vectors` vectors; the caller guarantees the CPU.
-    unsafe {
-        match vectors {
-            0 => {}
-            1 => sort_block_n::<V, 1>(keys),
-            2 => sort_block_n::<V, 2>(keys),
-            3..=4 => sort_block_n::<V, 4>(keys),
-            5..=8 => sort_block_n::<V, 8>(keys),
-            // Only reached where `BLOCK_VECTORS` is 16 (the sample sort of `pick_pivot` is at
-            // most 16 keys, within any block).
-            _ => sort_block_n::<V, 16>(keys),
-        }
-    }
+    // SAFETY: caller's guarantee.
+    unsafe { V::sort_block(keys) }
 }
 
 /// Vectors the partition reads from one side at a time once a range holds at least
@@ -357,6 +310,16 @@ impl VecKey for u32 {
 impl VecKey for u64 {
     fn radix_sort(keys: &mut [u64]) {
         radix::sort64(keys, KeyMap::Unsigned);
+    }
+    fn succ(self) -> Self {
+        self + 1
+    }
+}
+
+/// Signed keys, for vectors that compare signed: `i32` slices sort as they are.
+impl VecKey for i32 {
+    fn radix_sort(keys: &mut [i32]) {
+        radix::sort32(bytemuck::cast_slice_mut(keys), KeyMap::Signed);
     }
     fn succ(self) -> Self {
         self + 1
@@ -767,15 +730,22 @@ pub(crate) mod tests {
     }
 
     /// Sample positions hold the smallest keys: every pivot is near the minimum, so the
-    /// depth budget runs out and the radix fallback finishes.
+    /// depth budget runs out and the radix fallback finishes; for unsigned keys and for
+    /// signed ones (which the x86-64 tokens sort with signed vectors and fallback).
     fn check_adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap)) {
+        for map in [KeyMap::Unsigned, KeyMap::Signed] {
+            adversarial_pivots(sort32, map);
+        }
+    }
+
+    fn adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap), map: KeyMap) {
         let n = 1 << 15;
         let samples = super::PIVOT_SAMPLE;
         let mut a: Vec<u32> = (0..n as u32)
             .map(|i| i.wrapping_mul(2_654_435_761))
             .collect();
         let mut order: Vec<u32> = a.clone();
-        order.sort_unstable();
+        order.sort_unstable_by_key(|&k| map.encode32(k));
         let mut small = order.iter();
         let mut len = n;
         while len > 256 {
@@ -790,8 +760,8 @@ pub(crate) mod tests {
             len -= len / 8;
         }
         let mut want = a.clone();
-        want.sort_unstable();
-        sort32(&mut a, KeyMap::Unsigned);
-        assert_eq!(a, want);
+        want.sort_unstable_by_key(|&k| map.encode32(k));
+        sort32(&mut a, map);
+        assert_eq!(a, want, "{map:?}");
     }
 }

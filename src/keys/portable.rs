@@ -135,6 +135,14 @@ macro_rules! wide_memory_ops {
 #[derive(Clone, Copy)]
 struct Wide32(u32x8);
 
+/// The block sort of `keys::network` for `Wide32`, out of line (see
+/// `KeyVector::sort_block`).
+#[inline]
+fn block_wide32(keys: &mut [u32]) {
+    // SAFETY: `Wide32` needs no CPU feature beyond the compile target.
+    unsafe { super::bitonic::sort_block_in_registers::<Wide32>(keys) }
+}
+
 impl KeyVector for Wide32 {
     type Key = u32;
     const LANES: usize = 8;
@@ -142,6 +150,11 @@ impl KeyVector for Wide32 {
     const BLOCK_VECTORS: usize = 8;
 
     wide_memory_ops!(u32x8, u32, 8);
+
+    #[inline(always)]
+    unsafe fn sort_block(keys: &mut [u32]) {
+        block_wide32(keys);
+    }
 
     #[inline(always)]
     unsafe fn min(self, other: Self) -> Self {
@@ -158,6 +171,14 @@ impl KeyVector for Wide32 {
 #[derive(Clone, Copy)]
 struct Wide64(u64x4);
 
+/// The block sort of `keys::network` for `Wide64`, out of line (see
+/// `KeyVector::sort_block`).
+#[inline]
+fn block_wide64(keys: &mut [u64]) {
+    // SAFETY: `Wide64` needs no CPU feature beyond the compile target.
+    unsafe { super::bitonic::sort_block_in_registers::<Wide64>(keys) }
+}
+
 impl KeyVector for Wide64 {
     type Key = u64;
     const LANES: usize = 4;
@@ -165,6 +186,11 @@ impl KeyVector for Wide64 {
     const BLOCK_VECTORS: usize = 8;
 
     wide_memory_ops!(u64x4, u64, 4);
+
+    #[inline(always)]
+    unsafe fn sort_block(keys: &mut [u64]) {
+        block_wide64(keys);
+    }
 
     #[inline(always)]
     unsafe fn min(self, other: Self) -> Self {

@@ -42,7 +42,15 @@ impl Avx2KeysToken {
     }
 }
 
-key_token!(Avx2KeysToken, "avx2,popcnt", U32x8, I64x4, i64, encoded64);
+key_token!(
+    Avx2KeysToken,
+    "avx2,popcnt",
+    U32x8,
+    I64x4,
+    i64,
+    encoded64,
+    I32x8
+);
 
 /// The sign bit the 64-bit kernels flip (they compare signed).
 const SIGN64: u64 = 1 << 63;
@@ -50,6 +58,10 @@ const SIGN64: u64 = 1 << 63;
 /// Runs `kernel` on 64-bit keys encoded by `map` with the sign bit flipped (the vectors
 /// compare signed, see `I64x4`), then decodes them (for `i64` keys the two flips cancel).
 fn encoded64(keys: &mut [u64], map: KeyMap, kernel: impl FnOnce(&mut [i64])) {
+    if map == KeyMap::Signed {
+        kernel(bytemuck::cast_slice_mut(keys));
+        return;
+    }
     keys.iter_mut().for_each(|k| *k = map.encode64(*k) ^ SIGN64);
     kernel(bytemuck::cast_slice_mut(keys));
     keys.iter_mut().for_each(|k| *k = map.decode64(*k ^ SIGN64));
@@ -164,115 +176,145 @@ unsafe fn first_lanes64(n: usize) -> __m256i {
 #[derive(Clone, Copy)]
 struct U32x8(__m256i);
 
-// SAFETY (for every method): the trait contract makes callers guarantee AVX2 (and POPCNT)
-// and pointers valid for the lanes touched; the intrinsics need nothing else (loads and
-// stores are the unaligned forms, and `vpmaskmov` does not touch masked-off lanes).
-impl KeyVector for U32x8 {
-    type Key = u32;
-    const LANES: usize = 8;
-    const MAX: u32 = u32::MAX;
-    const BLOCK_VECTORS: usize = 16;
+/// 8 `i32` keys: as [`U32x8`] with signed compares, so that `i32` slices sort as they are.
+#[derive(Clone, Copy)]
+struct I32x8(__m256i);
 
-    #[inline(always)]
-    unsafe fn load(src: *const u32) -> Self {
-        // SAFETY: see the impl comment.
-        U32x8(unsafe { _mm256_loadu_si256(src.cast()) })
-    }
-    #[inline(always)]
-    unsafe fn store(self, dst: *mut u32) {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_storeu_si256(dst.cast(), self.0) }
-    }
-    #[inline(always)]
-    unsafe fn load_padded(src: *const u32, n: usize) -> Self {
-        // SAFETY: see the impl comment; only the first `n` lanes are read, the others are
-        // zero from the load and all ones from the OR.
-        U32x8(unsafe {
-            let mask = first_lanes32(n);
-            let keys = _mm256_maskload_epi32(src.cast(), mask);
-            _mm256_or_si256(keys, _mm256_xor_si256(mask, _mm256_set1_epi32(-1)))
-        })
-    }
-    #[inline(always)]
-    unsafe fn store_first(self, dst: *mut u32, n: usize) {
-        // SAFETY: see the impl comment; only the first `n` lanes are written.
-        unsafe { _mm256_maskstore_epi32(dst.cast(), first_lanes32(n), self.0) }
-    }
-    #[inline(always)]
-    unsafe fn splat(k: u32) -> Self {
-        // SAFETY: see the impl comment.
-        U32x8(unsafe { _mm256_set1_epi32(k as i32) })
-    }
-    #[inline(always)]
-    unsafe fn min(self, other: Self) -> Self {
-        // SAFETY: see the impl comment.
-        U32x8(unsafe { _mm256_min_epu32(self.0, other.0) })
-    }
-    #[inline(always)]
-    unsafe fn max(self, other: Self) -> Self {
-        // SAFETY: see the impl comment.
-        U32x8(unsafe { _mm256_max_epu32(self.0, other.0) })
-    }
-    #[inline(always)]
-    unsafe fn xor_permute(self, m: usize) -> Self {
-        // In-lane shuffles (`vpshufd`) where the permutation stays inside 128-bit halves;
-        // after inlining `m` is a constant and the match folds away.
-        // SAFETY: see the impl comment.
-        U32x8(unsafe {
-            let v = self.0;
-            match m {
-                0 => v,
-                1 => _mm256_shuffle_epi32::<0b10_11_00_01>(v),
-                2 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
-                3 => _mm256_shuffle_epi32::<0b00_01_10_11>(v),
-                4 => _mm256_permute4x64_epi64::<0b01_00_11_10>(v),
-                _ => {
-                    let m = m as i32 & 7;
-                    let idx = _mm256_xor_si256(
-                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                        _mm256_set1_epi32(m),
-                    );
-                    _mm256_permutevar8x32_epi32(v, idx)
+/// The `KeyVector` impl of an 8-lane 32-bit vector `$t` of key `$k`, whose lane-wise minimum
+/// and maximum are `$min` and `$max` (unsigned or signed), and whose block sort is `$block`.
+macro_rules! vector32 {
+    ($t:ident, $k:ty, $block:ident, $min:ident, $max:ident) => {
+        block_kernel!($block, "avx2,popcnt", $t, $k);
+
+        // SAFETY (for every method): the trait contract makes callers guarantee AVX2 (and POPCNT)
+        // and pointers valid for the lanes touched; the intrinsics need nothing else (loads and
+        // stores are the unaligned forms, and `vpmaskmov` does not touch masked-off lanes).
+        impl KeyVector for $t {
+            type Key = $k;
+            const LANES: usize = 8;
+            const MAX: $k = <$k>::MAX;
+            const BLOCK_VECTORS: usize = 16;
+
+            #[inline(always)]
+            unsafe fn load(src: *const $k) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { _mm256_loadu_si256(src.cast()) })
+            }
+            #[inline(always)]
+            unsafe fn store(self, dst: *mut $k) {
+                // SAFETY: see the impl comment.
+                unsafe { _mm256_storeu_si256(dst.cast(), self.0) }
+            }
+            #[inline(always)]
+            unsafe fn load_padded(src: *const $k, n: usize) -> Self {
+                // SAFETY: see the impl comment; only the first `n` lanes are read, the others are
+                // zero from the load and `MAX` from the OR.
+                $t(unsafe {
+                    let mask = first_lanes32(n);
+                    let keys = _mm256_maskload_epi32(src.cast(), mask);
+                    _mm256_or_si256(
+                        keys,
+                        _mm256_andnot_si256(mask, _mm256_set1_epi32(<$k>::MAX as i32)),
+                    )
+                })
+            }
+            #[inline(always)]
+            unsafe fn store_first(self, dst: *mut $k, n: usize) {
+                // SAFETY: see the impl comment; only the first `n` lanes are written.
+                unsafe { _mm256_maskstore_epi32(dst.cast(), first_lanes32(n), self.0) }
+            }
+            #[inline(always)]
+            unsafe fn splat(k: $k) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { _mm256_set1_epi32(k as i32) })
+            }
+            #[inline(always)]
+            unsafe fn min(self, other: Self) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { $min(self.0, other.0) })
+            }
+            #[inline(always)]
+            unsafe fn max(self, other: Self) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { $max(self.0, other.0) })
+            }
+            #[inline(always)]
+            unsafe fn xor_permute(self, m: usize) -> Self {
+                // In-lane shuffles (`vpshufd`) where the permutation stays inside 128-bit halves;
+                // after inlining `m` is a constant and the match folds away.
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    let v = self.0;
+                    match m {
+                        0 => v,
+                        1 => _mm256_shuffle_epi32::<0b10_11_00_01>(v),
+                        2 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
+                        3 => _mm256_shuffle_epi32::<0b00_01_10_11>(v),
+                        4 => _mm256_permute4x64_epi64::<0b01_00_11_10>(v),
+                        _ => {
+                            let m = m as i32 & 7;
+                            let idx = _mm256_xor_si256(
+                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                _mm256_set1_epi32(m),
+                            );
+                            _mm256_permutevar8x32_epi32(v, idx)
+                        }
+                    }
+                })
+            }
+            #[inline(always)]
+            unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    match bit {
+                        1 => _mm256_blend_epi32::<0b1010_1010>(lo.0, hi.0),
+                        2 => _mm256_blend_epi32::<0b1100_1100>(lo.0, hi.0),
+                        _ => {
+                            debug_assert_eq!(bit, 4);
+                            _mm256_blend_epi32::<0b1111_0000>(lo.0, hi.0)
+                        }
+                    }
+                })
+            }
+            #[inline(always)]
+            unsafe fn sort_block(keys: &mut [$k]) {
+                // SAFETY: see the impl comment.
+                unsafe { $block(keys) }
+            }
+            #[inline(always)]
+            unsafe fn partition_store(
+                self,
+                pivot: Self,
+                left: *mut $k,
+                right_end: *mut $k,
+            ) -> usize {
+                // SAFETY: see the impl comment; the contract gives `left[..8]` and
+                // `right_end[-8..]` to write.
+                unsafe {
+                    // Lanes at or above the pivot are those where max(key, pivot) == key.
+                    let at_or_above = _mm256_cmpeq_epi32($max(self.0, pivot.0), self.0);
+                    let below = !_mm256_movemask_ps(_mm256_castsi256_ps(at_or_above)) as u32 & 0xff;
+                    let order = unpack_indices(PARTITION8[below as usize]);
+                    let parted = _mm256_permutevar8x32_epi32(self.0, order);
+                    _mm256_storeu_si256(left.cast(), parted);
+                    _mm256_storeu_si256(right_end.sub(8).cast(), parted);
+                    below.count_ones() as usize
                 }
             }
-        })
-    }
-    #[inline(always)]
-    unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
-        // SAFETY: see the impl comment.
-        U32x8(unsafe {
-            match bit {
-                1 => _mm256_blend_epi32::<0b1010_1010>(lo.0, hi.0),
-                2 => _mm256_blend_epi32::<0b1100_1100>(lo.0, hi.0),
-                _ => {
-                    debug_assert_eq!(bit, 4);
-                    _mm256_blend_epi32::<0b1111_0000>(lo.0, hi.0)
-                }
-            }
-        })
-    }
-    #[inline(always)]
-    unsafe fn partition_store(self, pivot: Self, left: *mut u32, right_end: *mut u32) -> usize {
-        // SAFETY: see the impl comment; the contract gives `left[..8]` and
-        // `right_end[-8..]` to write.
-        unsafe {
-            // Lanes at or above the pivot are those where max(key, pivot) == key.
-            let at_or_above = _mm256_cmpeq_epi32(_mm256_max_epu32(self.0, pivot.0), self.0);
-            let below = !_mm256_movemask_ps(_mm256_castsi256_ps(at_or_above)) as u32 & 0xff;
-            let order = unpack_indices(PARTITION8[below as usize]);
-            let parted = _mm256_permutevar8x32_epi32(self.0, order);
-            _mm256_storeu_si256(left.cast(), parted);
-            _mm256_storeu_si256(right_end.sub(8).cast(), parted);
-            below.count_ones() as usize
         }
-    }
+    };
 }
+
+vector32!(U32x8, u32, block_u32x8, _mm256_min_epu32, _mm256_max_epu32);
+vector32!(I32x8, i32, block_i32x8, _mm256_min_epi32, _mm256_max_epi32);
 
 /// 4 64-bit keys, stored with their sign bit flipped so that AVX2's signed `vpcmpgtq`
 /// orders them as the unsigned keys they stand for (flipping inside every min, max and
 /// partition compare instead cost two more instructions per compare).
 #[derive(Clone, Copy)]
 struct I64x4(__m256i);
+
+block_kernel!(block_i64x4, "avx2,popcnt", I64x4, i64);
 
 // SAFETY (for every method): as for `U32x8`.
 impl KeyVector for I64x4 {
@@ -350,6 +392,11 @@ impl KeyVector for I64x4 {
                 }
             }
         })
+    }
+    #[inline(always)]
+    unsafe fn sort_block(keys: &mut [i64]) {
+        // SAFETY: see the impl comment.
+        unsafe { block_i64x4(keys) }
     }
     #[inline(always)]
     unsafe fn partition_store(self, pivot: Self, left: *mut i64, right_end: *mut i64) -> usize {

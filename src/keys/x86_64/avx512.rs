@@ -30,7 +30,9 @@ key_token!(
     U32x16,
     U64x8,
     u64,
-    encoded64
+    encoded64,
+    I32x16,
+    I64x8
 );
 
 /// Runs `kernel` on 64-bit keys encoded by `map` (AVX-512 compares unsigned), then decodes
@@ -104,161 +106,278 @@ fn first_lanes(n: usize) -> u32 {
 #[derive(Clone, Copy)]
 struct U32x16(__m512i);
 
-// SAFETY (for every method): the trait contract makes callers guarantee AVX-512F and valid
-// pointers for the lanes touched; the intrinsics need nothing else (all are unaligned or
-// masked forms, which do not fault on masked-off lanes).
-impl KeyVector for U32x16 {
-    type Key = u32;
-    const LANES: usize = 16;
-    const MAX: u32 = u32::MAX;
-    const BLOCK_VECTORS: usize = 16;
+/// 16 `i32` keys: as [`U32x16`] with signed compares, so that `i32` slices sort as they are
+/// (mapping them to unsigned keys and back took two more passes over the keys, 10-20% of
+/// the sort's time from 2^20 keys).
+#[derive(Clone, Copy)]
+struct I32x16(__m512i);
 
-    #[inline(always)]
-    unsafe fn load(src: *const u32) -> Self {
-        // SAFETY: see the impl comment.
-        U32x16(unsafe { _mm512_loadu_si512(src.cast()) })
-    }
-    #[inline(always)]
-    unsafe fn store(self, dst: *mut u32) {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_storeu_si512(dst.cast(), self.0) }
-    }
-    #[inline(always)]
-    unsafe fn load_padded(src: *const u32, n: usize) -> Self {
-        // SAFETY: see the impl comment; only the first `n` lanes are read.
-        U32x16(unsafe {
-            _mm512_mask_loadu_epi32(_mm512_set1_epi32(-1), first_lanes(n) as u16, src.cast())
-        })
-    }
-    #[inline(always)]
-    unsafe fn store_first(self, dst: *mut u32, n: usize) {
-        // SAFETY: see the impl comment; only the first `n` lanes are written.
-        unsafe { _mm512_mask_storeu_epi32(dst.cast(), first_lanes(n) as u16, self.0) }
-    }
-    #[inline(always)]
-    unsafe fn splat(k: u32) -> Self {
-        // SAFETY: see the impl comment.
-        U32x16(unsafe { _mm512_set1_epi32(k as i32) })
-    }
-    #[inline(always)]
-    unsafe fn min(self, other: Self) -> Self {
-        // SAFETY: see the impl comment.
-        U32x16(unsafe { _mm512_min_epu32(self.0, other.0) })
-    }
-    #[inline(always)]
-    unsafe fn max(self, other: Self) -> Self {
-        // SAFETY: see the impl comment.
-        U32x16(unsafe { _mm512_max_epu32(self.0, other.0) })
-    }
-    #[inline(always)]
-    unsafe fn xor_permute(self, m: usize) -> Self {
-        // SAFETY: see the impl comment; the table row is 64 bytes.
-        U32x16(unsafe {
-            let idx = _mm512_loadu_si512(XOR32[m].as_ptr().cast());
-            _mm512_permutexvar_epi32(idx, self.0)
-        })
-    }
-    #[inline(always)]
-    unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
-        // SAFETY: see the impl comment.
-        U32x16(unsafe { _mm512_mask_blend_epi32(lanes_with_bit(16, bit) as u16, lo.0, hi.0) })
-    }
-    #[inline(always)]
-    unsafe fn partition_store(self, pivot: Self, left: *mut u32, right_end: *mut u32) -> usize {
-        // SAFETY: see the impl comment; `left[..c]` and `right_end[-(16 - c)..]` are the
-        // caller's to write.
-        unsafe {
-            let below = _mm512_cmplt_epu32_mask(self.0, pivot.0);
-            let c = below.count_ones() as usize;
-            let lo = _mm512_maskz_compress_epi32(below, self.0);
-            let hi = _mm512_maskz_compress_epi32(!below, self.0);
-            _mm512_mask_storeu_epi32(left.cast(), first_lanes(c) as u16, lo);
-            _mm512_mask_storeu_epi32(right_end.sub(16 - c).cast(), first_lanes(16 - c) as u16, hi);
-            c
+/// The `KeyVector` impl of a 16-lane 32-bit vector `$t` of key `$k`, whose lane-wise minimum,
+/// maximum and less-than are `$min`, `$max` and `$lt` (unsigned or signed intrinsics), and
+/// whose block sort is `$block`.
+macro_rules! vector32 {
+    ($t:ident, $k:ty, $block:ident, $min:ident, $max:ident, $lt:ident) => {
+        block_kernel!($block, "avx512f,popcnt,bmi2", $t, $k);
+
+        // SAFETY (for every method): the trait contract makes callers guarantee AVX-512F and valid
+        // pointers for the lanes touched; the intrinsics need nothing else (all are unaligned or
+        // masked forms, which do not fault on masked-off lanes).
+        impl KeyVector for $t {
+            type Key = $k;
+            const LANES: usize = 16;
+            const MAX: $k = <$k>::MAX;
+            const BLOCK_VECTORS: usize = 16;
+
+            #[inline(always)]
+            unsafe fn load(src: *const $k) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { _mm512_loadu_si512(src.cast()) })
+            }
+            #[inline(always)]
+            unsafe fn store(self, dst: *mut $k) {
+                // SAFETY: see the impl comment.
+                unsafe { _mm512_storeu_si512(dst.cast(), self.0) }
+            }
+            #[inline(always)]
+            unsafe fn load_padded(src: *const $k, n: usize) -> Self {
+                // SAFETY: see the impl comment; only the first `n` lanes are read.
+                $t(unsafe {
+                    _mm512_mask_loadu_epi32(
+                        _mm512_set1_epi32(<$k>::MAX as i32),
+                        first_lanes(n) as u16,
+                        src.cast(),
+                    )
+                })
+            }
+            #[inline(always)]
+            unsafe fn store_first(self, dst: *mut $k, n: usize) {
+                // SAFETY: see the impl comment; only the first `n` lanes are written.
+                unsafe { _mm512_mask_storeu_epi32(dst.cast(), first_lanes(n) as u16, self.0) }
+            }
+            #[inline(always)]
+            unsafe fn splat(k: $k) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { _mm512_set1_epi32(k as i32) })
+            }
+            #[inline(always)]
+            unsafe fn min(self, other: Self) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { $min(self.0, other.0) })
+            }
+            #[inline(always)]
+            unsafe fn max(self, other: Self) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { $max(self.0, other.0) })
+            }
+            #[inline(always)]
+            unsafe fn xor_permute(self, m: usize) -> Self {
+                // Immediate shuffles inside 128-bit blocks (`vpshufd`) or of whole blocks
+                // (`vshufi64x2`) where `m` allows (latency 1-3, no index register), else `vpermd`;
+                // after inlining `m` is a constant and the match folds away.
+                // SAFETY: see the impl comment; the table row is 64 bytes.
+                $t(unsafe {
+                    let v = self.0;
+                    match m {
+                        1 => _mm512_shuffle_epi32::<0b10_11_00_01>(v),
+                        2 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
+                        3 => _mm512_shuffle_epi32::<0b00_01_10_11>(v),
+                        4 => _mm512_shuffle_i64x2::<0b10_11_00_01>(v, v),
+                        8 => _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v),
+                        12 => _mm512_shuffle_i64x2::<0b00_01_10_11>(v, v),
+                        _ => _mm512_permutexvar_epi32(
+                            _mm512_loadu_si512(XOR32[m].as_ptr().cast()),
+                            v,
+                        ),
+                    }
+                })
+            }
+            #[inline(always)]
+            unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { _mm512_mask_blend_epi32(lanes_with_bit(16, bit) as u16, lo.0, hi.0) })
+            }
+            #[inline(always)]
+            unsafe fn sort_block(keys: &mut [$k]) {
+                // SAFETY: see the impl comment.
+                unsafe { $block(keys) }
+            }
+            #[inline(always)]
+            unsafe fn partition_store(
+                self,
+                pivot: Self,
+                left: *mut $k,
+                right_end: *mut $k,
+            ) -> usize {
+                // SAFETY: see the impl comment; `left[..c]` and `right_end[-(16 - c)..]` are the
+                // caller's to write.
+                unsafe {
+                    let below = $lt(self.0, pivot.0);
+                    let c = below.count_ones() as usize;
+                    let lo = _mm512_maskz_compress_epi32(below, self.0);
+                    let hi = _mm512_maskz_compress_epi32(!below, self.0);
+                    _mm512_mask_storeu_epi32(left.cast(), first_lanes(c) as u16, lo);
+                    _mm512_mask_storeu_epi32(
+                        right_end.sub(16 - c).cast(),
+                        first_lanes(16 - c) as u16,
+                        hi,
+                    );
+                    c
+                }
+            }
         }
-    }
+    };
 }
+
+vector32!(
+    U32x16,
+    u32,
+    block_u32x16,
+    _mm512_min_epu32,
+    _mm512_max_epu32,
+    _mm512_cmplt_epu32_mask
+);
+vector32!(
+    I32x16,
+    i32,
+    block_i32x16,
+    _mm512_min_epi32,
+    _mm512_max_epi32,
+    _mm512_cmplt_epi32_mask
+);
 
 /// 8 `u64` keys.
 #[derive(Clone, Copy)]
 struct U64x8(__m512i);
 
-// SAFETY (for every method): as for `U32x16`.
-impl KeyVector for U64x8 {
-    type Key = u64;
-    const LANES: usize = 8;
-    const MAX: u64 = u64::MAX;
-    const BLOCK_VECTORS: usize = 16;
+/// 8 `i64` keys: as [`U64x8`] with signed compares (see [`I32x16`]).
+#[derive(Clone, Copy)]
+struct I64x8(__m512i);
 
-    #[inline(always)]
-    unsafe fn load(src: *const u64) -> Self {
-        // SAFETY: see the impl comment.
-        U64x8(unsafe { _mm512_loadu_si512(src.cast()) })
-    }
-    #[inline(always)]
-    unsafe fn store(self, dst: *mut u64) {
-        // SAFETY: see the impl comment.
-        unsafe { _mm512_storeu_si512(dst.cast(), self.0) }
-    }
-    #[inline(always)]
-    unsafe fn load_padded(src: *const u64, n: usize) -> Self {
-        // SAFETY: see the impl comment; only the first `n` lanes are read.
-        U64x8(unsafe {
-            _mm512_mask_loadu_epi64(_mm512_set1_epi64(-1), first_lanes(n) as u8, src.cast())
-        })
-    }
-    #[inline(always)]
-    unsafe fn store_first(self, dst: *mut u64, n: usize) {
-        // SAFETY: see the impl comment; only the first `n` lanes are written.
-        unsafe { _mm512_mask_storeu_epi64(dst.cast(), first_lanes(n) as u8, self.0) }
-    }
-    #[inline(always)]
-    unsafe fn splat(k: u64) -> Self {
-        // SAFETY: see the impl comment.
-        U64x8(unsafe { _mm512_set1_epi64(k as i64) })
-    }
-    #[inline(always)]
-    unsafe fn min(self, other: Self) -> Self {
-        // SAFETY: see the impl comment.
-        U64x8(unsafe { _mm512_min_epu64(self.0, other.0) })
-    }
-    #[inline(always)]
-    unsafe fn max(self, other: Self) -> Self {
-        // SAFETY: see the impl comment.
-        U64x8(unsafe { _mm512_max_epu64(self.0, other.0) })
-    }
-    #[inline(always)]
-    unsafe fn xor_permute(self, m: usize) -> Self {
-        // SAFETY: see the impl comment; the table row is 64 bytes.
-        U64x8(unsafe {
-            let idx = _mm512_loadu_si512(XOR64[m].as_ptr().cast());
-            _mm512_permutexvar_epi64(idx, self.0)
-        })
-    }
-    #[inline(always)]
-    unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
-        // SAFETY: see the impl comment.
-        U64x8(unsafe { _mm512_mask_blend_epi64(lanes_with_bit(8, bit) as u8, lo.0, hi.0) })
-    }
-    #[inline(always)]
-    unsafe fn partition_store(self, pivot: Self, left: *mut u64, right_end: *mut u64) -> usize {
-        // SAFETY: see the impl comment; the contract gives `left[..8]` and
-        // `right_end[-8..]` to write (the table index is a `u8` mask, below 256).
-        unsafe {
-            // One `vpermq` by the 8-lane partition table, then the whole vector to both
-            // ends (as the trait allows), instead of two `vpcompressq`: on Intel cores a
-            // register compress is two µops on the one 512-bit shuffle port, which the
-            // permute (one µop) shares.
-            let below = _mm512_cmplt_epu64_mask(self.0, pivot.0);
-            let packed = _mm512_set1_epi64(i64::from(PARTITION8[below as usize]));
-            let order = _mm512_srlv_epi64(packed, _mm512_setr_epi64(0, 4, 8, 12, 16, 20, 24, 28));
-            let parted = _mm512_permutexvar_epi64(order, self.0);
-            _mm512_storeu_si512(left.cast(), parted);
-            _mm512_storeu_si512(right_end.sub(8).cast(), parted);
-            below.count_ones() as usize
+/// The `KeyVector` impl of an 8-lane 64-bit vector, as [`vector32`].
+macro_rules! vector64 {
+    ($t:ident, $k:ty, $block:ident, $min:ident, $max:ident, $lt:ident) => {
+        block_kernel!($block, "avx512f,popcnt,bmi2", $t, $k);
+
+        // SAFETY (for every method): as for `U32x16`.
+        impl KeyVector for $t {
+            type Key = $k;
+            const LANES: usize = 8;
+            const MAX: $k = <$k>::MAX;
+            const BLOCK_VECTORS: usize = 16;
+
+            #[inline(always)]
+            unsafe fn load(src: *const $k) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { _mm512_loadu_si512(src.cast()) })
+            }
+            #[inline(always)]
+            unsafe fn store(self, dst: *mut $k) {
+                // SAFETY: see the impl comment.
+                unsafe { _mm512_storeu_si512(dst.cast(), self.0) }
+            }
+            #[inline(always)]
+            unsafe fn load_padded(src: *const $k, n: usize) -> Self {
+                // SAFETY: see the impl comment; only the first `n` lanes are read.
+                $t(unsafe {
+                    _mm512_mask_loadu_epi64(
+                        _mm512_set1_epi64(<$k>::MAX as i64),
+                        first_lanes(n) as u8,
+                        src.cast(),
+                    )
+                })
+            }
+            #[inline(always)]
+            unsafe fn store_first(self, dst: *mut $k, n: usize) {
+                // SAFETY: see the impl comment; only the first `n` lanes are written.
+                unsafe { _mm512_mask_storeu_epi64(dst.cast(), first_lanes(n) as u8, self.0) }
+            }
+            #[inline(always)]
+            unsafe fn splat(k: $k) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { _mm512_set1_epi64(k as i64) })
+            }
+            #[inline(always)]
+            unsafe fn min(self, other: Self) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { $min(self.0, other.0) })
+            }
+            #[inline(always)]
+            unsafe fn max(self, other: Self) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { $max(self.0, other.0) })
+            }
+            #[inline(always)]
+            unsafe fn xor_permute(self, m: usize) -> Self {
+                // As for `U32x16`.
+                // SAFETY: see the impl comment; the table row is 64 bytes.
+                $t(unsafe {
+                    let v = self.0;
+                    match m {
+                        1 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
+                        2 => _mm512_shuffle_i64x2::<0b10_11_00_01>(v, v),
+                        4 => _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v),
+                        6 => _mm512_shuffle_i64x2::<0b00_01_10_11>(v, v),
+                        _ => _mm512_permutexvar_epi64(
+                            _mm512_loadu_si512(XOR64[m].as_ptr().cast()),
+                            v,
+                        ),
+                    }
+                })
+            }
+            #[inline(always)]
+            unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { _mm512_mask_blend_epi64(lanes_with_bit(8, bit) as u8, lo.0, hi.0) })
+            }
+            #[inline(always)]
+            unsafe fn sort_block(keys: &mut [$k]) {
+                // SAFETY: see the impl comment.
+                unsafe { $block(keys) }
+            }
+            #[inline(always)]
+            unsafe fn partition_store(
+                self,
+                pivot: Self,
+                left: *mut $k,
+                right_end: *mut $k,
+            ) -> usize {
+                // SAFETY: see the impl comment; the contract gives `left[..8]` and
+                // `right_end[-8..]` to write (the table index is a `u8` mask, below 256).
+                unsafe {
+                    // One `vpermq` by the 8-lane partition table, then the whole vector to both
+                    // ends (as the trait allows), instead of two `vpcompressq`: on Intel cores a
+                    // register compress is two µops on the one 512-bit shuffle port, which the
+                    // permute (one µop) shares.
+                    let below = $lt(self.0, pivot.0);
+                    let packed = _mm512_set1_epi64(i64::from(PARTITION8[below as usize]));
+                    let order =
+                        _mm512_srlv_epi64(packed, _mm512_setr_epi64(0, 4, 8, 12, 16, 20, 24, 28));
+                    let parted = _mm512_permutexvar_epi64(order, self.0);
+                    _mm512_storeu_si512(left.cast(), parted);
+                    _mm512_storeu_si512(right_end.sub(8).cast(), parted);
+                    below.count_ones() as usize
+                }
+            }
         }
-    }
+    };
 }
+
+vector64!(
+    U64x8,
+    u64,
+    block_u64x8,
+    _mm512_min_epu64,
+    _mm512_max_epu64,
+    _mm512_cmplt_epu64_mask
+);
+vector64!(
+    I64x8,
+    i64,
+    block_i64x8,
+    _mm512_min_epi64,
+    _mm512_max_epi64,
+    _mm512_cmplt_epi64_mask
+);
 
 #[cfg(test)]
 mod tests {

@@ -8,15 +8,27 @@
 ///
 /// `$v32`/`$v64` are the vector types; `$encoded64` is the token module's
 /// `fn(&mut [u64], KeyMap, impl FnOnce(&mut [$k64]))`, which brings 64-bit keys into the
-/// form `$v64` compares (and back) around the kernel.
+/// form `$v64` compares (and back) around the kernel. `$s32` (and `$s64` where given) are
+/// vectors that compare signed: `sort32`/`sort64` sort `KeyMap::Signed` keys with them as
+/// they are, without the two passes of the key map.
 macro_rules! key_token {
-    ($token:ty, $features:literal, $v32:ty, $v64:ty, $k64:ty, $encoded64:ident) => {
+    (
+        $token:ty, $features:literal, $v32:ty, $v64:ty, $k64:ty, $encoded64:ident,
+        $s32:ty $(, $s64:ty)?
+    ) => {
         key_token!(@kernels sort_32, select_32, partial_32, $features, $v32, u32);
         key_token!(@kernels sort_64, select_64, partial_64, $features, $v64, $k64);
+        key_token!(@sort sort_s32, $features, $s32, i32);
+        $(key_token!(@sort sort_s64, $features, $s64, i64);)?
 
         impl $token {
             /// Sorts 32-bit keys ascending by `map.encode32(key)`.
             pub fn sort32(self, keys: &mut [u32], map: KeyMap) {
+                if map == KeyMap::Signed {
+                    // SAFETY: as below.
+                    unsafe { sort_s32(bytemuck::cast_slice_mut(keys)) };
+                    return;
+                }
                 map.encode_slice32(keys);
                 // SAFETY: the token exists only where the CPU has the kernels' features.
                 unsafe { sort_32(keys) };
@@ -25,6 +37,15 @@ macro_rules! key_token {
 
             /// Sorts 64-bit keys ascending by `map.encode64(key)`.
             pub fn sort64(self, keys: &mut [u64], map: KeyMap) {
+                $(
+                    if map == KeyMap::Signed {
+                        // The signed kernel, `sort_s64`, sorts vectors of `$s64`.
+                        let _: Option<$s64> = None;
+                        // SAFETY: as in `sort32`.
+                        unsafe { sort_s64(bytemuck::cast_slice_mut(keys)) };
+                        return;
+                    }
+                )?
                 // SAFETY: as in `sort32`.
                 $encoded64(keys, map, |k| unsafe { sort_64(k) });
             }
@@ -62,12 +83,7 @@ macro_rules! key_token {
     };
     // The sort, select and partial sort kernels over one vector type of key `$k`.
     (@kernels $sort:ident, $select:ident, $partial:ident, $features:literal, $v:ty, $k:ty) => {
-        #[target_feature(enable = $features)]
-        unsafe fn $sort(keys: &mut [$k]) {
-            // SAFETY: the features are enabled here; only the token (which checked that
-            // the CPU has them) calls this.
-            unsafe { $crate::keys::network::quicksort::<$v>(keys) }
-        }
+        key_token!(@sort $sort, $features, $v, $k);
 
         #[target_feature(enable = $features)]
         unsafe fn $select(keys: &mut [$k], n: usize) {
@@ -79,6 +95,29 @@ macro_rules! key_token {
         unsafe fn $partial(keys: &mut [$k], k: usize) {
             // SAFETY: as in the sort kernel.
             unsafe { $crate::keys::select::partial_sort::<$v>(keys, k) }
+        }
+    };
+    // The sort kernel over one vector type of key `$k`.
+    (@sort $sort:ident, $features:literal, $v:ty, $k:ty) => {
+        #[target_feature(enable = $features)]
+        unsafe fn $sort(keys: &mut [$k]) {
+            // SAFETY: the features are enabled here; only the token (which checked that
+            // the CPU has them) calls this.
+            unsafe { $crate::keys::network::quicksort::<$v>(keys) }
+        }
+    };
+}
+
+/// `unsafe fn $name(keys: &mut [$k])`: the block sort of `keys::network` for vector `$v`,
+/// compiled with `$features`, for `KeyVector::sort_block`.
+macro_rules! block_kernel {
+    ($name:ident, $features:literal, $v:ty, $k:ty) => {
+        #[target_feature(enable = $features)]
+        #[inline]
+        unsafe fn $name(keys: &mut [$k]) {
+            // SAFETY: the features are enabled here; only `KeyVector` methods, whose
+            // callers guarantee the CPU has them, call this.
+            unsafe { $crate::keys::bitonic::sort_block_in_registers::<$v>(keys) }
         }
     };
 }
