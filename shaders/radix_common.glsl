@@ -15,7 +15,7 @@
 // ---- state buffer layout, in u32 words -------------------------------------------------
 #define ST_COUNT 0u          // number of keys to sort (written by the host or copied from the caller's count buffer)
 #define ST_PARTITION 1u      // [2]   reduce-then-scan: tiles per partition, partitions (set by the plan)
-#define ST_PASS0_OFFSETS 3u  // 1: the histogram left pass 0's tile offsets (reduce-then-scan)
+#define ST_TICKET 3u         // histogram workgroups finished (the last one plans, and sets it back to 0)
 #define ST_KEYS_OR 4u        // [2]   OR of every (mapped) key, low word first: with ST_KEYS_NAND,
 #define ST_KEYS_NAND 6u      // [2]   OR of every key's complement: the digits that vary
 #define ST_BUCKETS_GIVEN 8u  // 1: the host wrote a pass's bucket offsets (the scan takes them; no shipped path does)

@@ -445,8 +445,7 @@ impl RadixSorter {
                          dst_v: &Option<Subbuffer<[u32]>>| {
                             scatter_writes(src_k, dst_k, src_v, dst_v, &state)
                         };
-                    let histogram = reduce.map_or(&p.histogram, |r| &r.histogram);
-                    let plan_pipeline = scan_scheme.map_or(&p.plan, |s| &s.plan);
+                    let histogram = scan_scheme.map_or(&p.histogram, |s| &s.histogram);
                     let state_only = |pipeline| {
                         set(pipeline, vec![WriteDescriptorSet::buffer(4, state.clone())])
                     };
@@ -456,12 +455,6 @@ impl RadixSorter {
                             histogram,
                             vec![
                                 WriteDescriptorSet::buffer(0, a_keys.clone()),
-                                WriteDescriptorSet::buffer(4, state.clone()),
-                            ],
-                        )?,
-                        plan: set(
-                            plan_pipeline,
-                            vec![
                                 WriteDescriptorSet::buffer(4, state.clone()),
                                 WriteDescriptorSet::buffer(
                                     5,
@@ -541,10 +534,10 @@ impl RadixSorter {
 
         // 2. Histogram of every digit, and the bits that vary among the keys. Reduce-then-scan
         // counts only pass 0's digit, with its tile offsets (each upsweep counts its own
-        // pass).
+        // pass). Its last workgroup plans (its pass slot holds the passes it may run).
         {
-            let histogram = reduce.map_or(&p.histogram, |r| &r.histogram);
-            bind(builder, histogram, sets.histogram.clone(), params(0))?;
+            let histogram = scan_scheme.map_or(&p.histogram, |s| &s.histogram);
+            bind(builder, histogram, sets.histogram.clone(), params(pass_mask))?;
             let groups = match reduce {
                 // One workgroup per partition: the count's partitions are no more than the
                 // capacity's tiles, nor than `partitions`.
@@ -560,22 +553,16 @@ impl RadixSorter {
             // which holds state_words >= STATUS words, and by reduce-then-scan the words of
             // tiles below ceil(count / tile) and of as many partitions in the two status
             // slots, which hold ceil(capacity / tile) tiles each, and of as many partitions'
-            // first row of offsets (min(tiles, MAX_PARTITIONS) rows after the slots).
+            // first row of offsets (min(tiles, MAX_PARTITIONS) rows after the slots). Its last
+            // workgroup writes state words below STATUS and the 75 words of the indirect
+            // buffer, all of which exist.
             unsafe { builder.dispatch([groups, 1, 1]) }
                 .map_err(gpu_err("dispatching the radix histogram"))?;
         }
         stamp(builder, stamps, "histogram")?;
-
-        // 3. Plan (its pass slot holds the passes it may run).
-        let plan_pipeline = scan_scheme.map_or(&p.plan, |s| &s.plan);
         let indirect = scratch.indirect.clone();
-        bind(builder, plan_pipeline, sets.plan.clone(), params(pass_mask))?;
-        // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
-        // and the 75 words of the indirect buffer, all of which exist.
-        unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
-        stamp(builder, stamps, "plan")?;
 
-        // 4. The steps (the passes that run, in order: radix_common.glsl), alternately A->B
+        // 3. The steps (the passes that run, in order: radix_common.glsl), alternately A->B
         // and B->A. Steps past the passes in the mask would have no workgroups: not recorded.
         let scan = scan_scheme.and_then(|s| s.scan.as_ref());
         // Passes above the end bit never run: their steps are not recorded.
@@ -625,7 +612,12 @@ impl RadixSorter {
             stamp(builder, stamps, "pass")?;
         }
 
-        // 5. Back to A when an odd number of passes ran.
+        // 4. Back to A when an odd number of passes ran. The plan runs a skipped pass of the
+        // mask rather than leave an odd number (radix_plan.glsl), so only a mask of an odd
+        // number of passes may need the copy: the others record none.
+        if pass_mask.count_ones() % 2 == 0 {
+            return Ok(());
+        }
         bind(builder, &p.copy, sets.copy.clone(), params(0))?;
         let at = u64::from(plan::indirect::COPY / 3);
         // SAFETY: grid-stride copy of count <= capacity elements between buffers of capacity
@@ -767,7 +759,6 @@ fn view_id(view: &Subbuffer<[u32]>) -> (usize, u64, u64) {
 pub(super) struct Sets {
     clear: Option<Arc<DescriptorSet>>,
     histogram: Arc<DescriptorSet>,
-    plan: Arc<DescriptorSet>,
     ab: Arc<DescriptorSet>,
     ba: Arc<DescriptorSet>,
     upsweep: Option<[Arc<DescriptorSet>; 2]>,
