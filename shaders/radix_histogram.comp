@@ -49,13 +49,17 @@ void main() {
     const uint wg = gl_WorkGroupSize.x;
     for (uint i = tid; i < DIGITS * RADIX; i += wg) s_hist[i] = 0u;
     barrier();
-    const uint n = min(st[ST_COUNT], params.capacity);
+    const uint n = KEY_COUNT();
     // Unsigned keys map to themselves: applying the identity map cost time.
     const bool encode = KEY_MAP != MAP_UNSIGNED;
     if (TILE_OFFSETS == 1u) {
         const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
         count_partition(n, partition_tiles(tiles, PARTITIONS), encode, 0u, 0u);
     } else {
+        // The first step's look-back slot starts empty (each step empties the next one's).
+        const uint slot_end = ST_STATUS + (n + params.tile_keys - 1u) / params.tile_keys * RADIX;
+        const uint all = gl_NumWorkGroups.x * wg;
+        for (uint i = ST_STATUS + gl_WorkGroupID.x * wg + tid; i < slot_end; i += all) st[i] = 0u;
         const uint block = wg * BATCH;
         count_digits(gl_WorkGroupID.x * block, n, gl_NumWorkGroups.x * block, encode, 0u);
         barrier();

@@ -77,6 +77,11 @@ void plan(uint n) {
             barrier();
         }
     }
+    // What the histogram accumulates starts the next sort at zero, so that no dispatch
+    // clears it first: by look-back here, once read (the bucket offsets are elsewhere); by
+    // reduce-then-scan, whose scans read the counts, a clear ends the sort (record.rs).
+    for (uint i = tid; TILE_OFFSETS == 0u && i < PASSES * RADIX; i += wg) st[ST_HIST + i] = 0u;
+    if (tid < 2u * KEY_WORDS) st[tid < KEY_WORDS ? ST_KEYS_OR + tid : ST_KEYS_NAND + tid - KEY_WORDS] = 0u;
     if (tid == 0u) {
         const uint tiles = (n + params.tile_keys - 1u) / params.tile_keys;
         // Reduce-then-scan: the tiles cut into at most PARTITIONS runs of equal length, one
@@ -127,7 +132,6 @@ void plan(uint n) {
         ind[IND_COPY + 0u] = copy_groups;
         ind[IND_COPY + 1u] = 1u;
         ind[IND_COPY + 2u] = 1u;
-        // Ready for the next sort (the clear zeroes it as well).
         st[ST_TICKET] = 0u;
     }
 }

@@ -70,7 +70,7 @@ impl RadixSorter {
             // Host copies overlap the PCIe copies, piece by piece (keys only; the whole sort
             // runs between upload and download).
             return host.round_trip_streamed(keys, &job.keys, |builder| {
-                self.record(builder, &job, &scratch)
+                self.record_fresh(builder, &job, &scratch)
             });
         }
         // The host side of the copies: the caller's host buffers, or staging copies.
@@ -96,7 +96,7 @@ impl RadixSorter {
         // host path").
         ctx.submit_while_recording(upload, || {
             let mut builder = ctx.command_builder()?;
-            self.record(&mut builder, &job, &scratch)?;
+            self.record_fresh(&mut builder, &job, &scratch)?;
             builder
                 .copy_buffer(CopyBufferInfo::buffers(
                     job.keys.clone(),

@@ -49,7 +49,7 @@ fn spirv(variant: Variant) -> Spirv {
 /// The radix scan shader is the same for every variant.
 const SCAN_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_scan.spv");
 
-/// Reduce-then-scan's clear of the state is the same for every variant.
+/// The clear of the state's header is the same for every variant.
 const CLEAR_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_clear.spv");
 
 /// Invocations of the one-workgroup sort (fewer where the device allows fewer).
@@ -59,6 +59,9 @@ const ONE_WORKGROUP_INVOCATIONS: u32 = 1024;
 pub(super) struct Pipelines {
     /// The look-back scatter's tile.
     pub(super) shape: TileShape,
+    /// Clears the state's header and sets a count the host knows (a dispatch took less
+    /// than transfer commands: BENCHMARKS.md, "GPU radix tiles").
+    pub(super) clear: Arc<ComputePipeline>,
     /// The histogram whose last workgroup plans the passes (`radix_plan.glsl`).
     pub(super) histogram: Arc<ComputePipeline>,
     /// The scatter with the look-back.
@@ -131,9 +134,6 @@ pub(super) struct ReduceThenScan {
     /// Its own tile (64-bit keys measured faster with a smaller one).
     pub(super) shape: TileShape,
     pub(super) partitions: u32,
-    /// Clears the state's header and sets a count the host knows (a dispatch took less
-    /// than transfer commands: BENCHMARKS.md, "GPU radix tiles").
-    pub(super) clear: Arc<ComputePipeline>,
     pub(super) upsweep: Arc<ComputePipeline>,
     /// Sorts of fewer keys than this scan the partitions' counts in the scatter's first
     /// workgroups (`in_pass`), the others by a dispatch of their own (`separate`).
@@ -288,6 +288,7 @@ pub(super) fn build(
     };
     Ok(Pipelines {
         shape,
+        clear: compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
         histogram: compute_pipeline(
             code.histogram,
             &[(0, stream_wg), (1, hist_batch), (4, scan_subgroups)],
@@ -328,7 +329,6 @@ pub(super) fn build(
                 from,
                 shape: reduce_shape,
                 partitions,
-                clear: compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
                 upsweep: compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
                 in_pass_below,
                 in_pass: (in_pass_below > 0).then(|| scan_scheme(true)).transpose()?,
