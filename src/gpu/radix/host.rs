@@ -3,8 +3,9 @@
 //! copies on all cores; slices inside a [`HostBuffer`](crate::gpu::HostBuffer) are copied by
 //! the GPU directly, with no staging.
 
-use vulkano::command_buffer::CopyBufferInfo;
+use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer};
 
+use super::plan;
 use super::record::{Count, RadixScratch, RadixSorter, SortJob};
 use crate::error::Result;
 use crate::gpu::context::gpu_err;
@@ -115,5 +116,25 @@ impl RadixSorter {
             h.finish(v)?;
         }
         Ok(())
+    }
+
+    /// [`record`](Self::record) with scratch whose state holds anything (the host path's
+    /// pooled buffers): zeroes the state's header first, as `new_scratch` does once.
+    pub(super) fn record_fresh(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+    ) -> Result<()> {
+        builder
+            .fill_buffer(
+                scratch
+                    .state
+                    .clone()
+                    .slice(0..u64::from(plan::state::STATUS)),
+                0,
+            )
+            .map_err(gpu_err("clearing radix state"))?;
+        self.record(builder, job, scratch)
     }
 }

@@ -96,7 +96,7 @@ pub(crate) const LOOKAHEAD: u32 = 4;
 /// tiles").
 pub(crate) const LOOKBACK_LANES: u32 = 2;
 /// Most partitions of a reduce-then-scan pass (the `PARTITIONS` specialization constant of
-/// `radix_plan.comp`): the tiles are cut into at most this many runs of consecutive tiles,
+/// `radix_plan.glsl`): the tiles are cut into at most this many runs of consecutive tiles,
 /// each counted, a tile at a time, by one upsweep workgroup (the scatter keeps a workgroup
 /// per tile). 512 was as fast as 1024 or faster for u32 keys at 2^24-2^28 and for u64 keys
 /// (whose upsweep's registers leave room for fewer than 1024 workgroups at once) on an H200

@@ -330,26 +330,6 @@ impl RadixSorter {
         self.record_phases(builder, job, scratch, &mut None)
     }
 
-    /// [`record`](Self::record) with scratch whose state holds anything (the host path's
-    /// pooled buffers): zeroes the state's header first, as `new_scratch` does once.
-    pub(super) fn record_fresh(
-        &self,
-        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
-        job: &SortJob,
-        scratch: &RadixScratch,
-    ) -> Result<()> {
-        builder
-            .fill_buffer(
-                scratch
-                    .state
-                    .clone()
-                    .slice(0..u64::from(plan::state::STATUS)),
-                0,
-            )
-            .map_err(gpu_err("clearing radix state"))?;
-        self.record(builder, job, scratch)
-    }
-
     pub(super) fn record_phases(
         &self,
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
