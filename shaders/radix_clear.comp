@@ -1,8 +1,8 @@
 #version 450
-// Reduce-then-scan, the first step of a sort whose count the host knows: zeroes the state's
-// words before the status slots and sets the count (in the push constants' step). A compute
-// dispatch rather than a fill and an update of the buffer: the transfer commands before the
-// histogram cost more than this (BENCHMARKS.md, "GPU radix tiles").
+// Reduce-then-scan, the last step of a sort: zeroes the state's words before the status
+// slots (the histogram's accumulators, which the next sort expects zero) and sets the count
+// word to the push constants' step. A compute dispatch rather than a fill of the buffer: the
+// transfer commands cost more than this (BENCHMARKS.md, "GPU radix tiles").
 #extension GL_GOOGLE_include_directive : require
 #include "radix_common.glsl"
 

@@ -13,9 +13,9 @@
 #endif
 
 // ---- state buffer layout, in u32 words -------------------------------------------------
-#define ST_COUNT 0u          // number of keys to sort (written by the host or copied from the caller's count buffer)
+#define ST_COUNT 0u          // number of keys to sort where the GPU holds it (copied from the caller's count buffer)
 #define ST_PARTITION 1u      // [2]   reduce-then-scan: tiles per partition, partitions (set by the plan)
-#define ST_PASS0_OFFSETS 3u  // 1: the histogram left pass 0's tile offsets (reduce-then-scan)
+#define ST_TICKET 3u         // histogram workgroups finished (the last one plans, and sets it back to 0)
 #define ST_KEYS_OR 4u        // [2]   OR of every (mapped) key, low word first: with ST_KEYS_NAND,
 #define ST_KEYS_NAND 6u      // [2]   OR of every key's complement: the digits that vary
 #define ST_BUCKETS_GIVEN 8u  // 1: the host wrote a pass's bucket offsets (the scan takes them; no shipped path does)
@@ -24,7 +24,8 @@
 #define ST_LB_STATS 64u      // [8][4] reserved (per-step look-back statistics; none written)
 #define ST_BUCKET 128u       // [8][256] first output index of each digit of each pass
 #define ST_HIST 2176u        // [8][256] digit counts of each pass (the upfront histogram; by
-                             // reduce-then-scan pass 0's and then each upsweep's own)
+                             // reduce-then-scan pass 0's and then each upsweep's own); zero
+                             // between sorts, like KEYS_OR, KEYS_NAND and TICKET (radix_plan.glsl)
 #define ST_STATUS 4224u      // [2][tiles][256] look-back words: 2-bit flag, 30-bit count
                              // (reduce-then-scan: [partitions][256] counts in slot 0, tile
                              // offsets inside their partition in slot 1), then, after the two
@@ -76,7 +77,12 @@ layout(push_constant) uniform Params {
 } params;
 
 #define KEY_MAP (params.map & 255u)
-#define END_BIT (params.map >> 8u)
+#define END_BIT ((params.map >> 8u) & 255u)
+// Bit 16 of `map`: the host knows the count and passes it as the capacity, so no dispatch
+// sets the state's count word (only copies of a caller's count buffer write it).
+#define COUNT_KNOWN ((params.map >> 16u) & 1u)
+// The keys to sort (where the state is bound as st[]).
+#define KEY_COUNT() (COUNT_KNOWN == 1u ? params.capacity : min(st[ST_COUNT], params.capacity))
 
 // 1 in the pipelines of sorts by fewer bits than the key has (SortJob::key_bits): only they
 // mask digits, since the mask in every sort cost 2-10% on an H200 (BENCHMARKS.md, "GPU radix

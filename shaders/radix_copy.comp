@@ -18,7 +18,7 @@ layout(std430, binding = 3) writeonly buffer DstVals { uint dst_vals[]; };
 layout(std430, binding = 4) readonly buffer State { uint st[]; };
 
 void main() {
-    const uint n = min(st[ST_COUNT], params.capacity);
+    const uint n = KEY_COUNT();
     const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
         dst_keys[i] = src_keys[i];

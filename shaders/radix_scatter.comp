@@ -528,7 +528,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
 void main() {
     const uint tid = gl_LocalInvocationIndex;
     const uint flags = st[ST_FLAGS + params.step];
-    const uint n = min(st[ST_COUNT], params.capacity);
+    const uint n = KEY_COUNT();
     if (REDUCE_SCAN == 1u) {
         // Reduce-then-scan. With SCAN_IN_PASS the first SCAN_GROUPS workgroups scan the
         // partitions' counts (saving a dispatch and its drain: BENCHMARKS.md, "GPU radix tiles") and

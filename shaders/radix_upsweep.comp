@@ -30,7 +30,7 @@ void main() {
     const uint tid = gl_LocalInvocationIndex;
     for (uint d = tid; d < RADIX; d += gl_WorkGroupSize.x) s_hist[d] = 0u;
     barrier();
-    const uint n = min(st[ST_COUNT], params.capacity);
+    const uint n = KEY_COUNT();
     const uint flags = st[ST_FLAGS + params.step];
     count_partition(n, st[ST_PARTITION], (flags & 1u) != 0u, STEP_PASS(flags) * 8u, params.step);
 }

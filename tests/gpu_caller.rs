@@ -186,6 +186,70 @@ fn by_any_key_bits(sorter: &RadixSorter) {
     }
 }
 
+/// No clear runs before a sort: each leaves the state as the next one expects it. One
+/// scratch and one pair of buffers take, in turn, counts from the host and from a GPU buffer,
+/// sizes by look-back and (on software drivers, from 64 tiles) by reduce-then-scan, and
+/// 32 and 16 key bits.
+#[test]
+fn one_scratch_serves_every_scheme_and_count_in_turn() {
+    let Some(ctx) = own_context() else { return };
+    let sorter = RadixSorter::new(ctx.clone()).unwrap();
+    let cap = 1usize << 20;
+    let keys = filled(&ctx, Memory::Mapped, &vec![0u32; cap]).unwrap();
+    let values = filled(&ctx, Memory::Mapped, &vec![0u32; cap]).unwrap();
+    let count = filled(&ctx, Memory::Mapped, &[0u32]).unwrap();
+    let scratch = sorter.new_scratch(KeyWidth::W32, true, cap as u64).unwrap();
+    for (turn, (n, from_gpu, bits)) in [
+        (cap, false, None),
+        (50_000, true, None),
+        (30_000, false, Some(16)),
+        (cap - 3, true, Some(16)),
+        (70_000, false, None),
+        (cap, false, None),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let words: Vec<u32> = random_words(cap, turn as u64 + 11)
+            .into_iter()
+            .map(|w| w & 0xFFF0_0FFF)
+            .collect();
+        keys.write().unwrap().copy_from_slice(&words);
+        values
+            .write()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, v)| *v = i as u32);
+        count.write().unwrap()[0] = n as u32;
+        let job = SortJob {
+            keys: keys.clone(),
+            values: Some(values.clone()),
+            width: KeyWidth::W32,
+            map: KeyMap::Unsigned,
+            count: if from_gpu {
+                Count::Buffer(count.clone().index(0))
+            } else {
+                Count::Known(n as u32)
+            },
+            key_bits: bits,
+        };
+        let mut b = builder(&ctx);
+        sorter.record(&mut b, &job, &scratch).unwrap();
+        submit(ctx.queue(), b);
+        let (want_keys, want_values) = reference(
+            KeyWidth::W32,
+            KeyMap::Unsigned,
+            bits.unwrap_or(32),
+            &words,
+            n,
+        );
+        let what = format!("turn {turn}: n {n}, count from the GPU {from_gpu}, bits {bits:?}");
+        assert!(*keys.read().unwrap() == want_keys[..], "keys: {what}");
+        assert!(*values.read().unwrap() == want_values[..], "values: {what}");
+    }
+}
+
 #[test]
 fn key_bits_outside_the_key_are_refused() {
     let Some(ctx) = own_context() else { return };

@@ -3,8 +3,9 @@
 //! copies on all cores; slices inside a [`HostBuffer`](crate::gpu::HostBuffer) are copied by
 //! the GPU directly, with no staging.
 
-use vulkano::command_buffer::CopyBufferInfo;
+use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer};
 
+use super::plan;
 use super::record::{Count, RadixScratch, RadixSorter, SortJob};
 use crate::error::Result;
 use crate::gpu::context::gpu_err;
@@ -70,7 +71,7 @@ impl RadixSorter {
             // Host copies overlap the PCIe copies, piece by piece (keys only; the whole sort
             // runs between upload and download).
             return host.round_trip_streamed(keys, &job.keys, |builder| {
-                self.record(builder, &job, &scratch)
+                self.record_fresh(builder, &job, &scratch)
             });
         }
         // The host side of the copies: the caller's host buffers, or staging copies.
@@ -96,7 +97,7 @@ impl RadixSorter {
         // host path").
         ctx.submit_while_recording(upload, || {
             let mut builder = ctx.command_builder()?;
-            self.record(&mut builder, &job, &scratch)?;
+            self.record_fresh(&mut builder, &job, &scratch)?;
             builder
                 .copy_buffer(CopyBufferInfo::buffers(
                     job.keys.clone(),
@@ -115,5 +116,25 @@ impl RadixSorter {
             h.finish(v)?;
         }
         Ok(())
+    }
+
+    /// [`record`](Self::record) with scratch whose state holds anything (the host path's
+    /// pooled buffers): zeroes the state's header first, as `new_scratch` does once.
+    pub(super) fn record_fresh(
+        &self,
+        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        job: &SortJob,
+        scratch: &RadixScratch,
+    ) -> Result<()> {
+        builder
+            .fill_buffer(
+                scratch
+                    .state
+                    .clone()
+                    .slice(0..u64::from(plan::state::STATUS)),
+                0,
+            )
+            .map_err(gpu_err("clearing radix state"))?;
+        self.record(builder, job, scratch)
     }
 }

@@ -2,18 +2,21 @@
 //! histogram of every digit, then one pass per digit whose offsets across tiles come either
 //! from decoupled look-back (Onesweep) or from reduce-then-scan.
 //!
-//! Per sort, all recorded into one command buffer ([`RadixSorter::record`]):
+//! Per sort, all recorded into one command buffer ([`RadixSorter::record`]), with no clear
+//! first (the histogram's accumulators are zero between sorts: the scratch starts so and
+//! every sort leaves them so) and a count the host knows in the push constants:
 //!
-//! 1. clear the state buffer and set the key count (from the host, or copied from a GPU
-//!    buffer of the caller's; by reduce-then-scan with the host's count, `radix_clear`);
-//! 2. `radix_histogram`: counts the digits of every pass at once (by reduce-then-scan only
-//!    pass 0's, each upsweep counting its own), and ORs the keys and their complements;
-//! 3. `radix_plan` (one workgroup): which passes run (a pass whose digit is the same for
-//!    every key is skipped) and, for the look-back, bucket offsets. The decision is made on
-//!    the GPU, so no read-back stalls the queue and the count may come from a GPU buffer. The
-//!    passes that run become steps, alternately A->B and B->A, each an indirect dispatch
-//!    sized by the plan, which also tells each step its digit;
-//! 4. per step, by one of two schemes (the first step applies the key map on read, the
+//! 1. where the count is in a GPU buffer of the caller's, a copy of it into the state;
+//! 2. `radix_histogram`: counts the digits of every pass below the end bit at once (by
+//!    reduce-then-scan only pass 0's, each upsweep counting its own), and ORs the keys and
+//!    their complements. Its last workgroup to finish (an atomic ticket) plans
+//!    (`radix_plan.glsl`): which passes run (a pass whose digit is the same for every key is
+//!    skipped, unless that would leave an odd number) and, for the look-back, bucket
+//!    offsets. The decision is made on the GPU, so no read-back stalls the queue and the
+//!    count may come from a GPU buffer. The passes that run become steps, alternately A->B
+//!    and B->A, each an indirect dispatch sized by the plan, which also tells each step its
+//!    digit;
+//! 3. per step, by one of two schemes (the first step applies the key map on read, the
 //!    last undoes it on write):
 //!    - decoupled look-back: `radix_scatter` ranks a tile, finds the keys of earlier tiles
 //!      with the same digits by look-back, and scatters;
@@ -27,8 +30,9 @@
 //!      below 2^26 keys (its tiles wait for their offsets, with a bounded spin and a
 //!      fallback that sums the counts itself), as `radix_scan` before the scatter above that
 //!      and for pairs;
-//! 5. `radix_copy`: brings the result back to the caller's buffer when an odd number of
-//!    passes ran.
+//! 4. `radix_copy`: brings the result back to the caller's buffer when an odd number of
+//!    passes ran (recorded only for sorts by an odd number of digits: `key_bits` 24, say);
+//! 5. by reduce-then-scan, `radix_clear` zeroes the accumulators its scans read to the end.
 //!
 //! Small sorts: on GPUs (not on software drivers, where it was slower), at most 4096 32-bit
 //! keys (alone or with values) run in one workgroup, one dispatch (`radix_small.comp`: a

@@ -16,7 +16,6 @@ use crate::gpu::context::GpuContext;
 /// SPIR-V of one variant's pipelines.
 struct Spirv {
     histogram: &'static [u8],
-    plan: &'static [u8],
     scatter: &'static [u8],
     copy: &'static [u8],
     upsweep: &'static [u8],
@@ -28,18 +27,10 @@ fn spirv(variant: Variant) -> Spirv {
             include_bytes!(concat!("../../../shaders/spv/", $name, ".spv")).as_slice()
         };
     }
-    let (histogram, plan, upsweep) = if variant.wide {
-        (
-            spv!("radix_histogram_k64"),
-            spv!("radix_plan_64"),
-            spv!("radix_upsweep_k64"),
-        )
+    let (histogram, upsweep) = if variant.wide {
+        (spv!("radix_histogram_k64"), spv!("radix_upsweep_k64"))
     } else {
-        (
-            spv!("radix_histogram_k32"),
-            spv!("radix_plan_32"),
-            spv!("radix_upsweep_k32"),
-        )
+        (spv!("radix_histogram_k32"), spv!("radix_upsweep_k32"))
     };
     let (scatter, copy) = match variant.suffix() {
         "k32" => (spv!("radix_scatter_k32"), spv!("radix_copy_k32")),
@@ -49,7 +40,6 @@ fn spirv(variant: Variant) -> Spirv {
     };
     Spirv {
         histogram,
-        plan,
         scatter,
         copy,
         upsweep,
@@ -59,7 +49,7 @@ fn spirv(variant: Variant) -> Spirv {
 /// The radix scan shader is the same for every variant.
 const SCAN_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_scan.spv");
 
-/// Reduce-then-scan's clear of the state is the same for every variant.
+/// The clear of the state's header is the same for every variant.
 const CLEAR_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_clear.spv");
 
 /// Invocations of the one-workgroup sort (fewer where the device allows fewer).
@@ -69,8 +59,11 @@ const ONE_WORKGROUP_INVOCATIONS: u32 = 1024;
 pub(super) struct Pipelines {
     /// The look-back scatter's tile.
     pub(super) shape: TileShape,
+    /// Clears the state's header and sets a count the host knows (a dispatch took less
+    /// than transfer commands: BENCHMARKS.md, "GPU radix tiles").
+    pub(super) clear: Arc<ComputePipeline>,
+    /// The histogram whose last workgroup plans the passes (`radix_plan.glsl`).
     pub(super) histogram: Arc<ComputePipeline>,
-    pub(super) plan: Arc<ComputePipeline>,
     /// The scatter with the look-back.
     pub(super) scatter: Arc<ComputePipeline>,
     pub(super) copy: Arc<ComputePipeline>,
@@ -141,11 +134,6 @@ pub(super) struct ReduceThenScan {
     /// Its own tile (64-bit keys measured faster with a smaller one).
     pub(super) shape: TileShape,
     pub(super) partitions: u32,
-    /// Clears the state's header and sets a count the host knows (a dispatch took less
-    /// than transfer commands: BENCHMARKS.md, "GPU radix tiles").
-    pub(super) clear: Arc<ComputePipeline>,
-    /// The histogram that also leaves pass 0's tile offsets.
-    pub(super) histogram: Arc<ComputePipeline>,
     pub(super) upsweep: Arc<ComputePipeline>,
     /// Sorts of fewer keys than this scan the partitions' counts in the scatter's first
     /// workgroups (`in_pass`), the others by a dispatch of their own (`separate`).
@@ -157,7 +145,8 @@ pub(super) struct ReduceThenScan {
 /// The pipelines that depend on where reduce-then-scan's scan runs (the `SCAN_IN_PASS`
 /// specialization constant of the plan and the scatter).
 pub(super) struct ScanScheme {
-    pub(super) plan: Arc<ComputePipeline>,
+    /// The histogram that also leaves pass 0's tile offsets, and plans.
+    pub(super) histogram: Arc<ComputePipeline>,
     pub(super) scatter: Arc<ComputePipeline>,
     /// The scan's own dispatch (`None`: in the pass).
     pub(super) scan: Option<Arc<ComputePipeline>>,
@@ -268,21 +257,22 @@ pub(super) fn build(
         }
         from => from,
     };
-    let plan_subgroups = plan::PLAN_WORKGROUP / limits.min_subgroup.max(1);
     let hist_batch = config.histogram_batch(variant, false);
     let reduce_batch = config.histogram_batch(variant, true);
+    // Also the histogram's (the plan's) subgroups: the same workgroup size.
     let scan_subgroups = (stream_wg / limits.min_subgroup.max(1)).max(1);
     let scan_scheme = |in_pass: bool| -> Result<ScanScheme> {
         let flag = u32::from(in_pass);
         Ok(ScanScheme {
-            plan: compute_pipeline(
-                code.plan,
+            histogram: compute_pipeline(
+                code.histogram,
                 &[
-                    (0, plan_subgroups),
-                    (1, stream_wg),
+                    (0, stream_wg),
+                    (1, reduce_batch),
                     (2, 1),
                     (3, partitions),
-                    (4, flag),
+                    (4, scan_subgroups),
+                    (5, flag),
                 ],
             )?,
             scatter: compute_pipeline(code.scatter, &scatter_constants(reduce_shape, 1, flag))?,
@@ -298,8 +288,11 @@ pub(super) fn build(
     };
     Ok(Pipelines {
         shape,
-        histogram: compute_pipeline(code.histogram, &[(0, stream_wg), (1, hist_batch)])?,
-        plan: compute_pipeline(code.plan, &[(0, plan_subgroups), (1, stream_wg)])?,
+        clear: compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
+        histogram: compute_pipeline(
+            code.histogram,
+            &[(0, stream_wg), (1, hist_batch), (4, scan_subgroups)],
+        )?,
         scatter: compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
         copy: compute_pipeline(code.copy, &[(0, stream_wg)])?,
         histogram_keys_per_invocation: config.histogram_keys_per_invocation(),
@@ -336,11 +329,6 @@ pub(super) fn build(
                 from,
                 shape: reduce_shape,
                 partitions,
-                clear: compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
-                histogram: compute_pipeline(
-                    code.histogram,
-                    &[(0, stream_wg), (1, reduce_batch), (2, 1), (3, partitions)],
-                )?,
                 upsweep: compute_pipeline(code.upsweep, &[(0, stream_wg), (1, reduce_batch)])?,
                 in_pass_below,
                 in_pass: (in_pass_below > 0).then(|| scan_scheme(true)).transpose()?,

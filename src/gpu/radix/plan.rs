@@ -27,8 +27,8 @@ pub(crate) mod state {
     pub(crate) const COUNT: u32 = 0;
     /// Reduce-then-scan: tiles per partition, then partitions (set by the plan).
     pub(crate) const PARTITION: u32 = 1;
-    /// Reduce-then-scan: 1 when the histogram left pass 0's tile offsets.
-    pub(crate) const PASS0_OFFSETS: u32 = 3;
+    /// Histogram workgroups finished: the last one plans the passes and sets it back to 0.
+    pub(crate) const TICKET: u32 = 3;
     /// OR of every key (after the key map), two words for 64-bit keys.
     pub(crate) const KEYS_OR: u32 = 4;
     /// OR of every key's complement: with `KEYS_OR`, the bits that vary.
@@ -86,8 +86,6 @@ pub(crate) fn reduce_then_scan_batch(variant: Variant) -> u32 {
         _ => HISTOGRAM_BATCH,
     }
 }
-/// Invocations of the plan's single workgroup (one per bucket).
-pub(crate) const PLAN_WORKGROUP: u32 = 256;
 /// Earlier tiles whose look-back words one step of the look-back reads at once (independent
 /// loads, then walked in order): 4 took 8% less than 1 per u32 sort at 2^26 on an H200, and
 /// 8 gained nothing more (BENCHMARKS.md, "GPU radix tiles").
@@ -98,7 +96,7 @@ pub(crate) const LOOKAHEAD: u32 = 4;
 /// tiles").
 pub(crate) const LOOKBACK_LANES: u32 = 2;
 /// Most partitions of a reduce-then-scan pass (the `PARTITIONS` specialization constant of
-/// `radix_plan.comp`): the tiles are cut into at most this many runs of consecutive tiles,
+/// `radix_plan.glsl`): the tiles are cut into at most this many runs of consecutive tiles,
 /// each counted, a tile at a time, by one upsweep workgroup (the scatter keeps a workgroup
 /// per tile). 512 was as fast as 1024 or faster for u32 keys at 2^24-2^28 and for u64 keys
 /// (whose upsweep's registers leave room for fewer than 1024 workgroups at once) on an H200
@@ -770,7 +768,7 @@ mod tests {
         };
         assert_eq!(define("ST_COUNT"), state::COUNT);
         assert_eq!(define("ST_PARTITION"), state::PARTITION);
-        assert_eq!(define("ST_PASS0_OFFSETS"), state::PASS0_OFFSETS);
+        assert_eq!(define("ST_TICKET"), state::TICKET);
         assert_eq!(define("ST_KEYS_OR"), state::KEYS_OR);
         assert_eq!(define("ST_KEYS_NAND"), state::KEYS_NAND);
         assert_eq!(define("ST_BUCKETS_GIVEN"), state::BUCKETS_GIVEN);
@@ -794,8 +792,8 @@ mod tests {
         assert_eq!(state::BUCKET + MAX_PASSES * RADIX, state::HIST);
         assert_eq!(state::HIST + MAX_PASSES * RADIX, state::STATUS);
         assert_eq!(indirect::PASS + MAX_PASSES * 3, indirect::COPY);
-        const { assert!(state::PARTITION + 2 <= state::PASS0_OFFSETS) };
-        const { assert!(state::PASS0_OFFSETS < state::KEYS_OR) };
+        const { assert!(state::PARTITION + 2 <= state::TICKET) };
+        const { assert!(state::TICKET < state::KEYS_OR) };
         const { assert!(state::KEYS_OR + 2 <= state::KEYS_NAND) };
         const { assert!(state::KEYS_NAND + 2 <= state::BUCKETS_GIVEN) };
         const { assert!(state::BUCKETS_GIVEN < state::TILE_COUNTER) };

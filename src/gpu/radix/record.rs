@@ -236,7 +236,8 @@ impl RadixSorter {
             .total())
     }
 
-    /// Allocates scratch for sorts of up to `capacity` keys (device-local memory).
+    /// Allocates scratch for sorts of up to `capacity` keys (device-local memory), and
+    /// zeroes its state by a command submitted to the context's queue (waited for).
     pub fn new_scratch(&self, width: KeyWidth, pairs: bool, capacity: u64) -> Result<RadixScratch> {
         let variant = Self::variant(width, pairs);
         let p = self.pipelines(variant)?;
@@ -259,6 +260,13 @@ impl RadixSorter {
             )
             .map_err(gpu_err("allocating radix scratch"))
         };
+        // Sorts find the histogram's accumulators zero and leave them so (record_phases): zero
+        // them once here.
+        let state = alloc(sizes.state_bytes)?;
+        let mut zero = self.ctx.command_builder()?;
+        zero.fill_buffer(state.clone().slice(0..u64::from(plan::state::STATUS)), 0)
+            .map_err(gpu_err("clearing radix state"))?;
+        self.ctx.submit_and_wait(zero)?;
         Ok(RadixScratch {
             variant,
             capacity,
@@ -268,7 +276,7 @@ impl RadixSorter {
             } else {
                 None
             },
-            state: alloc(sizes.state_bytes)?,
+            state,
             indirect: self.indirect_buffer()?,
             sets: Mutex::new(None),
             one_set: Mutex::new(None),
@@ -406,14 +414,14 @@ impl RadixSorter {
             .map(|v| v.clone().slice(0..capacity.max(1)));
         // The passes whose digits lie (at least partly) below the end bit.
         let pass_mask = (1u32 << end_bit.div_ceil(plan::DIGIT_BITS).min(plan::MAX_PASSES)) - 1;
+        // A count the host knows goes in the push constants, as the capacity (COUNT_KNOWN in
+        // radix_common.glsl): no command sets it before the histogram.
+        let (map_word, bound) = match &job.count {
+            Count::Known(n) => (map_code | 1 << 16, *n),
+            Count::Buffer(_) => (map_code, capacity as u32),
+        };
         let params = |pass: u32| -> [u32; 5] {
-            [
-                pass,
-                map_code,
-                slot_words as u32,
-                shape.tile_keys(),
-                capacity as u32,
-            ]
+            [pass, map_word, slot_words as u32, shape.tile_keys(), bound]
         };
 
         // The descriptor sets: made on the first sort of these buffers with this scratch,
@@ -445,23 +453,16 @@ impl RadixSorter {
                          dst_v: &Option<Subbuffer<[u32]>>| {
                             scatter_writes(src_k, dst_k, src_v, dst_v, &state)
                         };
-                    let histogram = reduce.map_or(&p.histogram, |r| &r.histogram);
-                    let plan_pipeline = scan_scheme.map_or(&p.plan, |s| &s.plan);
+                    let histogram = scan_scheme.map_or(&p.histogram, |s| &s.histogram);
                     let state_only = |pipeline| {
                         set(pipeline, vec![WriteDescriptorSet::buffer(4, state.clone())])
                     };
                     let made = Arc::new(Sets {
-                        clear: reduce.map(|r| state_only(&r.clear)).transpose()?,
+                        clear: state_only(&p.clear)?,
                         histogram: set(
                             histogram,
                             vec![
                                 WriteDescriptorSet::buffer(0, a_keys.clone()),
-                                WriteDescriptorSet::buffer(4, state.clone()),
-                            ],
-                        )?,
-                        plan: set(
-                            plan_pipeline,
-                            vec![
                                 WriteDescriptorSet::buffer(4, state.clone()),
                                 WriteDescriptorSet::buffer(
                                     5,
@@ -501,50 +502,32 @@ impl RadixSorter {
         };
         let bind = Self::bind;
 
-        // 1. Clear the state, set the count. Reduce-then-scan writes every status word
-        // before it reads it (partition counts and tile offsets), so only the words before
-        // the status slots need clearing, by a dispatch where the host knows the count (the
-        // transfer commands took longer: BENCHMARKS.md, "GPU radix tiles"); the look-back needs its
-        // slots zero (at 2^28 u32 keys the slots are 215 MB, whose clearing took 0.05 ms).
-        match (reduce.map(|r| &r.clear), &sets.clear, &job.count) {
-            (Some(clear), Some(clear_set), Count::Known(n)) => {
-                let mut push = params(0);
-                push[0] = *n;
-                bind(builder, clear, clear_set.clone(), push)?;
-                // SAFETY: one workgroup writes the state's first STATUS words, all of
-                // which exist (state_words > STATUS).
-                unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("clearing radix state"))?;
-            }
-            _ => {
-                let cleared = match reduce {
-                    Some(_) => state.clone().slice(0..u64::from(plan::state::STATUS)),
-                    None => state.clone(),
-                };
-                builder
-                    .fill_buffer(cleared, 0)
-                    .map_err(gpu_err("clearing radix state"))?;
-                match &job.count {
-                    Count::Known(n) => builder
-                        .update_buffer(state.clone().index(plan::state::COUNT.into()), Box::new(*n))
-                        .map_err(gpu_err("setting the key count"))?,
-                    Count::Buffer(buf) => builder
-                        .copy_buffer(CopyBufferInfo::buffers(
-                            buf.clone(),
-                            state.clone().index(plan::state::COUNT.into()),
-                        ))
-                        .map_err(gpu_err("copying the key count"))?,
-                };
-            }
+        // 1. The count, where the GPU holds it. Nothing is cleared first: the histogram's
+        // accumulators are zero between sorts (new_scratch zeroes them, each sort leaves them
+        // so: radix_plan.glsl), the look-back's first slot is zeroed by the histogram and each
+        // step zeroes the next one's, and reduce-then-scan writes every status word before it
+        // reads it. (A clear before the histogram cost 4-7 us at 2^16 on an H200.)
+        if let Count::Buffer(buf) = &job.count {
+            builder
+                .copy_buffer(CopyBufferInfo::buffers(
+                    buf.clone(),
+                    state.clone().index(plan::state::COUNT.into()),
+                ))
+                .map_err(gpu_err("copying the key count"))?;
+            stamp(builder, stamps, "count")?;
         }
-
-        stamp(builder, stamps, "clear")?;
 
         // 2. Histogram of every digit, and the bits that vary among the keys. Reduce-then-scan
         // counts only pass 0's digit, with its tile offsets (each upsweep counts its own
-        // pass).
+        // pass). Its last workgroup plans (its pass slot holds the passes it may run).
         {
-            let histogram = reduce.map_or(&p.histogram, |r| &r.histogram);
-            bind(builder, histogram, sets.histogram.clone(), params(0))?;
+            let histogram = scan_scheme.map_or(&p.histogram, |s| &s.histogram);
+            bind(
+                builder,
+                histogram,
+                sets.histogram.clone(),
+                params(pass_mask),
+            )?;
             let groups = match reduce {
                 // One workgroup per partition: the count's partitions are no more than the
                 // capacity's tiles, nor than `partitions`.
@@ -560,22 +543,17 @@ impl RadixSorter {
             // which holds state_words >= STATUS words, and by reduce-then-scan the words of
             // tiles below ceil(count / tile) and of as many partitions in the two status
             // slots, which hold ceil(capacity / tile) tiles each, and of as many partitions'
-            // first row of offsets (min(tiles, MAX_PARTITIONS) rows after the slots).
+            // first row of offsets (min(tiles, MAX_PARTITIONS) rows after the slots); by
+            // look-back, the first slot's words of tiles below ceil(count / tile). Its last
+            // workgroup writes state words below STATUS and the 75 words of the indirect
+            // buffer, all of which exist.
             unsafe { builder.dispatch([groups, 1, 1]) }
                 .map_err(gpu_err("dispatching the radix histogram"))?;
         }
         stamp(builder, stamps, "histogram")?;
-
-        // 3. Plan (its pass slot holds the passes it may run).
-        let plan_pipeline = scan_scheme.map_or(&p.plan, |s| &s.plan);
         let indirect = scratch.indirect.clone();
-        bind(builder, plan_pipeline, sets.plan.clone(), params(pass_mask))?;
-        // SAFETY: one workgroup of 256 invocations reads and writes state words below STATUS
-        // and the 75 words of the indirect buffer, all of which exist.
-        unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("dispatching the radix plan"))?;
-        stamp(builder, stamps, "plan")?;
 
-        // 4. The steps (the passes that run, in order: radix_common.glsl), alternately A->B
+        // 3. The steps (the passes that run, in order: radix_common.glsl), alternately A->B
         // and B->A. Steps past the passes in the mask would have no workgroups: not recorded.
         let scan = scan_scheme.and_then(|s| s.scan.as_ref());
         // Passes above the end bit never run: their steps are not recorded.
@@ -625,14 +603,29 @@ impl RadixSorter {
             stamp(builder, stamps, "pass")?;
         }
 
-        // 5. Back to A when an odd number of passes ran.
-        bind(builder, &p.copy, sets.copy.clone(), params(0))?;
-        let at = u64::from(plan::indirect::COPY / 3);
-        // SAFETY: grid-stride copy of count <= capacity elements between buffers of capacity
-        // elements; the plan sizes it (at most 65535 workgroups, or zero).
-        unsafe { builder.dispatch_indirect(indirect.slice(at..at + 1)) }
-            .map_err(gpu_err("dispatching the radix copy"))?;
-        stamp(builder, stamps, "copy")
+        // 4. Back to A when an odd number of passes ran. The plan runs a skipped pass of the
+        // mask rather than leave an odd number (radix_plan.glsl), so only a mask of an odd
+        // number of passes may need the copy: the others record none.
+        if pass_mask.count_ones() % 2 == 1 {
+            bind(builder, &p.copy, sets.copy.clone(), params(0))?;
+            let at = u64::from(plan::indirect::COPY / 3);
+            // SAFETY: grid-stride copy of count <= capacity elements between buffers of
+            // capacity elements; the plan sizes it (at most 65535 workgroups, or zero).
+            unsafe { builder.dispatch_indirect(indirect.slice(at..at + 1)) }
+                .map_err(gpu_err("dispatching the radix copy"))?;
+            stamp(builder, stamps, "copy")?;
+        }
+
+        // 5. Reduce-then-scan's scans read the digit counts to the end: a clear after the
+        // last leaves the histogram's accumulators zero for the next sort.
+        if reduce.is_some() {
+            bind(builder, &p.clear, sets.clear.clone(), params(0))?;
+            // SAFETY: one workgroup writes the state's first STATUS words, all of which exist
+            // (state_words > STATUS).
+            unsafe { builder.dispatch([1, 1, 1]) }.map_err(gpu_err("clearing radix state"))?;
+            stamp(builder, stamps, "clear")?;
+        }
+        Ok(())
     }
 
     /// Records a sort of at most `one.max` keys in one workgroup: one dispatch (after a
@@ -765,9 +758,8 @@ fn view_id(view: &Subbuffer<[u32]>) -> (usize, u64, u64) {
 
 /// The descriptor sets of one sort (see [`RadixSorter::record`]).
 pub(super) struct Sets {
-    clear: Option<Arc<DescriptorSet>>,
+    clear: Arc<DescriptorSet>,
     histogram: Arc<DescriptorSet>,
-    plan: Arc<DescriptorSet>,
     ab: Arc<DescriptorSet>,
     ba: Arc<DescriptorSet>,
     upsweep: Option<[Arc<DescriptorSet>; 2]>,
