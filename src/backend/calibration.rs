@@ -6,13 +6,15 @@
 //! the vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys,
 //! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (past
 //! 2^20 the built-in thresholds decide again), and on one thread 32-bit keys once more at
-//! [`ONE_THREAD_PROBE`], whose winner goes on for longer slices. Zen 4 and the Xeon host disagree even on
+//! [`ONE_THREAD_PROBE`] and 64-bit keys at [`ONE_THREAD_PROBE_64`], whose winners go on for
+//! longer slices. Zen 4 and the Xeon host disagree even on
 //! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
 //! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
 //! would start its driver), float keys and the nibble and pair routes (one candidate each
 //! on the CPU) stay built in. It takes 0.22-0.5 s on the 2-core AMD EPYC (Zen 4) build
-//! machine under load, 0.8-1.2 s on one thread with the probe (which adds about 80 MB of
-//! memory while it runs; BENCHMARKS.md, "Auto's crossovers").
+//! machine under load, 0.8-1.2 s on one thread with the 32-bit probe (which adds about 80 MB
+//! of memory while it runs; BENCHMARKS.md, "Auto's crossovers"), about 0.2 s more with the
+//! 64-bit one (64 MB of keys and scratch while it runs, after the 32-bit one has ended).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -29,6 +31,15 @@ use crate::keys::key::{KeyMap, KeyWidth};
 /// L3) but 104 / 121 on the 16-core Xeon host of the GPU machine, where radix passes avx512
 /// from 2^23 (BENCHMARKS.md, "Auto's crossovers"). 2^23 keys take about 0.1 s per candidate.
 pub const ONE_THREAD_PROBE: usize = 1 << 23;
+
+/// The size at which the short measurement times 64-bit keys once more when the process
+/// sorts on one thread, for the same reason as [`ONE_THREAD_PROBE`]: past the L2 the two
+/// machines disagree. One thread, avx512 / radix, M keys/s: on the AMD EPYC (Zen 4) radix
+/// goes first (2^19 116 / 162, 2^22 66 / 85), on the 16-core Xeon host of the GPU machine the
+/// quicksort does once the column base case is in (2^22 84 / 71, 2^24 75 / 55; 2026-11-27,
+/// `numpy_reference.py --backends auto,avx512`, auto then radix). Floats follow a measured
+/// quicksort win (`Auto`'s routes). 2^22 keys (32 MiB) take about 0.05 s per candidate.
+pub const ONE_THREAD_PROBE_64: usize = 1 << 22;
 
 /// What to time: which workloads, at which sizes, for how long.
 #[derive(Debug, Clone)]
@@ -78,7 +89,10 @@ impl Plan {
             cpu_only: true,
             built_in_beyond: true,
             probes: if rayon::current_num_threads() == 1 {
-                vec![(Workload::Keys(KeyWidth::W32), ONE_THREAD_PROBE)]
+                vec![
+                    (Workload::Keys(KeyWidth::W32), ONE_THREAD_PROBE),
+                    (Workload::Keys(KeyWidth::W64), ONE_THREAD_PROBE_64),
+                ]
             } else {
                 Vec::new()
             },
@@ -434,6 +448,25 @@ mod tests {
         assert_eq!(boundary(16, 64), 32);
         assert_eq!(boundary(1 << 20, 1 << 22), 1 << 21);
         assert_eq!(boundary(1, 2), 2);
+    }
+
+    #[test]
+    fn one_thread_probes_both_key_widths_past_the_l2_and_several_threads_none() {
+        let on = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool");
+            pool.install(|| Plan::quick().probes)
+        };
+        assert_eq!(
+            on(1),
+            [
+                (Workload::Keys(KeyWidth::W32), ONE_THREAD_PROBE),
+                (Workload::Keys(KeyWidth::W64), ONE_THREAD_PROBE_64)
+            ]
+        );
+        assert_eq!(on(2), []);
     }
 
     #[test]
