@@ -150,8 +150,9 @@ pub(crate) const BUCKET_MSD_MIN_BYTES: usize = 2 << 20;
 /// whose fixed costs (histograms, prefix sums, the write-combining buffer) outweigh the cache
 /// misses of two whole-input LSD passes. Measured with a best-of-N loop on the 2-core AMD
 /// EPYC (1 MiB L2), one thread, `u64` keys, M keys/s, three rounds alternating in one run:
-/// 2^15 LSD 295-300; 2^16 MSD 93-94, LSD 301-304; 2^17 MSD 126-127. On cores of 2 MiB L2 (the Xeon host) 8-byte elements reach the MSD
-/// route at this length anyway and 4-byte keys later: nothing changes there.
+/// 2^15 LSD 295-300; 2^16 MSD 93-94, LSD 301-304; 2^17 MSD 126-127. On cores of 2 MiB L2
+/// (the Xeon host) 8-byte elements reach the MSD route at this length anyway and 4-byte keys
+/// later: nothing changes there.
 pub(crate) const MSD_MIN_LEN: usize = 1 << 17;
 
 /// MSD routes over at least this many elements split their survey and scatter over all
@@ -541,8 +542,7 @@ fn sort_kv<K, V, C>(
 ///
 /// Once the elements and their scratch copy (twice their bytes) no longer fit one core's L2
 /// (read at run time, `cache::l2_bytes`) and number at least [`MSD_MIN_LEN`], and from
-/// [`MSD_MIN_BYTES`] at the latest, whatever
-/// the thread count: whole-input LSD passes then run from L3 and, split over threads, write
+/// [`MSD_MIN_BYTES`] at the latest, whatever the thread count: whole-input LSD passes then run from L3 and, split over threads, write
 /// into each other's lines at the edges of every thread's range of every bucket, while the
 /// MSD pass's buckets are sorted inside one core's cache. On the 16-core Xeon host (2 MiB L2),
 /// switch at L2 times the threads / at half an L2, M keys/s, best of 3+ in one run: one thread
