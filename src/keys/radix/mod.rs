@@ -544,8 +544,9 @@ fn sort_kv<K, V, C>(
 /// (read at run time, `cache::l2_bytes`) and number at least [`MSD_MIN_LEN`], and from
 /// [`MSD_MIN_BYTES`] at the latest, whatever the thread count: whole-input LSD passes then
 /// run from L3 and, split over threads, write into each other's lines at the edges of every
-/// thread's range of every bucket, while the MSD pass's buckets are sorted inside one core's cache. On the 16-core Xeon host (2 MiB L2),
-/// switch at L2 times the threads / at half an L2, M keys/s, best of 3+ in one run: one thread
+/// thread's range of every bucket, while the MSD pass's buckets are sorted inside one core's
+/// cache. On the 16-core Xeon host (2 MiB L2), switch at L2 times the threads / at half an
+/// L2, M keys/s, best of 3+ in one run: one thread
 /// `u32` 2^18 97 / 130; two threads `u32` 2^18 102 / 181, `u64` 2^17 83 / 129; 16 threads `u32`
 /// 2^20 339 / 767-912 (BENCHMARKS.md, "CPU key sort, all threads"). With several threads
 /// from a quarter of an L2 and [`PARALLEL_MIN_LEN`] elements, where one thread's LSD would
