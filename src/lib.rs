@@ -141,7 +141,7 @@
 //!   `gpu::context` (the shared Vulkan context), `gpu::radix` (`RadixSorter`, `SortJob`,
 //!   `Count`, `RadixScratch`, `RadixConfig`), `gpu::bitonic` (`BitonicSorter`,
 //!   `BitonicConfig`), `gpu::nibble::record`, `gpu::transfer::TransferConfig` and
-//!   `gpu::HostBuffer`. [`gpu::radix`] and [`gpu::bitonic`] record their sort into your own
+//!   `gpu::HostBuffer`. `gpu::radix` and `gpu::bitonic` record their sort into your own
 //!   vulkano command buffer for your buffers, with a query of the scratch memory they need.
 //!
 //! Everything else (kernels, thresholds, dispatch math) is private to the crate.
