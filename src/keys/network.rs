@@ -4,7 +4,8 @@
 //!
 //! Keys are sorted on their unsigned image (the caller encodes and decodes with
 //! [`KeyMap`](super::key::KeyMap)), or, for signed keys on x86-64, as they are by vectors
-//! that compare signed.
+//! that compare signed, and for float keys with AVX-512 as they are by vectors that compare
+//! a signed image of their bits ([`KeyVector::IMAGE`]).
 //!
 //! * **Base case.** A block is loaded into `N` vectors (`N` a power of two, at most
 //!   [`KeyVector::BLOCK_VECTORS`]), the tail padded with the largest key, and sorted in
@@ -26,11 +27,14 @@
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
 //! * **Where it stands.** One thread, random keys, on the Intel Xeon host (BENCHMARKS.md,
-//!   "CPU key sort, one thread"): `avx512` is 0.8-1.3x numpy's `np.sort` (x86-simd-sort)
-//!   for 32-bit keys and 0.7-1.3x for 64-bit, under 1.0x from 2^20 (`u32` 0.87 / 0.81 at
-//!   2^20 / 2^24). Measured limits there: the base case takes 1.06-1.15x x86-simd-sort's
-//!   time (it was 1.5x before the column network), one partition pass 1.3x, and float keys
-//!   pay two passes of the key map. `auto` sends slices here below radix's crossover
+//!   "CPU key sort, one thread"), before the changes below: `avx512` 0.8-1.3x numpy's
+//!   `np.sort` (x86-simd-sort) for 32-bit keys and 0.7-1.3x for 64-bit, under 1.0x from
+//!   2^20 (`u32` 0.87 / 0.81 at 2^20 / 2^24); the base case 1.06-1.15x x86-simd-sort's
+//!   time, one partition pass 1.3x (eight µops per 16 keys on the one 512-bit shuffle port,
+//!   now five), float keys two passes of the key map (now none with AVX-512). The Intel
+//!   figures of the new partition and float path are pending; on the AMD EPYC build machine
+//!   the pass is 0.121 against 0.132 ns per key at 2^20, and a range that is not on a
+//!   64-byte line no longer pays 1.3-2x. `auto` sends slices here below radix's crossover
 //!   (`backend::thresholds`); the `wide` instantiation (`portable`) is slower than `radix`
 //!   on x86-64.
 

@@ -137,10 +137,12 @@ unsafe fn not_mask16(m: __mmask16) -> __mmask16 {
 
 /// 16 `u32` keys.
 ///
-/// The partition compresses into a register and then stores the wanted lanes with a mask.
-/// `vpcompressd` straight to memory is microcoded on AMD Zen 4 (numpy's AVX-512 sort, which
-/// uses it, ran 5-10x slower than its AVX2 sort on the AMD EPYC build machine) and measured
-/// no faster on the Intel Xeon (BENCHMARKS.md, "CPU key sort, one thread").
+/// The partition compresses into registers, stores the low part whole and the high part
+/// with a mask. `vpcompressd` straight to memory is microcoded on AMD Zen 4 (numpy's AVX-512
+/// sort, which uses it, ran 5-10x slower than its AVX2 sort on the AMD EPYC build machine)
+/// and measured no faster on the Intel Xeon (BENCHMARKS.md, "CPU key sort, one thread").
+/// Per vector the shuffle port of Intel cores takes one compare and two compresses (two
+/// µops each); the negated mask comes from `knotw` and the store mask from memory.
 #[derive(Clone, Copy)]
 struct U32x16(__m512i);
 
