@@ -170,7 +170,9 @@ pub(crate) unsafe fn bitonic<V: KeyVector, const N: usize>(v: &mut [V; N]) {
     }
 }
 
-/// Sorts a block of at most [`block_max`](super::network::block_max) keys in registers.
+/// Sorts a block of at most [`block_max`](super::network::block_max) keys in registers
+/// (float bits by their image, [`KeyVector::flip`], taken after the loads and undone before
+/// the stores).
 ///
 /// # Safety
 /// The CPU supports `V`'s instructions.
@@ -186,18 +188,19 @@ unsafe fn sort_block_n<V: KeyVector, const N: usize>(keys: &mut [V::Key]) {
         for (i, x) in v.iter_mut().enumerate() {
             let at = i * V::LANES;
             if at + V::LANES <= n {
-                *x = V::load(p.add(at));
+                *x = V::load(p.add(at)).flip();
             } else if at < n {
-                *x = V::load_padded(p.add(at), n - at);
+                // The padding, `MAX`, is its own image.
+                *x = V::load_padded(p.add(at), n - at).flip();
             }
         }
         bitonic::<V, N>(&mut v);
         for (i, x) in v.iter().enumerate() {
             let at = i * V::LANES;
             if at + V::LANES <= n {
-                x.store(p.add(at));
+                x.flip().store(p.add(at));
             } else if at < n {
-                x.store_first(p.add(at), n - at);
+                x.flip().store_first(p.add(at), n - at);
             }
         }
     }

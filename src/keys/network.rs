@@ -4,7 +4,8 @@
 //!
 //! Keys are sorted on their unsigned image (the caller encodes and decodes with
 //! [`KeyMap`](super::key::KeyMap)), or, for signed keys on x86-64, as they are by vectors
-//! that compare signed.
+//! that compare signed, and for float keys with AVX-512 as they are by vectors that compare
+//! a signed image of their bits ([`KeyVector::IMAGE`]).
 //!
 //! * **Base case.** A block is loaded into `N` vectors (`N` a power of two, at most
 //!   [`KeyVector::BLOCK_VECTORS`]), the tail padded with the largest key, and sorted in
@@ -26,11 +27,14 @@
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
 //! * **Where it stands.** One thread, random keys, on the Intel Xeon host (BENCHMARKS.md,
-//!   "CPU key sort, one thread"): `avx512` is 0.8-1.3x numpy's `np.sort` (x86-simd-sort)
-//!   for 32-bit keys and 0.7-1.3x for 64-bit, under 1.0x from 2^20 (`u32` 0.87 / 0.81 at
-//!   2^20 / 2^24). Measured limits there: the base case takes 1.06-1.15x x86-simd-sort's
-//!   time (it was 1.5x before the column network), one partition pass 1.3x, and float keys
-//!   pay two passes of the key map. `auto` sends slices here below radix's crossover
+//!   "CPU key sort, one thread"), before the changes below: `avx512` 0.8-1.3x numpy's
+//!   `np.sort` (x86-simd-sort) for 32-bit keys and 0.7-1.3x for 64-bit, under 1.0x from
+//!   2^20 (`u32` 0.87 / 0.81 at 2^20 / 2^24); the base case 1.06-1.15x x86-simd-sort's
+//!   time, one partition pass 1.3x (eight µops per 16 keys on the one 512-bit shuffle port,
+//!   now five), float keys two passes of the key map (now none with AVX-512). The Intel
+//!   figures of the new partition and float path are pending; on the AMD EPYC build machine
+//!   the pass is 0.121 against 0.132 ns per key at 2^20, and a range that is not on a
+//!   64-byte line no longer pays 1.3-2x. `auto` sends slices here below radix's crossover
 //!   (`backend::thresholds`); the `wide` instantiation (`portable`) is slower than `radix`
 //!   on x86-64.
 
@@ -62,6 +66,26 @@ pub(crate) trait KeyVector: Copy {
     /// sort, one thread").
     const BLOCK_VECTORS: usize;
 
+    /// Whether the keys in memory are float bits (read as signed integers) that the vectors
+    /// compare by their image under [`flip`](Self::flip): the total order of `f32::total_cmp`
+    /// as signed integers. The block sort flips after its loads and before its stores, the
+    /// partition compares the image and moves the bits, so floats take no pass of a key map.
+    const IMAGE: bool = false;
+
+    /// The image of float bits whose signed order is the total order: the bits other than
+    /// the sign flipped in negative keys, `x ^ ((x >> (W - 1)) as unsigned >> 1)`. Its own
+    /// inverse. The identity where [`IMAGE`](Self::IMAGE) is false.
+    #[inline(always)]
+    unsafe fn flip(self) -> Self {
+        self
+    }
+
+    /// [`flip`](Self::flip) of one key.
+    #[inline(always)]
+    fn flip_key(k: Self::Key) -> Self::Key {
+        k
+    }
+
     /// Reads `LANES` keys.
     unsafe fn load(src: *const Self::Key) -> Self;
     /// Writes `LANES` keys.
@@ -85,7 +109,9 @@ pub(crate) trait KeyVector: Copy {
     /// call site, the networks' temporaries added up to megabytes of stack in debug
     /// builds).
     unsafe fn sort_block(keys: &mut [Self::Key]);
-    /// Splits `self` around `pivot` and returns `c`, the number of lanes below it.
+    /// Splits `self` around `pivot` and returns `c`, the number of lanes below it (for
+    /// [`IMAGE`](Self::IMAGE) vectors: whose image is below `pivot`, itself an image; the
+    /// keys are stored as they are).
     ///
     /// Let `P` be the lanes of `self` reordered: the `c` lanes below `pivot` first, then the
     /// others, each group in lane order. `P[..c]` must end in `left[..c]` and `P[c..]` in
@@ -156,7 +182,8 @@ fn keep_branch<const LEFT: bool>() {
 }
 
 /// Partitions `keys` in place around `pivot`: returns `b` with every key of `keys[..b]` below
-/// `pivot` and every key of `keys[b..]` at or above it.
+/// `pivot` and every key of `keys[b..]` at or above it (for [`KeyVector::IMAGE`] vectors,
+/// `pivot` is an image and keys compare by theirs).
 ///
 /// # Safety
 /// The CPU supports `V`'s instructions.
@@ -164,24 +191,46 @@ fn keep_branch<const LEFT: bool>() {
 pub(crate) unsafe fn partition<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize {
     let lanes = V::LANES;
     let n = keys.len();
-    let m = n - n % lanes;
+    // The vectors start at a vector-size boundary (so do their reads from both ends): the
+    // keys before it go by the scalar loop below. Unaligned, every read and most writes span
+    // two cache lines; on the AMD EPYC build machine one pass over 2^20 / 2^24 random `u32`
+    // keys took 0.175 / 1.48 ns per key at 16 bytes past a 64-byte line, 0.132 / 0.71 on it.
+    let line = lanes * std::mem::size_of::<V::Key>();
+    let head = (line - keys.as_ptr() as usize % line) % line / std::mem::size_of::<V::Key>();
+    let head = head.min(n);
+    let m = (n - head) - (n - head) % lanes;
     // Ranges longer than a block (at least 8 vectors) always take the vector scheme; shorter
     // ones (not reached from `quicksort`) would go through the scalar loop below.
     let vectors = m >= 2 * PARTITION_UNROLL * lanes;
+    let body = &mut keys[head..head + m];
     let mut b = if m >= WIDE_FROM * lanes {
         // SAFETY: caller's guarantee; `m` is a multiple of `LANES` and large enough.
-        unsafe { partition_vectors::<V, PARTITION_UNROLL_WIDE>(&mut keys[..m], pivot) }
+        head + unsafe { partition_vectors::<V, PARTITION_UNROLL_WIDE>(body, pivot) }
     } else if vectors {
         // SAFETY: as above.
-        unsafe { partition_vectors::<V, PARTITION_UNROLL>(&mut keys[..m], pivot) }
+        head + unsafe { partition_vectors::<V, PARTITION_UNROLL>(body, pivot) }
     } else {
         0
     };
-    let scalar_from = if vectors { m } else { 0 };
+    let scalar_from = if vectors {
+        // `keys[head..b]` is below the pivot, `keys[b..head + m]` not. Each head key, last
+        // first, joins the low run; one at or above the pivot swaps with the run's last key.
+        let mut low = head;
+        while low > 0 {
+            low -= 1;
+            if V::flip_key(keys[low]) >= pivot {
+                b -= 1;
+                keys.swap(low, b);
+            }
+        }
+        head + m
+    } else {
+        0
+    };
     // The keys after the last full vector (or all of them): swap each one below the pivot
     // into place.
     for i in scalar_from..n {
-        if keys[i] < pivot {
+        if V::flip_key(keys[i]) < pivot {
             keys.swap(i, b);
             b += 1;
         }
@@ -273,7 +322,8 @@ unsafe fn partition_vectors<V: KeyVector, const U: usize>(
 /// the median and more partition passes.
 pub(crate) const PIVOT_SAMPLE: usize = 16;
 
-/// The median of [`PIVOT_SAMPLE`] keys spread evenly over `keys`.
+/// The median of [`PIVOT_SAMPLE`] keys spread evenly over `keys` (its image, for
+/// [`KeyVector::IMAGE`] vectors).
 ///
 /// # Safety
 /// The CPU supports `V`'s instructions; `keys.len() > block_max::<V>()`.
@@ -287,7 +337,7 @@ pub(crate) unsafe fn pick_pivot<V: KeyVector>(keys: &[V::Key]) -> V::Key {
     }
     // SAFETY: caller's guarantee; the sample is no larger than a block (16 vectors).
     unsafe { sort_block::<V>(&mut sample) };
-    sample[PIVOT_SAMPLE / 2]
+    V::flip_key(sample[PIVOT_SAMPLE / 2])
 }
 
 /// What the quicksort needs of an unsigned key beyond the vector operations.
@@ -296,6 +346,11 @@ pub(crate) trait VecKey: Copy + Ord {
     fn radix_sort(keys: &mut [Self]);
     /// The next larger key (`self` is not the maximum).
     fn succ(self) -> Self;
+    /// Sorts float bits (as signed integers of their width) in total order by radix: the
+    /// way out for [`KeyVector::IMAGE`] vectors.
+    fn radix_sort_floats(_keys: &mut [Self]) {
+        unreachable!("only signed keys hold float bits")
+    }
 }
 
 impl VecKey for u32 {
@@ -321,6 +376,9 @@ impl VecKey for i32 {
     fn radix_sort(keys: &mut [i32]) {
         radix::sort32(bytemuck::cast_slice_mut(keys), KeyMap::Signed);
     }
+    fn radix_sort_floats(keys: &mut [i32]) {
+        radix::sort32(bytemuck::cast_slice_mut(keys), KeyMap::Float);
+    }
     fn succ(self) -> Self {
         self + 1
     }
@@ -332,12 +390,16 @@ impl VecKey for i64 {
     fn radix_sort(keys: &mut [i64]) {
         radix::sort64(bytemuck::cast_slice_mut(keys), KeyMap::Signed);
     }
+    fn radix_sort_floats(keys: &mut [i64]) {
+        radix::sort64(bytemuck::cast_slice_mut(keys), KeyMap::Float);
+    }
     fn succ(self) -> Self {
         self + 1
     }
 }
 
-/// Sorts unsigned keys ascending: vectorised quicksort down to [`sort_block`].
+/// Sorts keys ascending (by their image for [`KeyVector::IMAGE`] vectors): vectorised
+/// quicksort down to [`sort_block`].
 ///
 /// Not recursive (an explicit stack of ranges), so that one `#[target_feature]` function
 /// can inline all of it.
@@ -359,10 +421,11 @@ where
     // Input already in order (or in reverse) takes one scan, not n log n: users re-sort
     // sorted data most often. The scans stop at the first key out of order, so on random
     // keys they cost a few compares.
-    if keys.windows(2).all(|w| w[0] <= w[1]) {
+    let image = V::flip_key;
+    if keys.windows(2).all(|w| image(w[0]) <= image(w[1])) {
         return;
     }
-    if keys.windows(2).all(|w| w[0] >= w[1]) {
+    if keys.windows(2).all(|w| image(w[0]) >= image(w[1])) {
         keys.reverse();
         return;
     }
@@ -381,7 +444,11 @@ where
             continue;
         }
         if depth >= budget {
-            V::Key::radix_sort(range);
+            if V::IMAGE {
+                V::Key::radix_sort_floats(range);
+            } else {
+                V::Key::radix_sort(range);
+            }
             continue;
         }
         // SAFETY: caller's guarantee; `len > block`.
@@ -425,343 +492,6 @@ where
     unsafe { partition::<V>(keys, pivot.succ()) }
 }
 
-/// Checks shared by the instantiations' unit tests (`x86_64::avx2`, `x86_64::avx512`,
-/// `portable`): each calls these with its own vectors and sorts.
+/// Checks shared by the instantiations' unit tests (`network/tests.rs`).
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::KeyVector;
-    use crate::keys::key::KeyMap;
-
-    /// xorshift64*: deterministic test data.
-    pub(crate) fn rng(s: &mut u64) -> u64 {
-        *s ^= *s >> 12;
-        *s ^= *s << 25;
-        *s ^= *s >> 27;
-        s.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// The lanes of `v`.
-    ///
-    /// # Safety
-    /// The CPU supports `V`'s instructions.
-    unsafe fn lanes<V: KeyVector>(v: V) -> Vec<V::Key> {
-        let mut out = vec![V::MAX; V::LANES];
-        // SAFETY: `out` has `LANES` slots; the caller guarantees the CPU.
-        unsafe { v.store(out.as_mut_ptr()) };
-        out
-    }
-
-    /// `partition_store` on one vector for every below-pivot lane mask, with the two output
-    /// ranges apart and with them coinciding (the last write of a partition): the result
-    /// is right and nothing outside `left[..LANES]` and `right_end[-LANES..]` is written.
-    /// `key(lane, below)` makes a key below `pivot` when `below`, else one at or above it.
-    ///
-    /// # Safety
-    /// The CPU supports `V`'s instructions.
-    pub(crate) unsafe fn check_partition_store<V: KeyVector>(
-        pivot: V::Key,
-        key: impl Fn(usize, bool) -> V::Key,
-        guard: V::Key,
-    ) where
-        V::Key: std::fmt::Debug,
-    {
-        let l = V::LANES;
-        for mask in 0..1usize << l {
-            let keys: Vec<V::Key> = (0..l).map(|i| key(i, mask & (1 << i) != 0)).collect();
-            assert!(keys
-                .iter()
-                .enumerate()
-                .all(|(i, &k)| (k < pivot) == (mask & (1 << i) != 0)));
-            let below: Vec<V::Key> = keys.iter().copied().filter(|&k| k < pivot).collect();
-            let rest: Vec<V::Key> = keys.iter().copied().filter(|&k| k >= pivot).collect();
-            let c = below.len();
-            // SAFETY: `keys` has `LANES` keys; the caller guarantees the CPU.
-            let (v, p) = unsafe { (V::load(keys.as_ptr()), V::splat(pivot)) };
-
-            // Apart: left = buf[0..], right_end = buf[3L]; buf[L..2L] must stay untouched.
-            let mut buf = vec![guard; 3 * l];
-            let at = buf.as_mut_ptr();
-            // SAFETY: `left[..L]` and `right_end[-L..]` lie inside `buf`.
-            let got = unsafe { v.partition_store(p, at, at.add(3 * l)) };
-            assert_eq!(got, c, "mask {mask:b}");
-            assert_eq!(buf[..c], below[..], "mask {mask:b}: left");
-            assert_eq!(buf[3 * l - (l - c)..], rest[..], "mask {mask:b}: right");
-            assert!(
-                buf[l..2 * l].iter().all(|&k| k == guard),
-                "mask {mask:b}: wrote between"
-            );
-
-            // Coinciding: left = buf[L..], right_end = buf[2L]; outside must stay untouched.
-            let mut buf = vec![guard; 3 * l];
-            let at = buf.as_mut_ptr();
-            // SAFETY: both ranges are `buf[L..2L]`.
-            let got = unsafe { v.partition_store(p, at.add(l), at.add(2 * l)) };
-            assert_eq!(got, c);
-            let want: Vec<V::Key> = below.iter().chain(&rest).copied().collect();
-            assert_eq!(buf[l..2 * l], want[..], "mask {mask:b}: coinciding");
-            assert!(buf[..l].iter().chain(&buf[2 * l..]).all(|&k| k == guard));
-        }
-    }
-
-    /// Every lane operation against its scalar meaning, on keys from `key(random)` (with
-    /// equal keys in some lanes so that ties are covered).
-    ///
-    /// # Safety
-    /// The CPU supports `V`'s instructions.
-    /// [`check_partition_store`] for `u32` lanes with the pivot at the top bit: keys below it
-    /// are small multiples of 3, the others just above it.
-    ///
-    /// # Safety
-    /// As [`check_partition_store`].
-    pub(crate) unsafe fn check_partition_store32<V: KeyVector<Key = u32>>() {
-        let key = |l: usize, below: bool| {
-            if below {
-                l as u32 * 3
-            } else {
-                0x8000_0000 + l as u32
-            }
-        };
-        // SAFETY: forwarded from the caller.
-        unsafe { check_partition_store::<V>(0x8000_0000, key, 0x5555_5555) }
-    }
-
-    /// [`check_partition_store`] for `u64` lanes with the pivot at the top bit: keys below it
-    /// just under it, the others at the very top.
-    ///
-    /// # Safety
-    /// As [`check_partition_store`].
-    pub(crate) unsafe fn check_partition_store64<V: KeyVector<Key = u64>>() {
-        let key = |l: usize, below: bool| {
-            if below {
-                (1 << 63) - 100 + l as u64 * 3
-            } else {
-                u64::MAX - l as u64
-            }
-        };
-        // SAFETY: forwarded from the caller.
-        unsafe { check_partition_store::<V>(1 << 63, key, 0x5555_5555) }
-    }
-
-    pub(crate) unsafe fn check_vector_ops<V: KeyVector>(key: impl Fn(u64) -> V::Key)
-    where
-        V::Key: std::fmt::Debug,
-    {
-        let l = V::LANES;
-        let mut s = 0x1234_5678_9abc_def1u64;
-        for round in 0..2000 {
-            let a: Vec<V::Key> = (0..l).map(|_| key(rng(&mut s))).collect();
-            let b: Vec<V::Key> = (0..l)
-                .map(|i| {
-                    if (round + i) % 5 == 0 {
-                        a[i]
-                    } else {
-                        key(rng(&mut s))
-                    }
-                })
-                .collect();
-            // SAFETY: `a` and `b` have `LANES` keys; the caller guarantees the CPU.
-            unsafe {
-                let (va, vb) = (V::load(a.as_ptr()), V::load(b.as_ptr()));
-                let min: Vec<_> = a.iter().zip(&b).map(|(&x, &y)| x.min(y)).collect();
-                let max: Vec<_> = a.iter().zip(&b).map(|(&x, &y)| x.max(y)).collect();
-                assert_eq!(lanes(va.min(vb)), min);
-                assert_eq!(lanes(va.max(vb)), max);
-                for m in 0..l {
-                    let want: Vec<_> = (0..l).map(|i| a[i ^ m]).collect();
-                    assert_eq!(lanes(va.xor_permute(m)), want, "xor_permute {m}");
-                }
-                let mut bit = 1;
-                while bit < l {
-                    let want: Vec<_> = (0..l)
-                        .map(|i| if i & bit != 0 { b[i] } else { a[i] })
-                        .collect();
-                    assert_eq!(lanes(V::blend_bit(va, vb, bit)), want, "blend_bit {bit}");
-                    bit *= 2;
-                }
-                for n in 0..l {
-                    let padded: Vec<_> =
-                        (0..l).map(|i| if i < n { a[i] } else { V::MAX }).collect();
-                    assert_eq!(
-                        lanes(V::load_padded(a.as_ptr(), n)),
-                        padded,
-                        "load_padded {n}"
-                    );
-                    let mut out = b.clone();
-                    va.store_first(out.as_mut_ptr(), n);
-                    let want: Vec<_> = (0..l).map(|i| if i < n { a[i] } else { b[i] }).collect();
-                    assert_eq!(out, want, "store_first {n}");
-                }
-            }
-        }
-    }
-
-    /// Input patterns for the sort tests.
-    pub(crate) fn inputs(n: usize, seed: u64) -> Vec<Vec<u64>> {
-        let mut s = seed | 1;
-        vec![
-            (0..n).map(|_| rng(&mut s)).collect(),
-            (0..n as u64).collect(),
-            (0..n as u64).rev().collect(),
-            (0..n as u64).map(|i| i % 17).collect(),
-            (0..n as u64).map(|i| i.min(n as u64 - i)).collect(),
-            vec![7; n],
-            (0..n).map(|_| rng(&mut s) % 5).collect(),
-            (0..n)
-                .map(|i| if i % 2 == 0 { u64::MAX } else { 0 })
-                .collect(),
-            // Sorted runs: four ascending runs, and two ascending halves interleaved.
-            (0..n as u64).map(|i| i % (n as u64 / 4 + 1)).collect(),
-            (0..n as u64)
-                .map(|i| {
-                    if i % 2 == 0 {
-                        i / 2
-                    } else {
-                        n as u64 / 2 + i / 2
-                    }
-                })
-                .collect(),
-        ]
-    }
-
-    fn lengths() -> Vec<usize> {
-        let mut v: Vec<usize> = (0..=300).collect();
-        for k in 9..=16 {
-            v.extend([(1 << k) - 1, 1 << k, (1 << k) + 1]);
-        }
-        v
-    }
-
-    /// A 32-bit and a 64-bit sort under test: unsigned keys on std's patterns and every
-    /// length up to 300 plus powers of two up to 2^16, then float and signed keys through
-    /// their maps, then the adversarial input that sends ranges to the radix fallback.
-    pub(crate) fn check_sorts(
-        sort32: impl Fn(&mut [u32], KeyMap),
-        sort64: impl Fn(&mut [u64], KeyMap),
-    ) {
-        for n in lengths() {
-            for (p, input) in inputs(n, n as u64).into_iter().enumerate() {
-                let mut a: Vec<u32> = input.iter().map(|&x| (x ^ (x >> 32)) as u32).collect();
-                let mut want = a.clone();
-                want.sort_unstable();
-                sort32(&mut a, KeyMap::Unsigned);
-                assert_eq!(a, want, "u32 pattern {p} n={n}");
-
-                let mut b = input;
-                let mut want = b.clone();
-                want.sort_unstable();
-                sort64(&mut b, KeyMap::Unsigned);
-                assert_eq!(b, want, "u64 pattern {p} n={n}");
-            }
-        }
-        check_floats_and_signed(&sort32, &sort64);
-        check_adversarial_pivots(&sort32);
-    }
-
-    fn check_floats_and_signed(
-        sort32: &impl Fn(&mut [u32], KeyMap),
-        sort64: &impl Fn(&mut [u64], KeyMap),
-    ) {
-        let specials = [
-            f64::from_bits(0xfff8_0000_0000_0000),
-            f64::NEG_INFINITY,
-            f64::MIN,
-            -1.0,
-            -f64::MIN_POSITIVE,
-            -f64::from_bits(1),
-            -0.0,
-            0.0,
-            f64::from_bits(1),
-            1.5,
-            f64::MAX,
-            f64::INFINITY,
-            f64::NAN,
-        ];
-        for n in [0, 1, 13, 16, 17, 255, 256, 257, 1000, 5000] {
-            let mut s = 3 + n as u64;
-            let f: Vec<f64> = (0..n)
-                .map(|i| {
-                    if i % 3 == 0 {
-                        specials[rng(&mut s) as usize % specials.len()]
-                    } else {
-                        (rng(&mut s) as i64 as f64) * 1e-10
-                    }
-                })
-                .collect();
-            let mut bits: Vec<u64> = f.iter().map(|x| x.to_bits()).collect();
-            let mut want = f.clone();
-            want.sort_by(f64::total_cmp);
-            sort64(&mut bits, KeyMap::Float);
-            let want_bits: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
-            assert_eq!(bits, want_bits, "f64 n={n}");
-
-            let mut b32: Vec<u32> = f.iter().map(|&x| (x as f32).to_bits()).collect();
-            let mut want: Vec<f32> = f.iter().map(|&x| x as f32).collect();
-            want.sort_by(f32::total_cmp);
-            sort32(&mut b32, KeyMap::Float);
-            let want_bits: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
-            assert_eq!(b32, want_bits, "f32 n={n}");
-
-            let mut i: Vec<i32> = (0..n)
-                .map(|k| match k % 4 {
-                    0 => i32::MIN,
-                    1 => i32::MAX,
-                    _ => rng(&mut s) as i32,
-                })
-                .collect();
-            let mut want = i.clone();
-            want.sort_unstable();
-            let bits: &mut [u32] = crate::keys::key::as_bits32(&mut i).expect("i32 is 32-bit");
-            sort32(bits, KeyMap::Signed);
-            assert_eq!(i, want, "i32 n={n}");
-
-            let mut i: Vec<i64> = (0..n)
-                .map(|k| match k % 4 {
-                    0 => i64::MIN,
-                    1 => i64::MAX,
-                    _ => rng(&mut s) as i64,
-                })
-                .collect();
-            let mut want = i.clone();
-            want.sort_unstable();
-            let bits: &mut [u64] = crate::keys::key::as_bits64(&mut i).expect("i64 is 64-bit");
-            sort64(bits, KeyMap::Signed);
-            assert_eq!(i, want, "i64 n={n}");
-        }
-    }
-
-    /// Sample positions hold the smallest keys: every pivot is near the minimum, so the
-    /// depth budget runs out and the radix fallback finishes; for unsigned keys and for
-    /// signed ones (which the x86-64 tokens sort with signed vectors and fallback).
-    fn check_adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap)) {
-        for map in [KeyMap::Unsigned, KeyMap::Signed] {
-            adversarial_pivots(sort32, map);
-        }
-    }
-
-    fn adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap), map: KeyMap) {
-        let n = 1 << 15;
-        let samples = super::PIVOT_SAMPLE;
-        let mut a: Vec<u32> = (0..n as u32)
-            .map(|i| i.wrapping_mul(2_654_435_761))
-            .collect();
-        let mut order: Vec<u32> = a.clone();
-        order.sort_unstable_by_key(|&k| map.encode32(k));
-        let mut small = order.iter();
-        let mut len = n;
-        while len > 256 {
-            let step = len / samples;
-            for i in 0..samples {
-                let at = i * step + step / 2;
-                if let Some(&k) = small.next() {
-                    let j = a.iter().position(|&x| x == k).expect("present");
-                    a.swap(at, j);
-                }
-            }
-            len -= len / 8;
-        }
-        let mut want = a.clone();
-        want.sort_unstable_by_key(|&k| map.encode32(k));
-        sort32(&mut a, map);
-        assert_eq!(a, want, "{map:?}");
-    }
-}
+pub(crate) mod tests;

@@ -32,7 +32,9 @@ key_token!(
     u64,
     encoded64,
     I32x16,
-    I64x8
+    I64x8;
+    floats F32x16,
+    F64x8
 );
 
 /// Runs `kernel` on 64-bit keys encoded by `map` (AVX-512 compares unsigned), then decodes
@@ -93,16 +95,54 @@ const fn lanes_with_bit(lanes: usize, bit: usize) -> u32 {
 
 /// Mask of the first `n` lanes.
 #[inline(always)]
-fn first_lanes(n: usize) -> u32 {
+const fn first_lanes(n: usize) -> u32 {
     ((1u64 << n) - 1) as u32
+}
+
+/// `FIRST16[n]`: the mask of the first `n` of 16 lanes, for the partition's masked store.
+/// Read from memory it goes to a mask register by a load; built in a general register it
+/// would take a `kmovw` on the shuffle port, which the partition's compresses keep busy on
+/// Intel cores.
+static FIRST16: [u16; 17] = {
+    let mut t = [0u16; 17];
+    let mut n = 0;
+    while n <= 16 {
+        t[n] = first_lanes(n) as u16;
+        n += 1;
+    }
+    t
+};
+
+/// `!m` by `knotw`. Written as `!m`, LLVM folds the negation into a second compare, which
+/// runs on the 512-bit shuffle port of Intel cores (with the two compresses, the port that
+/// bounds the partition); `knotw` runs on another.
+///
+/// # Safety
+/// The CPU supports AVX-512F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn not_mask16(m: __mmask16) -> __mmask16 {
+    #[cfg(not(miri))]
+    {
+        let mut m = m;
+        // SAFETY: `knotw` reads and writes only the mask register; AVX-512F is enabled.
+        unsafe {
+            std::arch::asm!("knotw {0}, {0}", inout(kreg) m, options(pure, nomem, nostack));
+        }
+        m
+    }
+    #[cfg(miri)]
+    !m
 }
 
 /// 16 `u32` keys.
 ///
-/// The partition compresses into a register and then stores the wanted lanes with a mask.
-/// `vpcompressd` straight to memory is microcoded on AMD Zen 4 (numpy's AVX-512 sort, which
-/// uses it, ran 5-10x slower than its AVX2 sort on the AMD EPYC build machine) and measured
-/// no faster on the Intel Xeon (BENCHMARKS.md, "CPU key sort, one thread").
+/// The partition compresses into registers, stores the low part whole and the high part
+/// with a mask. `vpcompressd` straight to memory is microcoded on AMD Zen 4 (numpy's AVX-512
+/// sort, which uses it, ran 5-10x slower than its AVX2 sort on the AMD EPYC build machine)
+/// and measured no faster on the Intel Xeon (BENCHMARKS.md, "CPU key sort, one thread").
+/// Per vector the shuffle port of Intel cores takes one compare and two compresses (two
+/// µops each); the negated mask comes from `knotw` and the store mask from memory.
 #[derive(Clone, Copy)]
 struct U32x16(__m512i);
 
@@ -112,11 +152,17 @@ struct U32x16(__m512i);
 #[derive(Clone, Copy)]
 struct I32x16(__m512i);
 
+/// 16 `f32` keys as their bits (`i32`), compared by their signed image
+/// ([`KeyVector::flip`]): `f32` slices sort in total order as they are, where mapping them to
+/// unsigned keys and back took two more passes over the keys.
+#[derive(Clone, Copy)]
+struct F32x16(__m512i);
+
 /// The `KeyVector` impl of a 16-lane 32-bit vector `$t` of key `$k`, whose lane-wise minimum,
 /// maximum and less-than are `$min`, `$max` and `$lt` (unsigned or signed intrinsics), and
 /// whose block sort is `$block`.
 macro_rules! vector32 {
-    ($t:ident, $k:ty, $block:ident, $min:ident, $max:ident, $lt:ident) => {
+    ($t:ident, $k:ty, $block:ident, $min:ident, $max:ident, $lt:ident, $image:literal) => {
         block_kernel!($block, "avx512f,popcnt,bmi2", $t, $k);
 
         // SAFETY (for every method): the trait contract makes callers guarantee AVX-512F and valid
@@ -127,6 +173,28 @@ macro_rules! vector32 {
             const LANES: usize = 16;
             const MAX: $k = <$k>::MAX;
             const BLOCK_VECTORS: usize = 16;
+            const IMAGE: bool = $image;
+
+            #[inline(always)]
+            unsafe fn flip(self) -> Self {
+                if !$image {
+                    return self;
+                }
+                // x ^ (sign smeared & MAX): one shift and one three-input logic op (a ^ (b & c)).
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    let sign = _mm512_srai_epi32::<31>(self.0);
+                    _mm512_ternarylogic_epi32::<0x78>(self.0, sign, _mm512_set1_epi32(i32::MAX))
+                })
+            }
+            #[inline(always)]
+            fn flip_key(k: $k) -> $k {
+                if $image {
+                    k ^ (((k >> 31) as u32 >> 1) as $k)
+                } else {
+                    k
+                }
+            }
 
             #[inline(always)]
             unsafe fn load(src: *const $k) -> Self {
@@ -208,19 +276,17 @@ macro_rules! vector32 {
                 left: *mut $k,
                 right_end: *mut $k,
             ) -> usize {
-                // SAFETY: see the impl comment; `left[..c]` and `right_end[-(16 - c)..]` are the
-                // caller's to write.
+                // SAFETY: see the impl comment; the contract gives `left[..16]` to write (the
+                // lanes past `c` are free slots, left for later writes) and the masked store
+                // writes `right_end[-(16 - c)..]` (`c <= 16`, the table index is in bounds).
                 unsafe {
-                    let below = $lt(self.0, pivot.0);
+                    let below = $lt(self.flip().0, pivot.0);
                     let c = below.count_ones() as usize;
                     let lo = _mm512_maskz_compress_epi32(below, self.0);
-                    let hi = _mm512_maskz_compress_epi32(!below, self.0);
-                    _mm512_mask_storeu_epi32(left.cast(), first_lanes(c) as u16, lo);
-                    _mm512_mask_storeu_epi32(
-                        right_end.sub(16 - c).cast(),
-                        first_lanes(16 - c) as u16,
-                        hi,
-                    );
+                    let hi = _mm512_maskz_compress_epi32(not_mask16(below), self.0);
+                    _mm512_storeu_si512(left.cast(), lo);
+                    let keep = *FIRST16.get_unchecked(16 - c);
+                    _mm512_mask_storeu_epi32(right_end.sub(16 - c).cast(), keep, hi);
                     c
                 }
             }
@@ -234,7 +300,8 @@ vector32!(
     block_u32x16,
     _mm512_min_epu32,
     _mm512_max_epu32,
-    _mm512_cmplt_epu32_mask
+    _mm512_cmplt_epu32_mask,
+    false
 );
 vector32!(
     I32x16,
@@ -242,7 +309,17 @@ vector32!(
     block_i32x16,
     _mm512_min_epi32,
     _mm512_max_epi32,
-    _mm512_cmplt_epi32_mask
+    _mm512_cmplt_epi32_mask,
+    false
+);
+vector32!(
+    F32x16,
+    i32,
+    block_f32x16,
+    _mm512_min_epi32,
+    _mm512_max_epi32,
+    _mm512_cmplt_epi32_mask,
+    true
 );
 
 /// 8 `u64` keys.
@@ -253,9 +330,13 @@ struct U64x8(__m512i);
 #[derive(Clone, Copy)]
 struct I64x8(__m512i);
 
+/// 8 `f64` keys as their bits, compared by their signed image (see [`F32x16`]).
+#[derive(Clone, Copy)]
+struct F64x8(__m512i);
+
 /// The `KeyVector` impl of an 8-lane 64-bit vector, as [`vector32`].
 macro_rules! vector64 {
-    ($t:ident, $k:ty, $block:ident, $min:ident, $max:ident, $lt:ident) => {
+    ($t:ident, $k:ty, $block:ident, $min:ident, $max:ident, $lt:ident, $image:literal) => {
         block_kernel!($block, "avx512f,popcnt,bmi2", $t, $k);
 
         // SAFETY (for every method): as for `U32x16`.
@@ -264,6 +345,28 @@ macro_rules! vector64 {
             const LANES: usize = 8;
             const MAX: $k = <$k>::MAX;
             const BLOCK_VECTORS: usize = 16;
+            const IMAGE: bool = $image;
+
+            #[inline(always)]
+            unsafe fn flip(self) -> Self {
+                if !$image {
+                    return self;
+                }
+                // x ^ (sign smeared & MAX): one shift and one three-input logic op (a ^ (b & c)).
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    let sign = _mm512_srai_epi64::<63>(self.0);
+                    _mm512_ternarylogic_epi64::<0x78>(self.0, sign, _mm512_set1_epi64(i64::MAX))
+                })
+            }
+            #[inline(always)]
+            fn flip_key(k: $k) -> $k {
+                if $image {
+                    k ^ (((k >> 63) as u64 >> 1) as $k)
+                } else {
+                    k
+                }
+            }
 
             #[inline(always)]
             unsafe fn load(src: *const $k) -> Self {
@@ -348,8 +451,11 @@ macro_rules! vector64 {
                     // ends (as the trait allows), instead of two `vpcompressq`: on Intel cores a
                     // register compress is two µops on the one 512-bit shuffle port, which the
                     // permute (one µop) shares.
-                    let below = $lt(self.0, pivot.0);
-                    let packed = _mm512_set1_epi64(i64::from(PARTITION8[below as usize]));
+                    let below = $lt(self.flip().0, pivot.0);
+                    // The entry is broadcast as 32 bits (each 64-bit lane holds it twice, the
+                    // shift reads the low copy): a 32-bit broadcast from memory is a load,
+                    // one of a general register a µop on the shuffle port.
+                    let packed = _mm512_set1_epi32(PARTITION8[below as usize] as i32);
                     let order =
                         _mm512_srlv_epi64(packed, _mm512_setr_epi64(0, 4, 8, 12, 16, 20, 24, 28));
                     let parted = _mm512_permutexvar_epi64(order, self.0);
@@ -368,7 +474,8 @@ vector64!(
     block_u64x8,
     _mm512_min_epu64,
     _mm512_max_epu64,
-    _mm512_cmplt_epu64_mask
+    _mm512_cmplt_epu64_mask,
+    false
 );
 vector64!(
     I64x8,
@@ -376,7 +483,17 @@ vector64!(
     block_i64x8,
     _mm512_min_epi64,
     _mm512_max_epi64,
-    _mm512_cmplt_epi64_mask
+    _mm512_cmplt_epi64_mask,
+    false
+);
+vector64!(
+    F64x8,
+    i64,
+    block_f64x8,
+    _mm512_min_epi64,
+    _mm512_max_epi64,
+    _mm512_cmplt_epi64_mask,
+    true
 );
 
 #[cfg(test)]
@@ -406,6 +523,57 @@ mod tests {
         unsafe {
             shared::check_vector_ops::<U32x16>(|s| (s ^ (s >> 32)) as u32);
             shared::check_vector_ops::<U64x8>(|s| s);
+        }
+    }
+
+    /// The float vectors' image orders as `total_cmp` (signed), is its own inverse, and the
+    /// vector form matches the scalar one; the partition compares images and moves bits.
+    #[test]
+    fn float_images_order_as_total_cmp() {
+        if Avx512KeysToken::new().is_none() {
+            eprintln!("no AVX-512F here: skipped");
+            return;
+        }
+        let mut s = 7u64;
+        let mut f: Vec<f32> = (0..4096)
+            .map(|_| f32::from_bits(shared::rng(&mut s) as u32))
+            .collect();
+        f.extend([
+            -0.0,
+            0.0,
+            f32::NAN,
+            -f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ]);
+        f.truncate(f.len() / 16 * 16);
+        for w in f.windows(2) {
+            let (a, b) = (w[0].to_bits() as i32, w[1].to_bits() as i32);
+            let (ia, ib) = (F32x16::flip_key(a), F32x16::flip_key(b));
+            assert_eq!(ia.cmp(&ib), w[0].total_cmp(&w[1]), "{:?} {:?}", w[0], w[1]);
+            assert_eq!(F32x16::flip_key(ia), a);
+        }
+        let d: Vec<i64> = (0..4096).map(|_| shared::rng(&mut s) as i64).collect();
+        for w in d.windows(2) {
+            let (x, y) = (f64::from_bits(w[0] as u64), f64::from_bits(w[1] as u64));
+            let (ia, ib) = (F64x8::flip_key(w[0]), F64x8::flip_key(w[1]));
+            assert_eq!(ia.cmp(&ib), x.total_cmp(&y));
+            assert_eq!(F64x8::flip_key(ia), w[0]);
+        }
+        let bits: Vec<i32> = f.iter().map(|x| x.to_bits() as i32).collect();
+        for (c, chunk) in bits.chunks(16).enumerate() {
+            let mut out = [0i32; 16];
+            // SAFETY: AVX-512F was detected above; `chunk` and `out` hold 16 lanes.
+            unsafe { F32x16::load(chunk.as_ptr()).flip().store(out.as_mut_ptr()) };
+            let want: Vec<i32> = chunk.iter().map(|&k| F32x16::flip_key(k)).collect();
+            assert_eq!(out[..], want[..], "chunk {c}");
+        }
+        for chunk in d.chunks(8) {
+            let mut out = [0i64; 8];
+            // SAFETY: as above, 8 lanes.
+            unsafe { F64x8::load(chunk.as_ptr()).flip().store(out.as_mut_ptr()) };
+            let want: Vec<i64> = chunk.iter().map(|&k| F64x8::flip_key(k)).collect();
+            assert_eq!(out[..], want[..]);
         }
     }
 

@@ -10,16 +10,21 @@
 /// `fn(&mut [u64], KeyMap, impl FnOnce(&mut [$k64]))`, which brings 64-bit keys into the
 /// form `$v64` compares (and back) around the kernel. `$s32` (and `$s64` where given) are
 /// vectors that compare signed: `sort32`/`sort64` sort `KeyMap::Signed` keys with them as
-/// they are, without the two passes of the key map.
+/// they are, without the two passes of the key map; `$f32`/`$f64` (where given) sort
+/// `KeyMap::Float` keys as they are, compared by their image (`KeyVector::IMAGE`).
 macro_rules! key_token {
     (
         $token:ty, $features:literal, $v32:ty, $v64:ty, $k64:ty, $encoded64:ident,
-        $s32:ty $(, $s64:ty)?
+        $s32:ty $(, $s64:ty)? $(; floats $f32:ty, $f64:ty)?
     ) => {
         key_token!(@kernels sort_32, select_32, partial_32, $features, $v32, u32);
         key_token!(@kernels sort_64, select_64, partial_64, $features, $v64, $k64);
         key_token!(@sort sort_s32, $features, $s32, i32);
         $(key_token!(@sort sort_s64, $features, $s64, i64);)?
+        $(
+            key_token!(@sort sort_f32, $features, $f32, i32);
+            key_token!(@sort sort_f64, $features, $f64, i64);
+        )?
 
         impl $token {
             /// Sorts 32-bit keys ascending by `map.encode32(key)`.
@@ -29,6 +34,15 @@ macro_rules! key_token {
                     unsafe { sort_s32(bytemuck::cast_slice_mut(keys)) };
                     return;
                 }
+                $(
+                    if map == KeyMap::Float {
+                        // The float kernel, `sort_f32`, sorts vectors of `$f32`.
+                        let _: Option<$f32> = None;
+                        // SAFETY: as below.
+                        unsafe { sort_f32(bytemuck::cast_slice_mut(keys)) };
+                        return;
+                    }
+                )?
                 map.encode_slice32(keys);
                 // SAFETY: the token exists only where the CPU has the kernels' features.
                 unsafe { sort_32(keys) };
@@ -37,6 +51,15 @@ macro_rules! key_token {
 
             /// Sorts 64-bit keys ascending by `map.encode64(key)`.
             pub fn sort64(self, keys: &mut [u64], map: KeyMap) {
+                $(
+                    if map == KeyMap::Float {
+                        // The float kernel, `sort_f64`, sorts vectors of `$f64`.
+                        let _: Option<$f64> = None;
+                        // SAFETY: as in `sort32`.
+                        unsafe { sort_f64(bytemuck::cast_slice_mut(keys)) };
+                        return;
+                    }
+                )?
                 $(
                     if map == KeyMap::Signed {
                         // The signed kernel, `sort_s64`, sorts vectors of `$s64`.

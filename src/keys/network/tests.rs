@@ -1,0 +1,338 @@
+//! Checks shared by the instantiations' unit tests (`x86_64::avx2`, `x86_64::avx512`,
+//! `portable`): each calls these with its own vectors and sorts.
+
+use super::KeyVector;
+use crate::keys::key::KeyMap;
+
+/// xorshift64*: deterministic test data.
+pub(crate) fn rng(s: &mut u64) -> u64 {
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+}
+
+/// The lanes of `v`.
+///
+/// # Safety
+/// The CPU supports `V`'s instructions.
+unsafe fn lanes<V: KeyVector>(v: V) -> Vec<V::Key> {
+    let mut out = vec![V::MAX; V::LANES];
+    // SAFETY: `out` has `LANES` slots; the caller guarantees the CPU.
+    unsafe { v.store(out.as_mut_ptr()) };
+    out
+}
+
+/// `partition_store` on one vector for every below-pivot lane mask, with the two output
+/// ranges apart and with them coinciding (the last write of a partition): the result
+/// is right and nothing outside `left[..LANES]` and `right_end[-LANES..]` is written.
+/// `key(lane, below)` makes a key below `pivot` when `below`, else one at or above it.
+///
+/// # Safety
+/// The CPU supports `V`'s instructions.
+pub(crate) unsafe fn check_partition_store<V: KeyVector>(
+    pivot: V::Key,
+    key: impl Fn(usize, bool) -> V::Key,
+    guard: V::Key,
+) where
+    V::Key: std::fmt::Debug,
+{
+    let l = V::LANES;
+    for mask in 0..1usize << l {
+        let keys: Vec<V::Key> = (0..l).map(|i| key(i, mask & (1 << i) != 0)).collect();
+        assert!(keys
+            .iter()
+            .enumerate()
+            .all(|(i, &k)| (k < pivot) == (mask & (1 << i) != 0)));
+        let below: Vec<V::Key> = keys.iter().copied().filter(|&k| k < pivot).collect();
+        let rest: Vec<V::Key> = keys.iter().copied().filter(|&k| k >= pivot).collect();
+        let c = below.len();
+        // SAFETY: `keys` has `LANES` keys; the caller guarantees the CPU.
+        let (v, p) = unsafe { (V::load(keys.as_ptr()), V::splat(pivot)) };
+
+        // Apart: left = buf[0..], right_end = buf[3L]; buf[L..2L] must stay untouched.
+        let mut buf = vec![guard; 3 * l];
+        let at = buf.as_mut_ptr();
+        // SAFETY: `left[..L]` and `right_end[-L..]` lie inside `buf`.
+        let got = unsafe { v.partition_store(p, at, at.add(3 * l)) };
+        assert_eq!(got, c, "mask {mask:b}");
+        assert_eq!(buf[..c], below[..], "mask {mask:b}: left");
+        assert_eq!(buf[3 * l - (l - c)..], rest[..], "mask {mask:b}: right");
+        assert!(
+            buf[l..2 * l].iter().all(|&k| k == guard),
+            "mask {mask:b}: wrote between"
+        );
+
+        // Coinciding: left = buf[L..], right_end = buf[2L]; outside must stay untouched.
+        let mut buf = vec![guard; 3 * l];
+        let at = buf.as_mut_ptr();
+        // SAFETY: both ranges are `buf[L..2L]`.
+        let got = unsafe { v.partition_store(p, at.add(l), at.add(2 * l)) };
+        assert_eq!(got, c);
+        let want: Vec<V::Key> = below.iter().chain(&rest).copied().collect();
+        assert_eq!(buf[l..2 * l], want[..], "mask {mask:b}: coinciding");
+        assert!(buf[..l].iter().chain(&buf[2 * l..]).all(|&k| k == guard));
+    }
+}
+
+/// Every lane operation against its scalar meaning, on keys from `key(random)` (with
+/// equal keys in some lanes so that ties are covered).
+///
+/// # Safety
+/// The CPU supports `V`'s instructions.
+/// [`check_partition_store`] for `u32` lanes with the pivot at the top bit: keys below it
+/// are small multiples of 3, the others just above it.
+///
+/// # Safety
+/// As [`check_partition_store`].
+pub(crate) unsafe fn check_partition_store32<V: KeyVector<Key = u32>>() {
+    let key = |l: usize, below: bool| {
+        if below {
+            l as u32 * 3
+        } else {
+            0x8000_0000 + l as u32
+        }
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { check_partition_store::<V>(0x8000_0000, key, 0x5555_5555) }
+}
+
+/// [`check_partition_store`] for `u64` lanes with the pivot at the top bit: keys below it
+/// just under it, the others at the very top.
+///
+/// # Safety
+/// As [`check_partition_store`].
+pub(crate) unsafe fn check_partition_store64<V: KeyVector<Key = u64>>() {
+    let key = |l: usize, below: bool| {
+        if below {
+            (1 << 63) - 100 + l as u64 * 3
+        } else {
+            u64::MAX - l as u64
+        }
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { check_partition_store::<V>(1 << 63, key, 0x5555_5555) }
+}
+
+pub(crate) unsafe fn check_vector_ops<V: KeyVector>(key: impl Fn(u64) -> V::Key)
+where
+    V::Key: std::fmt::Debug,
+{
+    let l = V::LANES;
+    let mut s = 0x1234_5678_9abc_def1u64;
+    for round in 0..2000 {
+        let a: Vec<V::Key> = (0..l).map(|_| key(rng(&mut s))).collect();
+        let b: Vec<V::Key> = (0..l)
+            .map(|i| {
+                if (round + i) % 5 == 0 {
+                    a[i]
+                } else {
+                    key(rng(&mut s))
+                }
+            })
+            .collect();
+        // SAFETY: `a` and `b` have `LANES` keys; the caller guarantees the CPU.
+        unsafe {
+            let (va, vb) = (V::load(a.as_ptr()), V::load(b.as_ptr()));
+            let min: Vec<_> = a.iter().zip(&b).map(|(&x, &y)| x.min(y)).collect();
+            let max: Vec<_> = a.iter().zip(&b).map(|(&x, &y)| x.max(y)).collect();
+            assert_eq!(lanes(va.min(vb)), min);
+            assert_eq!(lanes(va.max(vb)), max);
+            for m in 0..l {
+                let want: Vec<_> = (0..l).map(|i| a[i ^ m]).collect();
+                assert_eq!(lanes(va.xor_permute(m)), want, "xor_permute {m}");
+            }
+            let mut bit = 1;
+            while bit < l {
+                let want: Vec<_> = (0..l)
+                    .map(|i| if i & bit != 0 { b[i] } else { a[i] })
+                    .collect();
+                assert_eq!(lanes(V::blend_bit(va, vb, bit)), want, "blend_bit {bit}");
+                bit *= 2;
+            }
+            for n in 0..l {
+                let padded: Vec<_> = (0..l).map(|i| if i < n { a[i] } else { V::MAX }).collect();
+                assert_eq!(
+                    lanes(V::load_padded(a.as_ptr(), n)),
+                    padded,
+                    "load_padded {n}"
+                );
+                let mut out = b.clone();
+                va.store_first(out.as_mut_ptr(), n);
+                let want: Vec<_> = (0..l).map(|i| if i < n { a[i] } else { b[i] }).collect();
+                assert_eq!(out, want, "store_first {n}");
+            }
+        }
+    }
+}
+
+/// Input patterns for the sort tests.
+pub(crate) fn inputs(n: usize, seed: u64) -> Vec<Vec<u64>> {
+    let mut s = seed | 1;
+    vec![
+        (0..n).map(|_| rng(&mut s)).collect(),
+        (0..n as u64).collect(),
+        (0..n as u64).rev().collect(),
+        (0..n as u64).map(|i| i % 17).collect(),
+        (0..n as u64).map(|i| i.min(n as u64 - i)).collect(),
+        vec![7; n],
+        (0..n).map(|_| rng(&mut s) % 5).collect(),
+        (0..n)
+            .map(|i| if i % 2 == 0 { u64::MAX } else { 0 })
+            .collect(),
+        // Sorted runs: four ascending runs, and two ascending halves interleaved.
+        (0..n as u64).map(|i| i % (n as u64 / 4 + 1)).collect(),
+        (0..n as u64)
+            .map(|i| {
+                if i % 2 == 0 {
+                    i / 2
+                } else {
+                    n as u64 / 2 + i / 2
+                }
+            })
+            .collect(),
+    ]
+}
+
+fn lengths() -> Vec<usize> {
+    let mut v: Vec<usize> = (0..=300).collect();
+    for k in 9..=16 {
+        v.extend([(1 << k) - 1, 1 << k, (1 << k) + 1]);
+    }
+    v
+}
+
+/// A 32-bit and a 64-bit sort under test: unsigned keys on std's patterns and every
+/// length up to 300 plus powers of two up to 2^16, then float and signed keys through
+/// their maps, then the adversarial input that sends ranges to the radix fallback.
+pub(crate) fn check_sorts(
+    sort32: impl Fn(&mut [u32], KeyMap),
+    sort64: impl Fn(&mut [u64], KeyMap),
+) {
+    for n in lengths() {
+        for (p, input) in inputs(n, n as u64).into_iter().enumerate() {
+            let mut a: Vec<u32> = input.iter().map(|&x| (x ^ (x >> 32)) as u32).collect();
+            let mut want = a.clone();
+            want.sort_unstable();
+            sort32(&mut a, KeyMap::Unsigned);
+            assert_eq!(a, want, "u32 pattern {p} n={n}");
+
+            let mut b = input;
+            let mut want = b.clone();
+            want.sort_unstable();
+            sort64(&mut b, KeyMap::Unsigned);
+            assert_eq!(b, want, "u64 pattern {p} n={n}");
+        }
+    }
+    check_floats_and_signed(&sort32, &sort64);
+    check_adversarial_pivots(&sort32);
+}
+
+fn check_floats_and_signed(
+    sort32: &impl Fn(&mut [u32], KeyMap),
+    sort64: &impl Fn(&mut [u64], KeyMap),
+) {
+    let specials = [
+        f64::from_bits(0xfff8_0000_0000_0000),
+        f64::NEG_INFINITY,
+        f64::MIN,
+        -1.0,
+        -f64::MIN_POSITIVE,
+        -f64::from_bits(1),
+        -0.0,
+        0.0,
+        f64::from_bits(1),
+        1.5,
+        f64::MAX,
+        f64::INFINITY,
+        f64::NAN,
+    ];
+    for n in [0, 1, 13, 16, 17, 255, 256, 257, 1000, 5000] {
+        let mut s = 3 + n as u64;
+        let f: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 3 == 0 {
+                    specials[rng(&mut s) as usize % specials.len()]
+                } else {
+                    (rng(&mut s) as i64 as f64) * 1e-10
+                }
+            })
+            .collect();
+        let mut bits: Vec<u64> = f.iter().map(|x| x.to_bits()).collect();
+        let mut want = f.clone();
+        want.sort_by(f64::total_cmp);
+        sort64(&mut bits, KeyMap::Float);
+        let want_bits: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(bits, want_bits, "f64 n={n}");
+
+        let mut b32: Vec<u32> = f.iter().map(|&x| (x as f32).to_bits()).collect();
+        let mut want: Vec<f32> = f.iter().map(|&x| x as f32).collect();
+        want.sort_by(f32::total_cmp);
+        sort32(&mut b32, KeyMap::Float);
+        let want_bits: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(b32, want_bits, "f32 n={n}");
+
+        let mut i: Vec<i32> = (0..n)
+            .map(|k| match k % 4 {
+                0 => i32::MIN,
+                1 => i32::MAX,
+                _ => rng(&mut s) as i32,
+            })
+            .collect();
+        let mut want = i.clone();
+        want.sort_unstable();
+        let bits: &mut [u32] = crate::keys::key::as_bits32(&mut i).expect("i32 is 32-bit");
+        sort32(bits, KeyMap::Signed);
+        assert_eq!(i, want, "i32 n={n}");
+
+        let mut i: Vec<i64> = (0..n)
+            .map(|k| match k % 4 {
+                0 => i64::MIN,
+                1 => i64::MAX,
+                _ => rng(&mut s) as i64,
+            })
+            .collect();
+        let mut want = i.clone();
+        want.sort_unstable();
+        let bits: &mut [u64] = crate::keys::key::as_bits64(&mut i).expect("i64 is 64-bit");
+        sort64(bits, KeyMap::Signed);
+        assert_eq!(i, want, "i64 n={n}");
+    }
+}
+
+/// Sample positions hold the smallest keys: every pivot is near the minimum, so the
+/// depth budget runs out and the radix fallback finishes; for unsigned keys, signed ones
+/// and float bits (which the x86-64 tokens sort with signed vectors and fallback, and
+/// AVX-512 as they are by their image).
+fn check_adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap)) {
+    for map in [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float] {
+        adversarial_pivots(sort32, map);
+    }
+}
+
+fn adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap), map: KeyMap) {
+    let n = 1 << 15;
+    let samples = super::PIVOT_SAMPLE;
+    let mut a: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let mut order: Vec<u32> = a.clone();
+    order.sort_unstable_by_key(|&k| map.encode32(k));
+    let mut small = order.iter();
+    let mut len = n;
+    while len > 256 {
+        let step = len / samples;
+        for i in 0..samples {
+            let at = i * step + step / 2;
+            if let Some(&k) = small.next() {
+                let j = a.iter().position(|&x| x == k).expect("present");
+                a.swap(at, j);
+            }
+        }
+        len -= len / 8;
+    }
+    let mut want = a.clone();
+    want.sort_unstable_by_key(|&k| map.encode32(k));
+    sort32(&mut a, map);
+    assert_eq!(a, want, "{map:?}");
+}
