@@ -95,12 +95,13 @@ where
 const BRACKET_MIN_LEN: usize = 1 << 13;
 
 /// One Floyd-Rivest step: two pivots drawn from a sorted sample of about `2 sqrt(len)` keys,
-/// `2.5` standard deviations of the sample's rank either side of `at`, and two partitions
-/// (the side away from `at` first, so the second touches only what the first kept). Returns
-/// the range `from..to` that holds position `at` after them: the keys between the pivots
-/// (a few percent of `len`) unless the sample misled, when it is the side beyond a pivot.
-/// A single median pivot leaves `at` near the edge of the larger half and takes about `2.2n`
-/// key visits at the middle rank; the bracket takes `1.5n` plus the band.
+/// `2.5` standard deviations of the sample's rank either side of `at`, and a three-way split
+/// around them: one pass ([`one_pass`]) on AVX-512, else two partitions (the side away from
+/// `at` first, so the second touches only what the first kept). Returns the range
+/// `from..to` that holds position `at` after them: the keys between the pivots (a few
+/// percent of `len`) unless the sample misled, when it is the side beyond a pivot. A single
+/// median pivot leaves `at` near the edge of the larger half and takes about `2.2n` key
+/// visits at the middle rank; the two partitions take `1.5n` plus the band, the one pass `n`.
 ///
 /// # Safety
 /// The CPU supports `V`'s instructions; `at < keys.len()` and `keys.len() > block_max::<V>()`.
@@ -670,6 +671,9 @@ mod one_pass_tests {
             && is_x86_feature_detected!("bmi2")
     }
 
+    /// A kernel of [`one_pass`]: `(keys, lo, hi, room) -> band`.
+    type Kernel<K> = unsafe fn(&mut [K], K, K, usize) -> Option<(usize, usize)>;
+
     /// Runs one kernel on `keys` with the band `lo..=hi` and `room`, and checks the split
     /// (or, when it gave up, that the keys are only permuted).
     fn check<K: Copy + Ord + std::fmt::Debug>(
@@ -677,7 +681,7 @@ mod one_pass_tests {
         lo: K,
         hi: K,
         room: usize,
-        kernel: unsafe fn(&mut [K], K, K, usize) -> Option<(usize, usize)>,
+        kernel: Kernel<K>,
     ) -> bool {
         let mut got = keys.to_vec();
         // SAFETY: the callers run this only where the CPU has AVX-512F, POPCNT and BMI2.
