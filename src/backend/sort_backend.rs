@@ -512,6 +512,7 @@ impl<'a> dyn SortBackend + 'a {
     {
         if self.own_backend().is_some()
             && std::mem::size_of::<T>() > 8
+            && self.supports(Workload::Pairs(KeyWidth::W32))
             && self.supports(Workload::Keys(KeyWidth::W64))
         {
             let packed = {
