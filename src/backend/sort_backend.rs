@@ -481,7 +481,10 @@ impl<'a> dyn SortBackend + 'a {
     /// Sorts `items` by `key(item)` ascending; stable (items with equal keys keep their
     /// order). Keys are [`Key`] types, floats in total order.
     ///
-    /// The keys are computed once per item (in parallel for long slices). Items of 4, 8,
+    /// Up to 2^16 items wider than 8 bytes, with keys of 32 bits or fewer, are sorted as
+    /// packed (key, index) words (`8n` bytes, twice for the radix sort's scratch) and moved
+    /// by one gather (one copy of the items). Otherwise:
+    /// the keys are computed once per item (in parallel for long slices). Items of 4, 8,
     /// 16 or 32 bytes then move with their keys inside the sort (the radix sort's scratch
     /// holds `n` keys and `n` items); larger ones are sorted by (key, index) pairs and moved
     /// to their places by one gather, which holds the keys and indices (`8n` to `16n`
@@ -507,6 +510,24 @@ impl<'a> dyn SortBackend + 'a {
         K: Key,
         F: Fn(&T) -> K + Sync,
     {
+        if self.own_backend().is_some()
+            && std::mem::size_of::<T>() > 8
+            && self.supports(Workload::Pairs(KeyWidth::W32))
+            && self.supports(Workload::Keys(KeyWidth::W64))
+        {
+            let packed = {
+                let items: &[T] = items;
+                records::packed32(items.len(), |i| key(&items[i]))
+            };
+            if let Some(mut packed) = packed {
+                // Short slices: (image, index) words sorted as keys, then one gather.
+                self.sort_keys64(&mut packed, KeyMap::Unsigned)?;
+                // SAFETY: the crate's own backends only permute the keys they sort, and
+                // the words' low halves were `0..n`.
+                unsafe { records::gather_packed(items, &packed) };
+                return Ok(());
+            }
+        }
         let image = {
             let items: &[T] = items;
             Image::of(items.len(), |i| key(&items[i]))
