@@ -58,6 +58,7 @@ mod host;
 mod pipelines;
 pub(crate) mod plan;
 mod record;
+mod small;
 
 use std::sync::{Arc, OnceLock};
 
