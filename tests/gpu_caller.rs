@@ -276,7 +276,8 @@ fn the_short_path_sorts_skewed_and_equal_keys_around_its_threshold() {
     let count = filled(&ctx, Memory::Mapped, &[0u32]).unwrap();
     let short = sorter.new_scratch(w, true, max).unwrap();
     let chain = sorter.new_scratch(w, true, max + 1).unwrap();
-    let inputs: [(&str, fn(u32) -> u32); 4] = [
+    type Shape = fn(u32) -> u32;
+    let inputs: [(&str, Shape); 4] = [
         ("random", |x| x),
         ("one top digit", |x| x & 0x00FF_FFFF | 0x5A00_0000),
         ("all equal", |_| 0x8000_0001),

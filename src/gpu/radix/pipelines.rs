@@ -343,7 +343,7 @@ pub(super) fn build(
                 constants.push((25, 1));
                 compute_pipeline(code.scatter, &constants)
             },
-            &compute_pipeline,
+            |constants| compute_pipeline(small_spirv(variant), constants),
         )?,
         _ => None,
     };
@@ -411,13 +411,14 @@ fn small_spirv(variant: Variant) -> &'static [u8] {
 /// The short path of 32-bit sorts of up to `max` keys, where the device's limits leave room
 /// for it: the split's tile (`split` builds its pipeline) and the buckets' workgroups, whose
 /// shared memory holds [`BUCKET_KEYS`] keys or as many as fit, and whose invocations take
-/// at most four tiles each (which caps `max`).
+/// at most four tiles each (which caps `max`); `buckets` builds their pipeline from its
+/// specialization constants.
 fn short_path(
     limits: &DeviceLimits,
     variant: Variant,
     max: u64,
     split: impl Fn(TileShape) -> Result<Arc<ComputePipeline>>,
-    compute_pipeline: &dyn Fn(&[u8], &[(u32, u32)]) -> Result<Arc<ComputePipeline>>,
+    buckets: impl Fn(&[(u32, u32)]) -> Result<Arc<ComputePipeline>>,
 ) -> Result<Option<ShortPath>> {
     // The split's status word holds a digit's first index and count in 16 bits each.
     let Some(shape) = plan::choose_shape(
@@ -444,9 +445,6 @@ fn short_path(
         max: max.min(u64::from(tiles) * u64::from(shape.tile_keys())),
         shape,
         split: split(shape)?,
-        buckets: compute_pipeline(
-            small_spirv(variant),
-            &[(0, wg), (1, size), (2, 1), (3, extra)],
-        )?,
+        buckets: buckets(&[(0, wg), (1, size), (2, 1), (3, extra)])?,
     }))
 }
