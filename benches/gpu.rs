@@ -4,7 +4,8 @@
 //! cargo bench --bench gpu -- radix [--keys u32,u64,pairs32,pairs64] [--map unsigned|signed|float]
 //!                                  [--scheme measured|lookback|reduce] [--tile WGxKPI]
 //!                                  [--partitions P] [--key-bits B] [--one-workgroup-max N]
-//!                                  [--small-below N] [--histogram-kpi N] [--phases]
+//!                                  [--small-below N] [--short-max N] [--histogram-kpi N]
+//!                                  [--phases] [--one-top-digit]
 //!                                  [--reps N] LOG2..
 //! cargo bench --bench gpu -- nibble [--reps N] LOG2..
 //! cargo bench --bench gpu -- bitonic [--reps N] LOG2..
@@ -17,8 +18,9 @@
 //! (the bandwidth yardstick). `radix` with no options runs the shipped `RadixSorter` (the
 //! "GPU radix sort" table; CUB's figures come from `scripts/cub_reference.py` on the same
 //! machine); `--scheme`, `--tile` and `--partitions` reproduce "GPU radix tiles";
-//! `--key-bits B` sorts by the low B bits; `--one-workgroup-max` and `--small-below` set the
-//! small sorts' crossovers (0: off). Each `radix` row also gives the same sort of no
+//! `--key-bits B` sorts by the low B bits; `--one-workgroup-max`, `--short-max` and
+//! `--small-below` set the small sorts' crossovers (0: off); `--one-top-digit` gives 32-bit
+//! keys one top byte (the short path's worst case). Each `radix` row also gives the same sort of no
 //! keys in the same buffers (the empty dispatch chain: every dispatch, each with nothing to
 //! do) and the CPU time of one `record` call (median of 200, after the first); `--phases`
 //! adds each phase's GPU time (a timestamp after every dispatch, medians).
@@ -69,6 +71,8 @@ struct Args {
     config: RadixConfig,
     key_bits: Option<u32>,
     phases: bool,
+    /// Random keys with one top byte (the short path's worst case: one bucket).
+    one_top_digit: bool,
 }
 
 fn parse() -> Args {
@@ -88,6 +92,7 @@ fn parse() -> Args {
         config: RadixConfig::default(),
         key_bits: None,
         phases: false,
+        one_top_digit: false,
     };
     while let Some(arg) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| usage());
@@ -118,6 +123,7 @@ fn parse() -> Args {
             }
             "--partitions" => a.config.partitions = value().parse().unwrap_or_else(|_| usage()),
             "--phases" => a.phases = true,
+            "--one-top-digit" => a.one_top_digit = true,
             "--histogram-kpi" => {
                 a.config.histogram_keys_per_invocation = value().parse().unwrap_or_else(|_| usage())
             }
@@ -126,6 +132,7 @@ fn parse() -> Args {
                 a.config.one_workgroup_max = Some(value().parse().unwrap_or_else(|_| usage()))
             }
             "--small-below" => a.config.small_below = value().parse().unwrap_or_else(|_| usage()),
+            "--short-max" => a.config.short_max = Some(value().parse().unwrap_or_else(|_| usage())),
             s if s.starts_with("--") => usage(),
             s => a.sizes.push(s.parse().unwrap_or_else(|_| usage())),
         }
@@ -358,6 +365,7 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
     // in one workgroup).
     let mut passes_config = args.config.clone();
     passes_config.one_workgroup_max = Some(0);
+    passes_config.short_max = Some(0);
     let passes = RadixSorter::with_config(ctx.clone(), passes_config).unwrap();
     println!("config: {:?}, key bits {:?}", args.config, args.key_bits);
     println!(
@@ -377,7 +385,11 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
             };
             let kw = if width == KeyWidth::W64 { 2 } else { 1 };
             let words = n * kw;
-            let data = random_words(words as usize, 0x1234_5678 + u64::from(log));
+            let mut data = random_words(words as usize, 0x1234_5678 + u64::from(log));
+            if args.one_top_digit && kw == 1 {
+                data.iter_mut()
+                    .for_each(|w| *w = *w & 0x00FF_FFFF | 0x5A00_0000);
+            }
             let values: Vec<u32> = (0..n as u32).collect();
             let (pristine, pristine_v) = (host(ctx, &data), host(ctx, &values));
             let keys = device::<u32>(ctx, words);
@@ -456,6 +468,8 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
                 sorter.tile_keys(width, pairs).unwrap(),
                 if sorter.runs_in_one_workgroup(width, pairs, n).unwrap() {
                     "one workgroup"
+                } else if sorter.takes_short_path(width, pairs, n).unwrap() {
+                    "short path"
                 } else if sorter.reduces_then_scans(width, pairs, n).unwrap() {
                     "reduce-then-scan"
                 } else {

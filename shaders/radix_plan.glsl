@@ -22,8 +22,8 @@
 // ind[]. Reads what other workgroups wrote by atomics (no plain load is promised to see it).
 
 shared uint s_trivial[PASSES];
-shared uint s_sg_sum[MAX_SUBGROUPS];
-shared uint s_carry;
+shared uint s_sg_sum[PASSES * MAX_SUBGROUPS];
+shared uint s_carry[PASSES];
 
 void plan(uint n) {
     const uint tid = gl_LocalInvocationIndex;
@@ -52,30 +52,40 @@ void plan(uint n) {
     }
     barrier();
     // Bucket offsets for the look-back (reduce-then-scan's scans find their own), RADIX
-    // digits at a time of whatever the workgroup's size.
-    for (uint p = 0u; TILE_OFFSETS == 0u && p < PASSES; p++) {
-        if (s_trivial[p] == 1u) continue;  // uniform: shared, behind a barrier
-        if (tid == 0u) s_carry = 0u;
-        for (uint base = 0u; base < RADIX; base += wg) {
-            const uint d = base + tid;
-            const uint c = d < RADIX ? atomicOr(st[ST_HIST + p * RADIX + d], 0u) : 0u;
-            const uint before = subgroupExclusiveAdd(c);
-            const uint total = subgroupAdd(c);
-            if (subgroupElect()) s_sg_sum[gl_SubgroupID] = total;
-            barrier();
-            if (tid == 0u) {
-                uint run = s_carry;
-                for (uint s = 0u; s < gl_NumSubgroups; s++) {
-                    const uint t = s_sg_sum[s];
-                    s_sg_sum[s] = run;
-                    run += t;
-                }
-                s_carry = run;
-            }
-            barrier();
-            if (d < RADIX) st[ST_BUCKET + p * RADIX + d] = s_sg_sum[gl_SubgroupID] + before;
-            barrier();
+    // digits at a time of whatever the workgroup's size, every pass at once: each invocation
+    // reads its digit's count of every pass that runs (independent loads), so the tail waits
+    // for one round of loads, not one per pass.
+    if (tid < PASSES) s_carry[tid] = 0u;
+    for (uint base = 0u; TILE_OFFSETS == 0u && base < RADIX; base += wg) {
+        const uint d = base + tid;
+        uint c[PASSES];
+        [[unroll]] for (uint p = 0u; p < PASSES; p++) {
+            c[p] = d < RADIX && s_trivial[p] == 0u ? atomicOr(st[ST_HIST + p * RADIX + d], 0u) : 0u;
         }
+        uint before[PASSES];
+        [[unroll]] for (uint p = 0u; p < PASSES; p++) {
+            before[p] = subgroupExclusiveAdd(c[p]);
+            const uint total = subgroupAdd(c[p]);
+            if (subgroupElect()) s_sg_sum[p * MAX_SUBGROUPS + gl_SubgroupID] = total;
+        }
+        barrier();
+        // One invocation a pass turns the subgroups' totals into their offsets.
+        if (tid < PASSES) {
+            uint run = s_carry[tid];
+            for (uint s = 0u; s < gl_NumSubgroups; s++) {
+                const uint t = s_sg_sum[tid * MAX_SUBGROUPS + s];
+                s_sg_sum[tid * MAX_SUBGROUPS + s] = run;
+                run += t;
+            }
+            s_carry[tid] = run;
+        }
+        barrier();
+        [[unroll]] for (uint p = 0u; p < PASSES; p++) {
+            if (d < RADIX && s_trivial[p] == 0u) {
+                st[ST_BUCKET + p * RADIX + d] = s_sg_sum[p * MAX_SUBGROUPS + gl_SubgroupID] + before[p];
+            }
+        }
+        barrier();
     }
     // What the histogram accumulates starts the next sort at zero, so that no dispatch
     // clears it first: by look-back here, once read (the bucket offsets are elsewhere); by

@@ -21,6 +21,12 @@
 // dispatch's first workgroups with SCAN_IN_PASS, else by radix_scan.comp before it), so the
 // tile reads them instead of looking back, and no tile waits for another.
 //
+// Split (SPLIT = 1, the short path of small sorts: radix_small.comp finishes it): no bucket
+// offsets and no look-back; each tile ranks its keys by the top digit below the end bit,
+// writes them in that order over its own place in the destination, and leaves each digit's
+// first index and count inside the tile in one status word (index low, count high), from
+// which each bucket's workgroup finds its keys' runs.
+//
 // Stability: a subgroup owns a contiguous run of the tile and takes its keys in index
 // order (round k, lane l -> index k*S + l); ranks count equal digits in earlier rounds
 // (per-subgroup counters), earlier lanes (ballot match) and earlier subgroups (prefix over
@@ -49,6 +55,7 @@ layout(constant_id = 21) const uint REDUCE_SCAN = 0;   // 1: reduce-then-scan, n
 layout(constant_id = 22) const uint HALF_KEYS = 0;     // 64-bit keys: 1 reorders one 32-bit half of the keys at a time
 layout(constant_id = 23) const uint SCAN_IN_PASS = 1;  // reduce-then-scan: 1: the first SCAN_GROUPS workgroups scan (see main)
 layout(constant_id = 24) const uint PARTITIONS = 1024; // reduce-then-scan: the plan's most partitions
+layout(constant_id = 25) const uint SPLIT = 0;         // 1: split by the top digit, no look-back (see the top)
 
 const uint WG = gl_WorkGroupSize.x;
 // Lanes per digit in the look-back: as wanted, but no more than the smallest subgroup (the
@@ -406,7 +413,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
             sum += t;
         }
         counts[j] = sum;
-        if (REDUCE_SCAN == 0u) {
+        if (REDUCE_SCAN == 0u && SPLIT == 0u) {
             publish_status(status_index(slot, tile, d),
                            (tile == 0u ? FLAG_PREFIX : FLAG_AGGREGATE) | sum);
             // The other slot served the previous pass and serves the next one: clear it now.
@@ -432,7 +439,13 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         const uint d = tid * PER + j;
         if (j >= PER || d >= RADIX) continue;
         for (uint s = 0u; s < gl_NumSubgroups; s++) s_mem[s * RADIX + d] += digit_at;
-        if (REDUCE_SCAN == 1u) {
+        if (SPLIT == 1u) {
+            // Places past the count hold all-ones keys, ranked after the real keys of the
+            // top digit: they are not the bucket's.
+            const uint pad = d == digit_of(KEY_ONES, shift) ? TILE - tile_n : 0u;
+            st[ST_STATUS + tile * RADIX + d] = digit_at | ((counts[j] - pad) << 16);
+            s_out[d] = base;
+        } else if (REDUCE_SCAN == 1u) {
             const bool fetched = d == tid && first != OFFSET_LATER;
             s_out[d] = (fetched ? first : tile_offset(tile, d, STEP_PASS(flags))) - digit_at;
         } else {
@@ -462,7 +475,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
 #endif
     }
 
-    if (REDUCE_SCAN == 0u) {
+    if (REDUCE_SCAN == 0u && SPLIT == 0u) {
         look_back(tile, slot, n, encode, shift, first, counts, excl);
     }
     barrier();
@@ -529,6 +542,14 @@ void main() {
     const uint tid = gl_LocalInvocationIndex;
     const uint flags = st[ST_FLAGS + params.step];
     const uint n = KEY_COUNT();
+    if (SPLIT == 1u) {
+        // Tiles past a count the GPU holds have nothing to split. The top digit below the
+        // end bit; the key map applied on read, and not undone (radix_small.comp does).
+        if (gl_WorkGroupID.x * TILE >= n) return;
+        const uint top = (END_BIT - 1u) / 8u;
+        sort_tile(gl_WorkGroupID.x, n, (top << 8) | (KEY_MAP != MAP_UNSIGNED ? 1u : 0u), 0u);
+        return;
+    }
     if (REDUCE_SCAN == 1u) {
         // Reduce-then-scan. With SCAN_IN_PASS the first SCAN_GROUPS workgroups scan the
         // partitions' counts (saving a dispatch and its drain: BENCHMARKS.md, "GPU radix tiles") and

@@ -36,12 +36,17 @@ use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo};
 use vulkano::sync::GpuFuture;
 use vulkano::Version;
 
-/// The shipped tuning, and one that sorts up to 4096 keys in one workgroup whatever the
-/// device (software drivers do not by default).
+/// The shipped tuning, and one that sorts up to 4096 keys in one workgroup and up to 2^17 by
+/// the short path whatever the device (software drivers do neither by default).
 fn configs() -> [RadixConfig; 2] {
-    let mut one = RadixConfig::default();
-    one.one_workgroup_max = Some(4096);
-    [RadixConfig::default(), one]
+    [RadixConfig::default(), short_config()]
+}
+
+fn short_config() -> RadixConfig {
+    let mut short = RadixConfig::default();
+    short.one_workgroup_max = Some(4096);
+    short.short_max = Some(1 << 17);
+    short
 }
 
 fn builder(ctx: &GpuContext) -> AutoCommandBufferBuilder<PrimaryAutoCommandBuffer> {
@@ -169,8 +174,8 @@ fn by_any_key_bits(sorter: &RadixSorter) {
         (KeyWidth::W64, KeyMap::Unsigned, Some(44)),
         (KeyWidth::W64, KeyMap::Signed, None),
     ] {
-        // Up to 4096 keys by one workgroup, then by passes with the small tile and the
-        // shipped one (the shipped tuning's crossovers).
+        // Up to 4096 keys by one workgroup, then by the short path (or passes with the
+        // small tile) and by passes with the shipped one (the shipped tuning's crossovers).
         for (n, cap) in [
             (0, 5),
             (1, 1),
@@ -245,6 +250,93 @@ fn one_scratch_serves_every_scheme_and_count_in_turn() {
             n,
         );
         let what = format!("turn {turn}: n {n}, count from the GPU {from_gpu}, bits {bits:?}");
+        assert!(*keys.read().unwrap() == want_keys[..], "keys: {what}");
+        assert!(*values.read().unwrap() == want_values[..], "values: {what}");
+    }
+}
+
+/// The short path (a split by the top digit, then a workgroup per bucket) on either side of
+/// its threshold, on inputs whose buckets overflow a workgroup's shared memory (keys that
+/// share their top digit, all keys equal), with the count from the host and from a GPU
+/// buffer, by 32 and 16 key bits, and for each key map.
+#[test]
+fn the_short_path_sorts_skewed_and_equal_keys_around_its_threshold() {
+    let Some(ctx) = own_context() else { return };
+    let sorter = RadixSorter::with_config(ctx.clone(), short_config()).unwrap();
+    let w = KeyWidth::W32;
+    let max = (4097..=1u64 << 17)
+        .rev()
+        .find(|&n| sorter.takes_short_path(w, true, n).unwrap())
+        .expect("the short path runs on this device");
+    assert!(!sorter.takes_short_path(w, true, max + 1).unwrap());
+    assert!(!sorter.takes_short_path(w, true, 4096).unwrap());
+    let cap = max as usize + 1;
+    let keys = filled(&ctx, Memory::Mapped, &vec![0u32; cap]).unwrap();
+    let values = filled(&ctx, Memory::Mapped, &vec![0u32; cap]).unwrap();
+    let count = filled(&ctx, Memory::Mapped, &[0u32]).unwrap();
+    let short = sorter.new_scratch(w, true, max).unwrap();
+    let chain = sorter.new_scratch(w, true, max + 1).unwrap();
+    type Shape = fn(u32) -> u32;
+    let inputs: [(&str, Shape); 4] = [
+        ("random", |x| x),
+        ("one top digit", |x| x & 0x00FF_FFFF | 0x5A00_0000),
+        ("all equal", |_| 0x8000_0001),
+        ("few distinct", |x| x & 0x8300_0003),
+    ];
+    for (turn, (n, from_gpu, bits, map, input)) in [
+        (max as usize, false, None, KeyMap::Unsigned, 0),
+        (max as usize, true, Some(16), KeyMap::Unsigned, 0),
+        (max as usize + 1, false, None, KeyMap::Unsigned, 0),
+        (4097, true, None, KeyMap::Float, 0),
+        (max as usize / 2, false, None, KeyMap::Signed, 1),
+        (max as usize, false, None, KeyMap::Unsigned, 1),
+        (max as usize - 5, true, Some(24), KeyMap::Unsigned, 1),
+        (max as usize, false, None, KeyMap::Float, 2),
+        (max as usize + 1, false, Some(16), KeyMap::Unsigned, 2),
+        (max as usize / 2 + 3, false, None, KeyMap::Signed, 3),
+        (max as usize, true, Some(9), KeyMap::Unsigned, 3),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (name, shape) = inputs[input];
+        let words: Vec<u32> = random_words(cap, turn as u64 + 5)
+            .into_iter()
+            .map(shape)
+            .collect();
+        keys.write().unwrap().copy_from_slice(&words);
+        values
+            .write()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, v)| *v = i as u32);
+        count.write().unwrap()[0] = n as u32;
+        // The count from a GPU buffer takes the path of the buffers' capacity.
+        let (scratch, buf_len) = if n as u64 > max {
+            (&chain, cap)
+        } else {
+            (&short, max as usize)
+        };
+        let job = SortJob {
+            keys: keys.clone().slice(0..buf_len as u64),
+            values: Some(values.clone().slice(0..buf_len as u64)),
+            width: w,
+            map,
+            count: if from_gpu {
+                Count::Buffer(count.clone().index(0))
+            } else {
+                Count::Known(n as u32)
+            },
+            key_bits: bits,
+        };
+        let mut b = builder(&ctx);
+        sorter.record(&mut b, &job, scratch).unwrap();
+        submit(ctx.queue(), b);
+        let (want_keys, want_values) = reference(w, map, bits.unwrap_or(32), &words, n);
+        let what = format!(
+            "{name}: n {n} (short up to {max}), from the GPU {from_gpu}, bits {bits:?}, {map:?}"
+        );
         assert!(*keys.read().unwrap() == want_keys[..], "keys: {what}");
         assert!(*values.read().unwrap() == want_values[..], "values: {what}");
     }

@@ -73,6 +73,14 @@ pub struct RadixConfig {
     /// on a software driver (lavapipe ran a 1024-invocation workgroup's barriers 5x slower
     /// than the passes at 256 keys).
     pub one_workgroup_max: Option<u32>,
+    /// Sorts of at most this many 32-bit keys (alone or with values) that do not run in one
+    /// workgroup take the short path: two dispatches, a split of tiles by the top digit below
+    /// the end bit, then one workgroup per digit that sorts its bucket in shared memory,
+    /// instead of the histogram and a pass per digit; 0: never. Capped where the split's
+    /// tiles outnumber what a bucket's workgroup reads. A bucket larger than its shared
+    /// memory (keys that share a top digit) is still sorted right, slowly, by that workgroup
+    /// alone. `None`: 2^17 on a GPU, 0 on a software driver (where it is capped at 2^14).
+    pub short_max: Option<u32>,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
 }
@@ -80,6 +88,11 @@ pub struct RadixConfig {
 /// [`RadixConfig::one_workgroup_max`]'s default: on an H200 the one-workgroup sort beat the
 /// passes up to this size (BENCHMARKS.md, "GPU radix sort", small sorts).
 pub(crate) const ONE_WORKGROUP_MAX: u32 = 4096;
+
+/// [`RadixConfig::short_max`]'s default: random keys fill each of the 256 buckets with
+/// about 512 keys at 2^17, a quarter of a bucket's shared memory (BENCHMARKS.md, "In the
+/// application's own Vulkan device", short path).
+pub(crate) const SHORT_MAX: u32 = 1 << 17;
 
 /// The small sorts' tile, (invocations, keys per invocation): at 2^13-2^15 u32 keys and
 /// pairs on an H200 it took 13-20% less time than the shipped 512 x 11 tile, at 2^16 about
@@ -106,6 +119,7 @@ impl Default for RadixConfig {
             histogram_batch: None,
             small_below: SMALL_BELOW,
             one_workgroup_max: None,
+            short_max: None,
             transfer: TransferConfig::default(),
         }
     }
@@ -116,6 +130,12 @@ impl RadixConfig {
     pub(crate) fn one_workgroup_max(&self, software: bool) -> u32 {
         self.one_workgroup_max
             .unwrap_or(if software { 0 } else { ONE_WORKGROUP_MAX })
+    }
+
+    /// The short path's most keys on a device (`software`: a CPU driver).
+    pub(crate) fn short_max(&self, software: bool) -> u32 {
+        self.short_max
+            .unwrap_or(if software { 0 } else { SHORT_MAX })
     }
 
     /// Below how many keys sorts of `variant` take the small tile (0: never).

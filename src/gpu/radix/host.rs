@@ -58,6 +58,7 @@ impl RadixSorter {
             indirect: self.indirect_buffer()?,
             sets: Default::default(),
             one_set: Default::default(),
+            short_sets: Default::default(),
         };
         let job = SortJob {
             keys: a_keys.slice(n * kw),

@@ -36,7 +36,9 @@
 //!
 //! Small sorts: on GPUs (not on software drivers, where it was slower), at most 4096 32-bit
 //! keys (alone or with values) run in one workgroup, one dispatch (`radix_small.comp`: a
-//! stable bitonic network over (key, index) in shared memory); look-back sorts of 32-bit keys
+//! stable bitonic network over (key, index) in shared memory); up to 2^17 take the short
+//! path, two dispatches (`small`: tiles split by the top digit, then a workgroup per digit
+//! sorting its bucket in shared memory); look-back sorts of 32-bit keys
 //! in buffers of fewer than 2^16 take a smaller tile; both are [`RadixConfig`] values. A
 //! [`SortJob::key_bits`] below the key width sorts by the low bits only: the passes above
 //! them are neither recorded nor run.
@@ -48,7 +50,8 @@
 //!
 //! Files: `config` ([`RadixConfig`], the tuning as a value), `plan` (dispatch math, tested
 //! without a GPU), `pipelines` (built per variant), `record` ([`RadixSorter`], recording a
-//! [`SortJob`]), `host` (host slices). Data already on the GPU: [`RadixSorter::record`] records the sort into the
+//! [`SortJob`]), `small` (the one-workgroup sort and the short path), `host` (host
+//! slices). Data already on the GPU: [`RadixSorter::record`] records the sort into the
 //! caller's command buffer for caller-owned buffers, with scratch from
 //! [`RadixSorter::new_scratch`] (its size from [`RadixSorter::scratch_bytes`]); keep the
 //! scratch and reuse it for every sort of at most its capacity.
@@ -58,6 +61,7 @@ mod host;
 mod pipelines;
 pub(crate) mod plan;
 mod record;
+mod small;
 
 use std::sync::{Arc, OnceLock};
 

@@ -55,6 +55,23 @@ const CLEAR_SPIRV: &[u8] = include_bytes!("../../../shaders/spv/radix_clear.spv"
 /// Invocations of the one-workgroup sort (fewer where the device allows fewer).
 const ONE_WORKGROUP_INVOCATIONS: u32 = 1024;
 
+/// Keys per invocation of the short path's split (its workgroup as large as fits, up to
+/// 512): small tiles, so that a sort of 2^16 keys has 64 of them to spread over the GPU.
+const SPLIT_KEYS_PER_INVOCATION: u32 = 2;
+/// Invocations of a short-path bucket's workgroup (at most `RADIX`: `radix_small.comp`).
+const BUCKET_INVOCATIONS: u32 = 256;
+/// The most keys a bucket sorts in shared memory (8 bytes a key): 2048, so that three
+/// workgroups share the 48 KiB an H200 gives them, four times the bucket of random keys at
+/// the default [`SHORT_MAX`](super::config::SHORT_MAX).
+const BUCKET_KEYS: u32 = 2048;
+/// The fewest: `radix_small.comp` keeps a few words of its own past 256 keys.
+const BUCKET_MIN_KEYS: u32 = 512;
+/// The short path's most keys on a software driver, whatever the configuration: a bucket
+/// too large for shared memory is sorted by one workgroup whose invocations each loop about
+/// three times per key of the bucket, and llvmpipe (lavapipe) silently ends a loop after
+/// 65535 iterations of an invocation (see `plan::SOFTWARE_SPIN_LIMIT`).
+const SOFTWARE_SHORT_MAX: u32 = 1 << 14;
+
 /// The pipelines of one variant, built on first use.
 pub(super) struct Pipelines {
     /// The look-back scatter's tile.
@@ -75,6 +92,27 @@ pub(super) struct Pipelines {
     pub(super) small: Option<SmallSorts>,
     /// Present when sorts of at most `max` keys run in one workgroup.
     pub(super) one: Option<OneWorkgroup>,
+    /// Present when sorts of at most `max` keys (more than `one` takes) take the short path.
+    pub(super) short: Option<ShortPath>,
+}
+
+/// The short path ([`RadixConfig::short_max`]): a split of tiles by the top digit
+/// (`radix_scatter.comp` with `SPLIT`), then a workgroup per digit (`radix_small.comp` with
+/// `BUCKETS`).
+pub(super) struct ShortPath {
+    pub(super) max: u64,
+    /// The split's tile.
+    pub(super) shape: TileShape,
+    pub(super) split: Arc<ComputePipeline>,
+    pub(super) buckets: Arc<ComputePipeline>,
+}
+
+impl ShortPath {
+    /// State words of a short sort of up to `capacity` keys: the split's status words, then
+    /// a bucket's spare room for keys and values (`radix_small.comp`).
+    pub(super) fn state_words(&self, capacity: u64) -> u64 {
+        u64::from(plan::state::STATUS) + plan::slot_words(self.shape, capacity) + 2 * capacity
+    }
 }
 
 /// Sorts of at most `max` keys in one workgroup (`radix_small.comp`).
@@ -118,11 +156,16 @@ impl Pipelines {
     /// Scratch for `capacity` keys, by either scheme (the state words differ with the tile).
     pub(super) fn scratch_sizes(&self, variant: Variant, capacity: u64) -> plan::ScratchSizes {
         let small = self.small.as_ref().filter(|s| capacity < s.below);
-        self.shapes()
+        let mut sizes = self
+            .shapes()
             .chain(small.map(|s| s.shape))
             .map(|s| plan::scratch_sizes(variant, s, capacity))
             .max_by_key(|sizes| sizes.state_bytes)
-            .unwrap_or_else(|| plan::scratch_sizes(variant, self.shape, capacity))
+            .unwrap_or_else(|| plan::scratch_sizes(variant, self.shape, capacity));
+        if let Some(short) = self.short.as_ref().filter(|s| capacity <= s.max) {
+            sizes.state_bytes = sizes.state_bytes.max(short.state_words(capacity) * 4);
+        }
+        sizes
     }
 }
 
@@ -286,7 +329,26 @@ pub(super) fn build(
                 .transpose()?,
         })
     };
+    let short_max = match config.short_max(ctx.is_software()) {
+        max if ctx.is_software() => max.min(SOFTWARE_SHORT_MAX),
+        max => max,
+    };
+    let short = match (variant.wide, short_max) {
+        (false, max) if max >= 2 => short_path(
+            limits,
+            variant,
+            u64::from(max),
+            |shape| {
+                let mut constants = scatter_constants(shape, 0, 0);
+                constants.push((25, 1));
+                compute_pipeline(code.scatter, &constants)
+            },
+            |constants| compute_pipeline(small_spirv(variant), constants),
+        )?,
+        _ => None,
+    };
     Ok(Pipelines {
+        short,
         shape,
         clear: compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
         histogram: compute_pipeline(
@@ -301,11 +363,7 @@ pub(super) fn build(
                 // 8 bytes of shared memory a key; a power of two.
                 let fit = (limits.shared_bytes / 8).min(max);
                 let size = 1u32 << fit.max(2).ilog2();
-                let code = if variant.pairs {
-                    include_bytes!("../../../shaders/spv/radix_small_p32.spv").as_slice()
-                } else {
-                    include_bytes!("../../../shaders/spv/radix_small_k32.spv").as_slice()
-                };
+                let code = small_spirv(variant);
                 let wg = ONE_WORKGROUP_INVOCATIONS
                     .min(limits.max_invocations)
                     .min(size);
@@ -339,4 +397,54 @@ pub(super) fn build(
             None => None,
         },
     })
+}
+
+/// SPIR-V of `radix_small.comp` (the one-workgroup sort and the short path's buckets).
+fn small_spirv(variant: Variant) -> &'static [u8] {
+    if variant.pairs {
+        include_bytes!("../../../shaders/spv/radix_small_p32.spv").as_slice()
+    } else {
+        include_bytes!("../../../shaders/spv/radix_small_k32.spv").as_slice()
+    }
+}
+
+/// The short path of 32-bit sorts of up to `max` keys, where the device's limits leave room
+/// for it: the split's tile (`split` builds its pipeline) and the buckets' workgroups, whose
+/// shared memory holds [`BUCKET_KEYS`] keys or as many as fit, and whose invocations take
+/// at most four tiles each (which caps `max`); `buckets` builds their pipeline from its
+/// specialization constants.
+fn short_path(
+    limits: &DeviceLimits,
+    variant: Variant,
+    max: u64,
+    split: impl Fn(TileShape) -> Result<Arc<ComputePipeline>>,
+    buckets: impl Fn(&[(u32, u32)]) -> Result<Arc<ComputePipeline>>,
+) -> Result<Option<ShortPath>> {
+    // The split's status word holds a digit's first index and count in 16 bits each.
+    let Some(shape) = plan::choose_shape(
+        variant,
+        Scheme::LookBack,
+        limits,
+        Some(SPLIT_KEYS_PER_INVOCATION),
+        None,
+    )
+    .filter(|s| s.tile_keys() < 1 << 16) else {
+        return Ok(None);
+    };
+    let wg = BUCKET_INVOCATIONS.min(limits.max_invocations);
+    let tiles = shape.tiles(max).min(u64::from(4 * wg)) as u32;
+    let extra = tiles + 1;
+    let fit = (limits.shared_bytes / 8)
+        .saturating_sub(extra)
+        .min(BUCKET_KEYS);
+    if fit < BUCKET_MIN_KEYS.max(wg) {
+        return Ok(None);
+    }
+    let size = 1u32 << fit.ilog2();
+    Ok(Some(ShortPath {
+        max: max.min(u64::from(tiles) * u64::from(shape.tile_keys())),
+        shape,
+        split: split(shape)?,
+        buckets: buckets(&[(0, wg), (1, size), (2, 1), (3, extra)])?,
+    }))
 }

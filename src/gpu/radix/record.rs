@@ -13,7 +13,7 @@ use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 
 use super::config::RadixConfig;
-use super::pipelines::{self, OneWorkgroup, Pipelines};
+use super::pipelines::{self, Pipelines};
 use super::plan::{self, DeviceLimits, Variant};
 use super::{stamp, Stamps, NAME};
 use crate::error::{Error, Result};
@@ -101,6 +101,8 @@ pub struct RadixScratch {
     pub(super) sets: Mutex<Option<(SetsKey, Arc<Sets>)>>,
     /// The same for the one-workgroup sort.
     pub(super) one_set: Mutex<Option<(OneSetKey, Arc<DescriptorSet>)>>,
+    /// The same for the short path: the split's set and the buckets'.
+    pub(super) short_sets: Mutex<Option<(OneSetKey, [Arc<DescriptorSet>; 2])>>,
 }
 
 impl RadixScratch {
@@ -221,6 +223,14 @@ impl RadixSorter {
         Ok(p.one.as_ref().is_some_and(|o| n <= o.max))
     }
 
+    /// Whether a sort of `n` keys of this width (with or without values) takes the short
+    /// path (`RadixConfig::short_max`): a split by the top digit and a workgroup per bucket.
+    pub fn takes_short_path(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
+        let p = self.pipelines(Self::variant(width, pairs))?;
+        let one = p.one.as_ref().is_some_and(|o| n <= o.max);
+        Ok(!one && p.short.as_ref().is_some_and(|s| n <= s.max))
+    }
+
     /// The most keys one sort takes on this device.
     pub fn max_len(&self, width: KeyWidth, pairs: bool) -> Result<u64> {
         let variant = Self::variant(width, pairs);
@@ -280,6 +290,7 @@ impl RadixSorter {
             indirect: self.indirect_buffer()?,
             sets: Mutex::new(None),
             one_set: Mutex::new(None),
+            short_sets: Mutex::new(None),
         })
     }
 
@@ -372,6 +383,9 @@ impl RadixSorter {
         if let Some(one) = p.one.as_ref().filter(|o| keys_hint <= o.max) {
             self.record_one_workgroup(builder, job, scratch, one, map_code, capacity)?;
             return stamp(builder, stamps, "one workgroup");
+        }
+        if let Some(short) = p.short.as_ref().filter(|s| keys_hint <= s.max) {
+            return self.record_short(builder, job, scratch, short, map_code, capacity, stamps);
         }
         let reduce = p.reduce.as_ref().filter(|r| keys_hint >= r.from);
         // Where reduce-then-scan's scan runs (one of the two is always built).
@@ -628,74 +642,7 @@ impl RadixSorter {
         Ok(())
     }
 
-    /// Records a sort of at most `one.max` keys in one workgroup: one dispatch (after a
-    /// copy of the count where the GPU holds it).
-    fn record_one_workgroup(
-        &self,
-        builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
-        job: &SortJob,
-        scratch: &RadixScratch,
-        one: &OneWorkgroup,
-        map_code: u32,
-        capacity: u64,
-    ) -> Result<()> {
-        let keys = job.keys.clone().slice(0..capacity.max(1));
-        let values = job
-            .values
-            .as_ref()
-            .map(|v| v.clone().slice(0..capacity.max(1)));
-        let key = (
-            Arc::as_ptr(&one.pipeline) as usize,
-            view_id(&keys),
-            values.as_ref().map(view_id),
-        );
-        let set = {
-            let mut cached = scratch
-                .one_set
-                .lock()
-                .map_err(|_| Error::Gpu("radix descriptor cache lock poisoned".into()))?;
-            match cached.as_ref() {
-                Some((k, set)) if *k == key => set.clone(),
-                _ => {
-                    let mut writes = vec![
-                        WriteDescriptorSet::buffer(0, keys),
-                        WriteDescriptorSet::buffer(4, scratch.state.clone()),
-                    ];
-                    if let Some(v) = values {
-                        writes.push(WriteDescriptorSet::buffer(2, v));
-                    }
-                    let set = self.descriptor_set(&one.pipeline, writes)?;
-                    *cached = Some((key, set.clone()));
-                    set
-                }
-            }
-        };
-        let count = match &job.count {
-            Count::Known(n) => *n,
-            Count::Buffer(buf) => {
-                builder
-                    .copy_buffer(CopyBufferInfo::buffers(
-                        buf.clone(),
-                        scratch.state.clone().index(plan::state::COUNT.into()),
-                    ))
-                    .map_err(gpu_err("copying the key count"))?;
-                u32::MAX
-            }
-        };
-        Self::bind(
-            builder,
-            &one.pipeline,
-            set,
-            [count, map_code, 0, 0, capacity as u32],
-        )?;
-        // SAFETY: one workgroup reads and writes keys and values below min(count, capacity,
-        // SIZE) in buffers of capacity elements, and reads the state's count word.
-        unsafe { builder.dispatch([1, 1, 1]) }
-            .map_err(gpu_err("dispatching the one-workgroup radix sort"))?;
-        Ok(())
-    }
-
-    fn descriptor_set(
+    pub(super) fn descriptor_set(
         &self,
         pipeline: &Arc<ComputePipeline>,
         writes: Vec<WriteDescriptorSet>,
@@ -709,7 +656,7 @@ impl RadixSorter {
         .map_err(gpu_err("creating a radix descriptor set"))
     }
 
-    fn bind(
+    pub(super) fn bind(
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
         pipeline: &Arc<ComputePipeline>,
         set: Arc<DescriptorSet>,
@@ -748,7 +695,7 @@ pub(super) struct SetsKey {
 pub(super) type OneSetKey = (usize, (usize, u64, u64), Option<(usize, u64, u64)>);
 
 /// A buffer view's identity: its buffer, offset and size.
-fn view_id(view: &Subbuffer<[u32]>) -> (usize, u64, u64) {
+pub(super) fn view_id(view: &Subbuffer<[u32]>) -> (usize, u64, u64) {
     (
         Arc::as_ptr(view.buffer()) as usize,
         view.offset(),
