@@ -31,10 +31,13 @@
 //!   `np.sort` (x86-simd-sort) for 32-bit keys and 0.7-1.3x for 64-bit, under 1.0x from
 //!   2^20 (`u32` 0.87 / 0.81 at 2^20 / 2^24); the base case 1.06-1.15x x86-simd-sort's
 //!   time, one partition pass 1.3x (eight µops per 16 keys on the one 512-bit shuffle port,
-//!   now five), float keys two passes of the key map (now none with AVX-512). The Intel
-//!   figures of the new partition and float path are pending; on the AMD EPYC build machine
-//!   the pass is 0.121 against 0.132 ns per key at 2^20, and a range that is not on a
-//!   64-byte line no longer pays 1.3-2x. `auto` sends slices here below radix's crossover
+//!   now five), float keys two passes of the key map (now none with AVX-512). With both
+//!   changes the Xeon's pass is 0.24-0.28 ns per `u32` key at 2^20 (was 0.28-0.31;
+//!   x86-simd-sort 0.19-0.23) and `avx512` 0.82-1.15x numpy for `u32`, 0.86-1.57x for
+//!   `f32`, 0.89-1.20x for `f64` at 2^12-2^24: still under 1.0x from 2^20, the pass being
+//!   1.2-1.5x theirs (they compress-store to memory, which Zen 4 runs in microcode; we
+//!   compress in registers). On the AMD EPYC build machine a range that is not on a 64-byte
+//!   line no longer pays 1.3-2x. `auto` sends slices here below radix's crossover
 //!   (`backend::thresholds`); the `wide` instantiation (`portable`) is slower than `radix`
 //!   on x86-64.
 

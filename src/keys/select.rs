@@ -94,6 +94,17 @@ where
 /// whose sample costs less than the partition work the bracket would save.
 const BRACKET_MIN_LEN: usize = 1 << 13;
 
+/// `u64` selects take the one pass ([`one_pass`]) from this many keys; below, two
+/// partitions. Ratio to `select_nth_unstable` at n/2, one thread, one pass / two partitions,
+/// two rounds each in one run (`sortnet bench --no-profile --workload select64`): 16-core
+/// Intel Xeon host 2^16 2.59-2.60 / 3.23-3.44x, 2^20 2.43-2.48 / 2.95-3.03x, 2^24 2.43-2.45
+/// / 2.03-2.11x (the pass over 128 MiB is bound by memory, where reading each key once
+/// counts); 2-core AMD EPYC Zen 4 2^20 1.89-2.41 / 2.23-2.30x, 2^24 2.01-2.05 / 1.28-1.29x.
+/// Between 2^20 and 2^24 it was not measured: 2^22 keys (32 MiB) is past both machines'
+/// L2 and at the AMD machine's L3. `u32` takes the one pass at every size (Xeon 4.70 / 5.21
+/// / 3.04-3.38x against 4.69-4.78 / 4.80-4.83 / 2.62-2.87x).
+const ONE_PASS_MIN_LEN_64: usize = 1 << 22;
+
 /// One Floyd-Rivest step: two pivots drawn from a sorted sample of about `2 sqrt(len)` keys,
 /// `2.5` standard deviations of the sample's rank either side of `at`, and a three-way split
 /// around them: one pass ([`one_pass`]) on AVX-512, else two partitions (the side away from
@@ -204,7 +215,11 @@ unsafe fn one_pass<V: KeyVector>(
                 && is_x86_feature_detected!("bmi2")
         };
         let key = TypeId::of::<V::Key>();
-        if V::LANES == 8 && key == TypeId::of::<u64>() && avx512() {
+        if V::LANES == 8
+            && key == TypeId::of::<u64>()
+            && keys.len() >= ONE_PASS_MIN_LEN_64
+            && avx512()
+        {
             // SAFETY: `V::Key` is `u64` (same `TypeId`), so the slice and the pivots are
             // `u64`s viewed as themselves; the CPU has the kernel's features (checked).
             return unsafe {

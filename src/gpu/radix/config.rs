@@ -79,7 +79,11 @@ pub struct RadixConfig {
     /// instead of the histogram and a pass per digit; 0: never. Capped where the split's
     /// tiles outnumber what a bucket's workgroup reads. A bucket larger than its shared
     /// memory (keys that share a top digit) is still sorted right, slowly, by that workgroup
-    /// alone. `None`: 2^17 on a GPU, 0 on a software driver (where it is capped at 2^14).
+    /// alone, and that is the path's weak spot: on an H200, 2^13 keys of one top digit took
+    /// 0.63 ms against the chain's 0.044. So the path is opt in, for keys whose top digit
+    /// spreads (hashes, full-range integers; not depths of one narrow float range): [`SHORT_MAX`]
+    /// is the size measured for it (2^16 pairs 0.025 ms against the chain's 0.068). `None` or
+    /// 0: never. Capped at 2^14 on a software driver.
     pub short_max: Option<u32>,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
@@ -89,10 +93,10 @@ pub struct RadixConfig {
 /// passes up to this size (BENCHMARKS.md, "GPU radix sort", small sorts).
 pub(crate) const ONE_WORKGROUP_MAX: u32 = 4096;
 
-/// [`RadixConfig::short_max`]'s default: random keys fill each of the 256 buckets with
-/// about 512 keys at 2^17, a quarter of a bucket's shared memory (BENCHMARKS.md, "In the
-/// application's own Vulkan device", short path).
-pub(crate) const SHORT_MAX: u32 = 1 << 17;
+/// The [`RadixConfig::short_max`](RadixConfig#structfield.short_max) to opt in with: random
+/// keys fill each of the 256 buckets with about 512 keys at 2^17, a quarter of a bucket's
+/// shared memory (BENCHMARKS.md, "In the application's own Vulkan device", short path; H200).
+pub const SHORT_MAX: u32 = 1 << 17;
 
 /// The small sorts' tile, (invocations, keys per invocation): at 2^13-2^15 u32 keys and
 /// pairs on an H200 it took 13-20% less time than the shipped 512 x 11 tile, at 2^16 about
@@ -132,10 +136,9 @@ impl RadixConfig {
             .unwrap_or(if software { 0 } else { ONE_WORKGROUP_MAX })
     }
 
-    /// The short path's most keys on a device (`software`: a CPU driver).
-    pub(crate) fn short_max(&self, software: bool) -> u32 {
-        self.short_max
-            .unwrap_or(if software { 0 } else { SHORT_MAX })
+    /// The short path's most keys (0: the path is off, as by default).
+    pub(crate) fn short_max(&self) -> u32 {
+        self.short_max.unwrap_or(0)
     }
 
     /// Below how many keys sorts of `variant` take the small tile (0: never).

@@ -69,7 +69,7 @@ use vulkano::command_buffer::{AutoCommandBufferBuilder, PrimaryAutoCommandBuffer
 use vulkano::query::QueryPool;
 use vulkano::sync::PipelineStage;
 
-pub use config::{PassScheme, RadixConfig};
+pub use config::{PassScheme, RadixConfig, SHORT_MAX};
 pub use record::{Count, RadixScratch, RadixSorter, SortJob};
 
 use super::context::context;

@@ -62,7 +62,7 @@ const SPLIT_KEYS_PER_INVOCATION: u32 = 2;
 const BUCKET_INVOCATIONS: u32 = 256;
 /// The most keys a bucket sorts in shared memory (8 bytes a key): 2048, so that three
 /// workgroups share the 48 KiB an H200 gives them, four times the bucket of random keys at
-/// the default [`SHORT_MAX`](super::config::SHORT_MAX).
+/// [`SHORT_MAX`](super::config::SHORT_MAX).
 const BUCKET_KEYS: u32 = 2048;
 /// The fewest: `radix_small.comp` keeps a few words of its own past 256 keys.
 const BUCKET_MIN_KEYS: u32 = 512;
@@ -329,7 +329,7 @@ pub(super) fn build(
                 .transpose()?,
         })
     };
-    let short_max = match config.short_max(ctx.is_software()) {
+    let short_max = match config.short_max() {
         max if ctx.is_software() => max.min(SOFTWARE_SHORT_MAX),
         max => max,
     };
