@@ -449,71 +449,58 @@ impl RadixSorter {
             keys: view_id(&job.keys),
             values: job.values.as_ref().map(view_id),
         };
-        let sets = {
-            let mut cached = scratch
-                .sets
-                .lock()
-                .map_err(|_| Error::Gpu("radix descriptor cache lock poisoned".into()))?;
-            match cached.as_ref() {
-                Some((k, sets)) if *k == key => sets.clone(),
-                _ => {
-                    let set = |pipeline: &Arc<ComputePipeline>, writes| {
-                        self.descriptor_set(pipeline, writes)
-                    };
-                    let direction =
-                        |src_k: &Subbuffer<[u32]>,
-                         dst_k: &Subbuffer<[u32]>,
-                         src_v: &Option<Subbuffer<[u32]>>,
-                         dst_v: &Option<Subbuffer<[u32]>>| {
-                            scatter_writes(src_k, dst_k, src_v, dst_v, &state)
+        let sets = cached(&scratch.sets, key, || {
+            let set =
+                |pipeline: &Arc<ComputePipeline>, writes| self.descriptor_set(pipeline, writes);
+            let direction = |src_k: &Subbuffer<[u32]>,
+                             dst_k: &Subbuffer<[u32]>,
+                             src_v: &Option<Subbuffer<[u32]>>,
+                             dst_v: &Option<Subbuffer<[u32]>>| {
+                scatter_writes(src_k, dst_k, src_v, dst_v, &state)
+            };
+            let histogram = scan_scheme.map_or(&p.histogram, |s| &s.histogram);
+            let state_only =
+                |pipeline| set(pipeline, vec![WriteDescriptorSet::buffer(4, state.clone())]);
+            let made = Arc::new(Sets {
+                clear: state_only(&p.clear)?,
+                histogram: set(
+                    histogram,
+                    vec![
+                        WriteDescriptorSet::buffer(0, a_keys.clone()),
+                        WriteDescriptorSet::buffer(4, state.clone()),
+                        WriteDescriptorSet::buffer(
+                            5,
+                            scratch.indirect.clone().reinterpret::<[u32]>(),
+                        ),
+                    ],
+                )?,
+                ab: set(scatter, direction(&a_keys, &b_keys, &a_values, &b_values))?,
+                ba: set(scatter, direction(&b_keys, &a_keys, &b_values, &a_values))?,
+                // Reduce-then-scan: the upsweep reads the step's source keys, the scan
+                // the state only.
+                upsweep: match reduce {
+                    Some(r) => {
+                        let up = |keys: &Subbuffer<[u32]>| {
+                            set(
+                                &r.upsweep,
+                                vec![
+                                    WriteDescriptorSet::buffer(0, keys.clone()),
+                                    WriteDescriptorSet::buffer(4, state.clone()),
+                                ],
+                            )
                         };
-                    let histogram = scan_scheme.map_or(&p.histogram, |s| &s.histogram);
-                    let state_only = |pipeline| {
-                        set(pipeline, vec![WriteDescriptorSet::buffer(4, state.clone())])
-                    };
-                    let made = Arc::new(Sets {
-                        clear: state_only(&p.clear)?,
-                        histogram: set(
-                            histogram,
-                            vec![
-                                WriteDescriptorSet::buffer(0, a_keys.clone()),
-                                WriteDescriptorSet::buffer(4, state.clone()),
-                                WriteDescriptorSet::buffer(
-                                    5,
-                                    scratch.indirect.clone().reinterpret::<[u32]>(),
-                                ),
-                            ],
-                        )?,
-                        ab: set(scatter, direction(&a_keys, &b_keys, &a_values, &b_values))?,
-                        ba: set(scatter, direction(&b_keys, &a_keys, &b_values, &a_values))?,
-                        // Reduce-then-scan: the upsweep reads the step's source keys, the scan
-                        // the state only.
-                        upsweep: match reduce {
-                            Some(r) => {
-                                let up = |keys: &Subbuffer<[u32]>| {
-                                    set(
-                                        &r.upsweep,
-                                        vec![
-                                            WriteDescriptorSet::buffer(0, keys.clone()),
-                                            WriteDescriptorSet::buffer(4, state.clone()),
-                                        ],
-                                    )
-                                };
-                                Some([up(&a_keys)?, up(&b_keys)?])
-                            }
-                            None => None,
-                        },
-                        scan: scan_scheme
-                            .and_then(|s| s.scan.as_ref())
-                            .map(state_only)
-                            .transpose()?,
-                        copy: set(&p.copy, direction(&b_keys, &a_keys, &b_values, &a_values))?,
-                    });
-                    *cached = Some((key, made.clone()));
-                    made
-                }
-            }
-        };
+                        Some([up(&a_keys)?, up(&b_keys)?])
+                    }
+                    None => None,
+                },
+                scan: scan_scheme
+                    .and_then(|s| s.scan.as_ref())
+                    .map(state_only)
+                    .transpose()?,
+                copy: set(&p.copy, direction(&b_keys, &a_keys, &b_values, &a_values))?,
+            });
+            Ok(made)
+        })?;
         let bind = Self::bind;
 
         // 1. The count, where the GPU holds it. Nothing is cleared first: the histogram's
@@ -725,7 +712,7 @@ fn map_code(map: KeyMap) -> u32 {
 
 /// The bindings of a scatter or copy from `src` to `dst` (keys, values when both are
 /// given), with the state.
-fn scatter_writes(
+pub(super) fn scatter_writes(
     src_k: &Subbuffer<[u32]>,
     dst_k: &Subbuffer<[u32]>,
     src_v: &Option<Subbuffer<[u32]>>,
@@ -742,4 +729,24 @@ fn scatter_writes(
         w.push(WriteDescriptorSet::buffer(3, d.clone()));
     }
     w
+}
+
+/// What `slot` caches for `key` (descriptor sets for one set of buffers), made by `make` and
+/// kept when the slot held another key or nothing.
+pub(super) fn cached<K: PartialEq, S: Clone>(
+    slot: &Mutex<Option<(K, S)>>,
+    key: K,
+    make: impl FnOnce() -> Result<S>,
+) -> Result<S> {
+    let mut cached = slot
+        .lock()
+        .map_err(|_| Error::Gpu("radix descriptor cache lock poisoned".into()))?;
+    match cached.as_ref() {
+        Some((k, made)) if *k == key => Ok(made.clone()),
+        _ => {
+            let made = make()?;
+            *cached = Some((key, made.clone()));
+            Ok(made)
+        }
+    }
 }

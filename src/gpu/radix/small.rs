@@ -5,15 +5,13 @@
 
 use std::sync::Arc;
 
-use vulkano::buffer::Subbuffer;
 use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer};
-use vulkano::descriptor_set::WriteDescriptorSet;
 
 use super::pipelines::{OneWorkgroup, ShortPath};
 use super::plan;
-use super::record::{view_id, Count, RadixScratch, RadixSorter, SortJob};
+use super::record::{cached, scatter_writes, view_id, Count, RadixScratch, RadixSorter, SortJob};
 use super::{stamp, Stamps};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gpu::context::gpu_err;
 
 impl RadixSorter {
@@ -38,31 +36,18 @@ impl RadixSorter {
             view_id(&keys),
             values.as_ref().map(view_id),
         );
-        let set = {
-            let mut cached = scratch
-                .one_set
-                .lock()
-                .map_err(|_| Error::Gpu("radix descriptor cache lock poisoned".into()))?;
-            match cached.as_ref() {
-                Some((k, set)) if *k == key => set.clone(),
-                _ => {
-                    // Bindings 1 and 3 serve the short path's buckets (radix_small.comp):
-                    // bound to the scratch, unused.
-                    let mut writes = vec![
-                        WriteDescriptorSet::buffer(0, keys),
-                        WriteDescriptorSet::buffer(1, scratch.keys.clone()),
-                        WriteDescriptorSet::buffer(4, scratch.state.clone()),
-                    ];
-                    if let (Some(v), Some(b)) = (values, scratch.values.as_ref()) {
-                        writes.push(WriteDescriptorSet::buffer(2, v));
-                        writes.push(WriteDescriptorSet::buffer(3, b.clone()));
-                    }
-                    let set = self.descriptor_set(&one.pipeline, writes)?;
-                    *cached = Some((key, set.clone()));
-                    set
-                }
-            }
-        };
+        let set = cached(&scratch.one_set, key, || {
+            // Bindings 1 and 3 serve the short path's buckets (radix_small.comp): bound to
+            // the scratch, unused.
+            let writes = scatter_writes(
+                &keys,
+                &scratch.keys,
+                &values,
+                &scratch.values,
+                &scratch.state,
+            );
+            self.descriptor_set(&one.pipeline, writes)
+        })?;
         let count = match &job.count {
             Count::Known(n) => *n,
             Count::Buffer(buf) => {
@@ -112,47 +97,20 @@ impl RadixSorter {
             view_id(&a_keys),
             a_values.as_ref().map(view_id),
         );
-        let [split_set, buckets_set] = {
-            let mut cached = scratch
-                .short_sets
-                .lock()
-                .map_err(|_| Error::Gpu("radix descriptor cache lock poisoned".into()))?;
-            match cached.as_ref() {
-                Some((k, sets)) if *k == key => sets.clone(),
-                _ => {
-                    // Bindings 0 and 2 are read, 1 and 3 written: A -> B for the split, B
-                    // -> A for the buckets.
-                    let writes =
-                        |src_k: &Subbuffer<[u32]>,
-                         dst_k: &Subbuffer<[u32]>,
-                         src_v: &Option<Subbuffer<[u32]>>,
-                         dst_v: &Option<Subbuffer<[u32]>>| {
-                            let mut w = vec![
-                                WriteDescriptorSet::buffer(0, src_k.clone()),
-                                WriteDescriptorSet::buffer(1, dst_k.clone()),
-                                WriteDescriptorSet::buffer(4, state.clone()),
-                            ];
-                            if let (Some(s), Some(d)) = (src_v, dst_v) {
-                                w.push(WriteDescriptorSet::buffer(2, s.clone()));
-                                w.push(WriteDescriptorSet::buffer(3, d.clone()));
-                            }
-                            w
-                        };
-                    let sets = [
-                        self.descriptor_set(
-                            &short.split,
-                            writes(&a_keys, &b_keys, &a_values, &b_values),
-                        )?,
-                        self.descriptor_set(
-                            &short.buckets,
-                            writes(&b_keys, &a_keys, &b_values, &a_values),
-                        )?,
-                    ];
-                    *cached = Some((key, sets.clone()));
-                    sets
-                }
-            }
-        };
+        let [split_set, buckets_set] = cached(&scratch.short_sets, key, || {
+            // Bindings 0 and 2 are read, 1 and 3 written: A -> B for the split, B -> A for
+            // the buckets.
+            Ok([
+                self.descriptor_set(
+                    &short.split,
+                    scatter_writes(&a_keys, &b_keys, &a_values, &b_values, &state),
+                )?,
+                self.descriptor_set(
+                    &short.buckets,
+                    scatter_writes(&b_keys, &a_keys, &b_values, &a_values, &state),
+                )?,
+            ])
+        })?;
         // As the passes take them (radix_common.glsl): a count the host knows in the push
         // constants, else copied into the state.
         let (map_word, bound, keys_hint) = match &job.count {
