@@ -619,6 +619,40 @@ fn bench_times_the_calls_beyond_a_plain_sort() {
 }
 
 #[test]
+fn bench_times_arranged_inputs_against_random_keys() {
+    let out = run(sortnet().args([
+        "bench",
+        "--workload",
+        "u32,f64,pairs",
+        "--order",
+        "random,ascending,descending,organ-pipe,sorted-halves,interleaved-halves,sawtooth,noisy,few-distinct",
+        "--sizes",
+        "1,300,1000",
+        "--backends",
+        "auto,std",
+        "--seconds",
+        "0.001",
+    ]));
+    // Every result is checked against the input, whatever its order.
+    assert_ok(&out);
+    let text = stdout(&out);
+    assert!(text.contains("u32 keys, organ-pipe input"), "{text}");
+    assert!(text.contains("time relative to random keys"), "{text}");
+    let relative = text.split("time relative to random keys").nth(1).unwrap();
+    // 3 workloads x 8 arranged orders x 2 contestants, each a ratio at every size.
+    let rows: Vec<&str> = relative.lines().skip(2).filter(|l| !l.is_empty()).collect();
+    assert_eq!(rows.len(), 48, "{relative}");
+    assert!(
+        rows.iter().all(|r| r.split_whitespace().count() == 6),
+        "{relative}"
+    );
+
+    let refused = run(sortnet().args(["bench", "--workload", "select", "--order", "noisy"]));
+    assert!(!refused.status.success());
+    assert!(stderr(&refused).contains("--order applies to key and pair sorts"));
+}
+
+#[test]
 fn bench_refuses_an_unknown_backend() {
     let out = run(sortnet().args(["bench", "--backends", "nope", "--sizes", "16"]));
     assert!(!out.status.success());
