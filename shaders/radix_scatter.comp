@@ -649,8 +649,9 @@ void main() {
     const uint flags = st[ST_FLAGS + params.step];
     const uint n = KEY_COUNT();
     if (SPLIT == 1u) {
-        // Tiles past a count the GPU holds have nothing to split. The top digit below the
-        // end bit; the key map applied on read, and not undone (radix_small.comp does).
+        // Tiles past a count the GPU holds have nothing to split. The buckets: the top digit
+        // below the end bit or the sample's splitters; the key map applied on read, and not
+        // undone (radix_small.comp does).
         if (gl_WorkGroupID.x * TILE >= n) return;
         const uint top = (END_BIT - 1u) / 8u;
         const bool encode = KEY_MAP != MAP_UNSIGNED;

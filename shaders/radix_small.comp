@@ -23,7 +23,7 @@
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint SIZE = 4096;  // a power of two; shared memory: 8 x SIZE bytes
-layout(constant_id = 2) const uint BUCKETS = 0;  // 1: one workgroup per top digit (see the top)
+layout(constant_id = 2) const uint BUCKETS = 0;  // 1: one workgroup per bucket of the split (see the top)
 layout(constant_id = 3) const uint EXTRA = 0;    // with BUCKETS: the most split tiles (at most 4 per invocation) + 1
 
 // One workgroup: binding 0 in place (bindings 1 and 3 are bound, unused). Buckets: 0 and 2

@@ -20,6 +20,7 @@ use crate::gpu::context::gpu_err;
 impl RadixSorter {
     /// Records a sort of at most `one.max` keys in one workgroup: one dispatch (after a
     /// copy of the count where the GPU holds it).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn record_one_workgroup(
         &self,
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
