@@ -360,10 +360,26 @@ bool choose_split(uint n, bool encode) {
     // most / SAMPLE of the n keys in one digit, against 3/8 of BUCKET_KEYS (the short path
     // takes at most 64 x BUCKET_KEYS keys, 2^17: no overflow).
     if (s_stalled * n * 8u <= SAMPLE * BUCKET_KEYS * 3u) return false;
-    // The sample's bitonic sort: SAMPLE / 2 compare-exchanges a step.
-    for (uint k = 2u; k <= SAMPLE; k <<= 1u) {
+    // Up to 2^16 keys every other sample is sorted, 1024 strata of the count (on an H200 the
+    // sort of 2048 took 12 us; 1024 leave the largest bucket of keys of one top digit at 805
+    // of 2048, by the rule in Python): `sorted` of them.
+    uint sorted = SAMPLE;
+    if (SAMPLE >= 2048u && n <= 65536u) {
+        sorted = SAMPLE / 2u;
+        uint kept[(SAMPLE / 2u + WG - 1u) / WG];
+        [[unroll]] for (uint r = 0u; r * WG < SAMPLE / 2u; r++) {
+            kept[r] = r * WG + tid < sorted ? s_mem[2u * (r * WG + tid)] : 0u;
+        }
+        barrier();
+        [[unroll]] for (uint r = 0u; r * WG < SAMPLE / 2u; r++) {
+            if (r * WG + tid < sorted) s_mem[r * WG + tid] = kept[r];
+        }
+        barrier();
+    }
+    // The sample's bitonic sort: sorted / 2 compare-exchanges a step.
+    for (uint k = 2u; k <= sorted; k <<= 1u) {
         for (uint j = k >> 1u; j > 0u; j >>= 1u) {
-            for (uint p = tid; p < SAMPLE / 2u; p += WG) {
+            for (uint p = tid; p < sorted / 2u; p += WG) {
                 const uint i = ((p & ~(j - 1u)) << 1u) | (p & (j - 1u));
                 const uint a = s_mem[i];
                 const uint b = s_mem[i | j];
@@ -375,8 +391,8 @@ bool choose_split(uint n, bool encode) {
             barrier();
         }
     }
-    // Bucket b holds the words in (splitter b - 1, splitter b]: SAMPLE / RADIX samples each.
-    const uint step = SAMPLE / RADIX;
+    // Bucket b holds the words in (splitter b - 1, splitter b]: sorted / RADIX samples each.
+    const uint step = sorted / RADIX;
     for (uint j = tid; j < RADIX - 1u; j += WG) s_out[j] = s_mem[(j + 1u) * step - 1u];
     barrier();
     return true;
@@ -400,10 +416,8 @@ uint splitter_bucket(uint w, uint pos, uint n) {
 // Ranks one tile, finds where its keys go (by look-back or from the offsets the upsweep and
 // scan left), and writes them there. `first` is the bucket offset (look-back) or the tile's
 // offset (reduce-then-scan; OFFSET_LATER when the scan was not done yet) of digit tid;
-// `splitters`: the split's buckets come from the splitters in s_out (choose_split).
 // Called in uniform control flow.
-void sort_tile(const uint tile, const uint n, const uint flags, const uint first,
-               const bool splitters) {
+void sort_tile(const uint tile, const uint n, const uint flags, const uint first) {
     const uint tid = gl_LocalInvocationIndex;
     const bool encode = (flags & 1u) != 0u;
     const bool decode = (flags & 2u) != 0u;
@@ -425,6 +439,14 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         keys[k] = KEY_ZERO;
         if (base + idx < params.capacity) keys[k] = src_keys[base + idx];
     }
+    // The split's buckets, chosen while the tile's loads are in flight (s_mem is free yet):
+    // by the splitters in s_out, or by the top digit.
+#if KEY64
+    const bool splitters = false;
+#else
+    bool splitters = false;
+    if (SPLIT == 1u) splitters = choose_split(n, encode);
+#endif
     // Each subgroup clears its own counters: only its own lanes count into them, so a
     // subgroup barrier (below) orders the clear before the ranking, not a workgroup one.
     for (uint i = lane; i < RADIX; i += gl_SubgroupSize) s_mem[sg * RADIX + i] = 0u;
@@ -654,13 +676,8 @@ void main() {
         // undone (radix_small.comp does).
         if (gl_WorkGroupID.x * TILE >= n) return;
         const uint top = (END_BIT - 1u) / 8u;
-        const bool encode = KEY_MAP != MAP_UNSIGNED;
-#if KEY64
-        const bool splitters = false;
-#else
-        const bool splitters = choose_split(n, encode);
-#endif
-        sort_tile(gl_WorkGroupID.x, n, (top << 8) | (encode ? 1u : 0u), 0u, splitters);
+        const uint encode = KEY_MAP != MAP_UNSIGNED ? 1u : 0u;
+        sort_tile(gl_WorkGroupID.x, n, (top << 8) | encode, 0u);
         return;
     }
     if (REDUCE_SCAN == 1u) {
@@ -681,7 +698,7 @@ void main() {
             const uint inside = offset_in_partition(tile, tid);
             if ((word & OFFSET_READY) != 0u) first = (word & ~OFFSET_READY) + inside;
         }
-        sort_tile(tile, n, flags, first, false);
+        sort_tile(tile, n, flags, first);
         return;
     }
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
@@ -690,5 +707,5 @@ void main() {
     // The tile is the workgroup id (one dispatch per pass covers every tile). A look-back may
     // then wait for a workgroup that has not started; the bounded spin and the recount
     // cover that.
-    sort_tile(gl_WorkGroupID.x, n, flags, bucket_first, false);
+    sort_tile(gl_WorkGroupID.x, n, flags, bucket_first);
 }
