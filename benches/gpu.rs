@@ -5,7 +5,7 @@
 //!                                  [--scheme measured|lookback|reduce] [--tile WGxKPI]
 //!                                  [--partitions P] [--key-bits B] [--one-workgroup-max N]
 //!                                  [--small-below N] [--short-max N] [--histogram-kpi N]
-//!                                  [--phases] [--one-top-digit]
+//!                                  [--phases] [--one-top-digit | --shape NAME]
 //!                                  [--reps N] LOG2..
 //! cargo bench --bench gpu -- nibble [--reps N] LOG2..
 //! cargo bench --bench gpu -- bitonic [--reps N] LOG2..
@@ -20,7 +20,9 @@
 //! machine); `--scheme`, `--tile` and `--partitions` reproduce "GPU radix tiles";
 //! `--key-bits B` sorts by the low B bits; `--one-workgroup-max`, `--short-max` and
 //! `--small-below` set the small sorts' crossovers (0: off); `--one-top-digit` gives 32-bit
-//! keys one top byte (the short path's worst case). Each `radix` row also gives the same sort of no
+//! keys one top byte (the short path's worst case split by the top digit), `--shape` other
+//! inputs of that kind: `one-top-digit`, `equal` (one key), `two` (two keys), `depths`
+//! (floats of one narrow range, with `--map float`). Each `radix` row also gives the same sort of no
 //! keys in the same buffers (the empty dispatch chain: every dispatch, each with nothing to
 //! do) and the CPU time of one `record` call (median of 200, after the first); `--phases`
 //! adds each phase's GPU time (a timestamp after every dispatch, medians).
@@ -71,8 +73,8 @@ struct Args {
     config: RadixConfig,
     key_bits: Option<u32>,
     phases: bool,
-    /// Random keys with one top byte (the short path's worst case: one bucket).
-    one_top_digit: bool,
+    /// 32-bit keys of a shape other than random (`--shape`; the short path's hard cases).
+    shape: Option<String>,
 }
 
 fn parse() -> Args {
@@ -92,7 +94,7 @@ fn parse() -> Args {
         config: RadixConfig::default(),
         key_bits: None,
         phases: false,
-        one_top_digit: false,
+        shape: None,
     };
     while let Some(arg) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| usage());
@@ -123,7 +125,8 @@ fn parse() -> Args {
             }
             "--partitions" => a.config.partitions = value().parse().unwrap_or_else(|_| usage()),
             "--phases" => a.phases = true,
-            "--one-top-digit" => a.one_top_digit = true,
+            "--one-top-digit" => a.shape = Some("one-top-digit".into()),
+            "--shape" => a.shape = Some(value()),
             "--histogram-kpi" => {
                 a.config.histogram_keys_per_invocation = value().parse().unwrap_or_else(|_| usage())
             }
@@ -386,9 +389,15 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
             let kw = if width == KeyWidth::W64 { 2 } else { 1 };
             let words = n * kw;
             let mut data = random_words(words as usize, 0x1234_5678 + u64::from(log));
-            if args.one_top_digit && kw == 1 {
-                data.iter_mut()
-                    .for_each(|w| *w = *w & 0x00FF_FFFF | 0x5A00_0000);
+            if let (Some(shape), 1) = (&args.shape, kw) {
+                let f: fn(u32) -> u32 = match shape.as_str() {
+                    "one-top-digit" => |w| w & 0x00FF_FFFF | 0x5A00_0000,
+                    "equal" => |_| 0x8000_0001,
+                    "two" => |w| if w & 1 == 0 { 7 } else { 0xC000_0000 },
+                    "depths" => |w| (100.0f32 + (w >> 12) as f32 * 1e-5).to_bits(),
+                    _ => usage(),
+                };
+                data.iter_mut().for_each(|w| *w = f(*w));
             }
             let values: Vec<u32> = (0..n as u32).collect();
             let (pristine, pristine_v) = (host(ctx, &data), host(ctx, &values));

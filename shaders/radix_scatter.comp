@@ -22,10 +22,13 @@
 // tile reads them instead of looking back, and no tile waits for another.
 //
 // Split (SPLIT = 1, the short path of small sorts: radix_small.comp finishes it): no bucket
-// offsets and no look-back; each tile ranks its keys by the top digit below the end bit,
-// writes them in that order over its own place in the destination, and leaves each digit's
-// first index and count inside the tile in one status word (index low, count high), from
-// which each bucket's workgroup finds its keys' runs.
+// offsets and no look-back; each tile ranks its keys by a bucket of 256, writes them in that
+// order over its own place in the destination, and leaves each bucket's first index and
+// count inside the tile in one status word (index low, count high), from which each
+// bucket's workgroup finds its keys' runs. The buckets come from a sample of the keys that
+// every workgroup draws alike (choose_split): the top digit below the end bit where the
+// sample finds it spread, else 255 splitters from the sorted sample, so that keys sharing a
+// top digit (depths of one narrow float range) or a few values do not fill one bucket.
 //
 // Stability: a subgroup owns a contiguous run of the tile and takes its keys in index
 // order (round k, lane l -> index k*S + l); ranks count equal digits in earlier rounds
@@ -55,7 +58,8 @@ layout(constant_id = 21) const uint REDUCE_SCAN = 0;   // 1: reduce-then-scan, n
 layout(constant_id = 22) const uint HALF_KEYS = 0;     // 64-bit keys: 1 reorders one 32-bit half of the keys at a time
 layout(constant_id = 23) const uint SCAN_IN_PASS = 1;  // reduce-then-scan: 1: the first SCAN_GROUPS workgroups scan (see main)
 layout(constant_id = 24) const uint PARTITIONS = 1024; // reduce-then-scan: the plan's most partitions
-layout(constant_id = 25) const uint SPLIT = 0;         // 1: split by the top digit, no look-back (see the top)
+layout(constant_id = 25) const uint SPLIT = 0;         // 1: split into 256 buckets, no look-back (see the top)
+layout(constant_id = 26) const uint BUCKET_KEYS = 2048; // split: the most keys a bucket sorts in shared memory
 
 const uint WG = gl_WorkGroupSize.x;
 // Lanes per digit in the look-back: as wanted, but no more than the smallest subgroup (the
@@ -309,9 +313,109 @@ uint tile_offset(uint tile, uint d, uint pass) {
 // `first` for a tile whose offset of digit tid is not fetched yet.
 const uint OFFSET_LATER = ~0u;
 
+#if !KEY64
+// ---- split: choosing the buckets ----------------------------------------------------------
+// Sampled keys: a power of two, at least RADIX, that s_mem holds (it is free before the tile).
+const uint SAMPLE = SMEM_WORDS >= 2048u ? 2048u : (SMEM_WORDS >= 1024u ? 1024u : (SMEM_WORDS >= 512u ? 512u : 256u));
+
+// The bits a sort compares: those below the end bit (of the mapped key).
+uint sort_word(uint k) {
+    return END_BIT >= 32u ? k : k & ((1u << END_BIT) - 1u);
+}
+
+// Where sample i lies: one in each of SAMPLE equal strata of the count, at a place in it
+// drawn by a hash of i (the same in every workgroup), so that a sorted or periodic input
+// is sampled as well as a shuffled one.
+uint sample_position(uint i, uint n) {
+    uint h = i * 0x9e3779b9u;
+    h ^= h >> 15;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    // Stratum i: [i * n / SAMPLE, (i + 1) * n / SAMPLE), below 2^31 as n <= 2^20.
+    const uint first = (i * n) / SAMPLE;
+    return first + h % max(((i + 1u) * n) / SAMPLE - first, 1u);
+}
+
+// Chooses the split's buckets from SAMPLE keys, alike in every workgroup, and says which way
+// (uniform): false, by the top digit below the end bit, where no digit holds more than 3/8
+// of what a bucket's workgroup sorts in shared memory in the sample's estimate (random
+// keys to 2^16: no sort of the sample, and even buckets); true, by the 255
+// splitters it leaves in s_out, the sample's quantiles, where a digit holds more (keys of
+// one narrow range, few distinct values). Ends with a barrier.
+bool choose_split(uint n, bool encode) {
+    const uint tid = gl_LocalInvocationIndex;
+    const uint shift = ((END_BIT - 1u) / 8u) * 8u;
+    for (uint d = tid; d < RADIX; d += WG) s_out[d] = 0u;
+    if (tid == 0u) s_stalled = 0u;
+    for (uint i = tid; i < SAMPLE; i += WG) {
+        uint k = src_keys[sample_position(i, n)];
+        if (encode) k = encode_key(k, KEY_MAP);
+        s_mem[i] = sort_word(k);
+    }
+    barrier();
+    for (uint i = tid; i < SAMPLE; i += WG) atomicAdd(s_out[(s_mem[i] >> shift) & 255u], 1u);
+    barrier();
+    for (uint d = tid; d < RADIX; d += WG) atomicMax(s_stalled, s_out[d]);
+    barrier();
+    // most / SAMPLE of the n keys in one digit, against 3/8 of BUCKET_KEYS (the short path
+    // takes at most 64 x BUCKET_KEYS keys, 2^17: no overflow).
+    if (s_stalled * n * 8u <= SAMPLE * BUCKET_KEYS * 3u) return false;
+    // Up to 2^16 keys every other sample is sorted, 1024 strata of the count (on an H200 the
+    // sort of 2048 took 12 us; 1024 leave the largest bucket of keys of one top digit at 805
+    // of 2048, by the rule in Python): `sorted` of them.
+    uint sorted = SAMPLE;
+    if (SAMPLE >= 2048u && n <= 65536u) {
+        sorted = SAMPLE / 2u;
+        uint kept[(SAMPLE / 2u + WG - 1u) / WG];
+        [[unroll]] for (uint r = 0u; r * WG < SAMPLE / 2u; r++) {
+            kept[r] = r * WG + tid < sorted ? s_mem[2u * (r * WG + tid)] : 0u;
+        }
+        barrier();
+        [[unroll]] for (uint r = 0u; r * WG < SAMPLE / 2u; r++) {
+            if (r * WG + tid < sorted) s_mem[r * WG + tid] = kept[r];
+        }
+        barrier();
+    }
+    // The sample's bitonic sort: sorted / 2 compare-exchanges a step.
+    for (uint k = 2u; k <= sorted; k <<= 1u) {
+        for (uint j = k >> 1u; j > 0u; j >>= 1u) {
+            for (uint p = tid; p < sorted / 2u; p += WG) {
+                const uint i = ((p & ~(j - 1u)) << 1u) | (p & (j - 1u));
+                const uint a = s_mem[i];
+                const uint b = s_mem[i | j];
+                if ((a > b) == ((i & k) == 0u)) {
+                    s_mem[i] = b;
+                    s_mem[i | j] = a;
+                }
+            }
+            barrier();
+        }
+    }
+    // Bucket b holds the words in (splitter b - 1, splitter b]: sorted / RADIX samples each.
+    const uint step = sorted / RADIX;
+    for (uint j = tid; j < RADIX - 1u; j += WG) s_out[j] = s_mem[(j + 1u) * step - 1u];
+    barrier();
+    return true;
+}
+
+// The bucket of sort word w at input position pos of n, by the splitters in s_out: the
+// splitters below w. A word equal to splitters lo..hi-1 (a value frequent enough to fill
+// several buckets) may go to any of buckets lo..hi-1 (those above lo hold only that word), so
+// such keys spread over them by position, which keeps equal keys in input order.
+uint splitter_bucket(uint w, uint pos, uint n) {
+    uint lo = 0u;
+    uint hi = 0u;
+    [[unroll]] for (uint step = 128u; step > 0u; step >>= 1u) {
+        if (s_out[lo + step - 1u] < w) lo += step;
+        if (s_out[hi + step - 1u] <= w) hi += step;
+    }
+    return hi > lo ? lo + (pos * (hi - lo)) / n : lo;
+}
+#endif
+
 // Ranks one tile, finds where its keys go (by look-back or from the offsets the upsweep and
 // scan left), and writes them there. `first` is the bucket offset (look-back) or the tile's
-// offset (reduce-then-scan; OFFSET_LATER when the scan was not done yet) of digit tid.
+// offset (reduce-then-scan; OFFSET_LATER when the scan was not done yet) of digit tid;
 // Called in uniform control flow.
 void sort_tile(const uint tile, const uint n, const uint flags, const uint first) {
     const uint tid = gl_LocalInvocationIndex;
@@ -335,6 +439,14 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         keys[k] = KEY_ZERO;
         if (base + idx < params.capacity) keys[k] = src_keys[base + idx];
     }
+    // The split's buckets, chosen while the tile's loads are in flight (s_mem is free yet):
+    // by the splitters in s_out, or by the top digit.
+#if KEY64
+    const bool splitters = false;
+#else
+    bool splitters = false;
+    if (SPLIT == 1u) splitters = choose_split(n, encode);
+#endif
     // Each subgroup clears its own counters: only its own lanes count into them, so a
     // subgroup barrier (below) orders the clear before the ranking, not a workgroup one.
     for (uint i = lane; i < RADIX; i += gl_SubgroupSize) s_mem[sg * RADIX + i] = 0u;
@@ -349,6 +461,22 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         if (sg_first + k * gl_SubgroupSize + lane >= tile_n) keys[k] = KEY_ONES;
     }
+    // The split's bucket of each key (places past the count: the last bucket, after its
+    // real keys); otherwise the pass's digit.
+#if KEY64
+#define KEY_DIGIT(k) digit_of(keys[k], shift)
+#else
+    uint split_digit[KPT];
+    if (SPLIT == 1u) {
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            const uint idx = sg_first + k * gl_SubgroupSize + lane;
+            split_digit[k] = idx >= tile_n ? RADIX - 1u
+                : splitters ? splitter_bucket(sort_word(keys[k]), base + idx, n)
+                : digit_of(keys[k], shift);
+        }
+    }
+#define KEY_DIGIT(k) (SPLIT == 1u ? split_digit[k] : digit_of(keys[k], shift))
+#endif
     const uvec4 lanes_in = subgroupBallot(true);
     subgroupBarrier();
     const uint other_slot = slot ^ 1u;
@@ -357,7 +485,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     // most 32 lanes (BALLOT_WORDS == 1) the match works on one word; the general path works
     // on all four.
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint d = digit_of(keys[k], shift);
+        uint d = KEY_DIGIT(k);
         uint below;
         uint count;
         uint leader;
@@ -440,9 +568,9 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
         if (j >= PER || d >= RADIX) continue;
         for (uint s = 0u; s < gl_NumSubgroups; s++) s_mem[s * RADIX + d] += digit_at;
         if (SPLIT == 1u) {
-            // Places past the count hold all-ones keys, ranked after the real keys of the
-            // top digit: they are not the bucket's.
-            const uint pad = d == digit_of(KEY_ONES, shift) ? TILE - tile_n : 0u;
+            // Places past the count, ranked after the real keys of the last bucket, are not
+            // the bucket's.
+            const uint pad = d == RADIX - 1u ? TILE - tile_n : 0u;
             st[ST_STATUS + tile * RADIX + d] = digit_at | ((counts[j] - pad) << 16);
             s_out[d] = base;
         } else if (REDUCE_SCAN == 1u) {
@@ -456,7 +584,7 @@ void sort_tile(const uint tile, const uint n, const uint flags, const uint first
     barrier();
 
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        RANK_SET(k, RANK_GET(k) + s_mem[sg * RADIX + digit_of(keys[k], shift)]);
+        RANK_SET(k, RANK_GET(k) + s_mem[sg * RADIX + KEY_DIGIT(k)]);
     }
     barrier();
 #if KEY64
@@ -543,11 +671,13 @@ void main() {
     const uint flags = st[ST_FLAGS + params.step];
     const uint n = KEY_COUNT();
     if (SPLIT == 1u) {
-        // Tiles past a count the GPU holds have nothing to split. The top digit below the
-        // end bit; the key map applied on read, and not undone (radix_small.comp does).
+        // Tiles past a count the GPU holds have nothing to split. The buckets: the top digit
+        // below the end bit or the sample's splitters; the key map applied on read, and not
+        // undone (radix_small.comp does).
         if (gl_WorkGroupID.x * TILE >= n) return;
         const uint top = (END_BIT - 1u) / 8u;
-        sort_tile(gl_WorkGroupID.x, n, (top << 8) | (KEY_MAP != MAP_UNSIGNED ? 1u : 0u), 0u);
+        const uint encode = KEY_MAP != MAP_UNSIGNED ? 1u : 0u;
+        sort_tile(gl_WorkGroupID.x, n, (top << 8) | encode, 0u);
         return;
     }
     if (REDUCE_SCAN == 1u) {

@@ -6,13 +6,13 @@
 // - One workgroup (BUCKETS = 0): at most SIZE keys in one dispatch, in place: the multi-pass
 //   sort's chain of dispatches costs about 25 us on an H200 before any key is sorted.
 // - One workgroup per bucket (BUCKETS = 1), the second half of the short path: the split
-//   (radix_scatter.comp, SPLIT) left each tile of the keys ordered by its top digit in the
-//   scratch (binding 0), with each digit's first index and count per tile; workgroup d
-//   gathers digit d's runs (in tile order, so in input order), sorts them by the bits below
-//   and writes them where bucket d starts in the caller's buffers (binding 1). A bucket of
-//   more than SIZE keys is sorted by the same workgroup in global memory (bucket_passes):
-//   correct whatever the keys, but far slower, so skewed keys (one top digit for many)
-//   should not take this path by default.
+//   (radix_scatter.comp, SPLIT) left each tile of the keys ordered by its bucket (the top
+//   digit, or between two splitters sampled from the keys) in the scratch (binding 0), with
+//   each bucket's first index and count per tile; workgroup d gathers bucket d's runs (in
+//   tile order, so in input order), sorts them and writes them where bucket d starts in the
+//   caller's buffers (binding 1). The split's sample keeps buckets to about a quarter of SIZE
+//   whatever the keys; one that still outgrows SIZE (a sample that missed) is sorted by the
+//   same workgroup in global memory (bucket_passes): correct, but far slower.
 //
 // Either way each key's sort word (its mapped bits below the end bit) and its index go to
 // shared memory and a bitonic network sorts the (word, index) pairs, so keys with equal
@@ -23,7 +23,7 @@
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint SIZE = 4096;  // a power of two; shared memory: 8 x SIZE bytes
-layout(constant_id = 2) const uint BUCKETS = 0;  // 1: one workgroup per top digit (see the top)
+layout(constant_id = 2) const uint BUCKETS = 0;  // 1: one workgroup per bucket of the split (see the top)
 layout(constant_id = 3) const uint EXTRA = 0;    // with BUCKETS: the most split tiles (at most 4 per invocation) + 1
 
 // One workgroup: binding 0 in place (bindings 1 and 3 are bound, unused). Buckets: 0 and 2
@@ -141,7 +141,7 @@ uint run_position(uint i, uint tiles) {
 }
 
 // A bucket too large for shared memory: gathered into the spare words, then one stable
-// counting pass per digit below `top` (ping-pong with the bucket's place in the caller's
+// counting pass per digit of the sort word (ping-pong with the bucket's place in the caller's
 // buffers; a digit the same in every key of the bucket is skipped), the key map undone on the
 // way out. One workgroup does it all: correct, not fast.
 // Digit offsets, one round's digits (workgroups of at most RADIX here), whether to skip a
@@ -153,7 +153,7 @@ uint run_position(uint i, uint tiles) {
 uint spare_key(uint at) { return ST_STATUS + params.slot_words + at; }
 uint spare_val(uint at) { return ST_STATUS + params.slot_words + params.capacity + at; }
 
-void bucket_passes(uint start, uint m, uint tiles, uint top) {
+void bucket_passes(uint start, uint m, uint tiles, uint digits, uint mask) {
     const uint tid = gl_LocalInvocationIndex;
     const uint wg = gl_WorkGroupSize.x;
     for (uint i = tid; i < m; i += wg) {
@@ -164,7 +164,7 @@ void bucket_passes(uint start, uint m, uint tiles, uint top) {
 #endif
     }
     bool in_spare = true;
-    for (uint p = 0u; p < top; p++) {
+    for (uint p = 0u; p < digits; p++) {
         const uint shift = p * 8u;
         memoryBarrierBuffer();
         barrier();
@@ -173,7 +173,7 @@ void bucket_passes(uint start, uint m, uint tiles, uint top) {
         barrier();
         for (uint i = tid; i < m; i += wg) {
             const uint k = in_spare ? st[spare_key(start + i)] : dst_keys[start + i];
-            atomicAdd(s_hist[digit_of(k, shift)], 1u);
+            atomicAdd(s_hist[digit_of(k & mask, shift)], 1u);
         }
         barrier();
         if (tid == 0u) {
@@ -199,7 +199,7 @@ void bucket_passes(uint start, uint m, uint tiles, uint top) {
 #if PAIRS
                 v = in_spare ? st[spare_val(start + i)] : dst_vals[start + i];
 #endif
-                d = digit_of(k, shift);
+                d = digit_of(k & mask, shift);
             }
             s_digit[tid] = d;
             barrier();
@@ -285,14 +285,13 @@ void bucket() {
     barrier();
     const uint start = S_TOTAL;
     if (m == 0u) return;  // uniform: every invocation read the same words
-    const uint top = (END_BIT - 1u) / 8u;
+    // The split's keys are mapped already: the sort word is their bits below the end bit.
+    const uint mask = END_BIT >= 32u ? ~0u : (1u << END_BIT) - 1u;
     if (m > SIZE) {
-        bucket_passes(start, m, tiles, top);
+        bucket_passes(start, m, tiles, (END_BIT + 7u) / 8u, mask);
         return;
     }
-    // The split's keys are mapped already: the sort word is their bits below the end bit.
     const uint width = pow2_above(m);
-    const uint mask = END_BIT >= 32u ? ~0u : (1u << END_BIT) - 1u;
     for (uint i = tid; i < width; i += wg) {
         if (i < m) {
             const uint at = run_position(i, tiles);
@@ -304,7 +303,7 @@ void bucket() {
         }
     }
     barrier();
-    if (m > 1u && top > 0u) bitonic(width);
+    if (m > 1u) bitonic(width);
     const bool decode = KEY_MAP != MAP_UNSIGNED;
     for (uint i = tid; i < m; i += wg) {
         const uint at = s_index[i];

@@ -255,10 +255,12 @@ fn one_scratch_serves_every_scheme_and_count_in_turn() {
     }
 }
 
-/// The short path (a split by the top digit, then a workgroup per bucket) on either side of
-/// its threshold, on inputs whose buckets overflow a workgroup's shared memory (keys that
-/// share their top digit, all keys equal), with the count from the host and from a GPU
-/// buffer, by 32 and 16 key bits, and for each key map.
+/// The short path (a split into buckets by the top digit or by splitters sampled from the
+/// keys, then a workgroup per bucket) on either side of its threshold, on inputs that would
+/// fill one bucket past a workgroup's shared memory if split by the top digit (keys that
+/// share it, depths of one narrow float range, all keys equal, two or a few distinct values,
+/// sorted and reversed runs), with the count from the host and from a GPU buffer, by 9 to 32
+/// key bits, and for each key map.
 #[test]
 fn the_short_path_sorts_skewed_and_equal_keys_around_its_threshold() {
     let Some(ctx) = own_context() else { return };
@@ -276,12 +278,22 @@ fn the_short_path_sorts_skewed_and_equal_keys_around_its_threshold() {
     let count = filled(&ctx, Memory::Mapped, &[0u32]).unwrap();
     let short = sorter.new_scratch(w, true, max).unwrap();
     let chain = sorter.new_scratch(w, true, max + 1).unwrap();
-    type Shape = fn(u32) -> u32;
-    let inputs: [(&str, Shape); 4] = [
-        ("random", |x| x),
-        ("one top digit", |x| x & 0x00FF_FFFF | 0x5A00_0000),
-        ("all equal", |_| 0x8000_0001),
-        ("few distinct", |x| x & 0x8300_0003),
+    // A key from a random word and the key's index.
+    type Shape = fn(u32, u32) -> u32;
+    let inputs: [(&str, Shape); 8] = [
+        ("random", |x, _| x),
+        ("one top digit", |x, _| x & 0x00FF_FFFF | 0x5A00_0000),
+        ("all equal", |_, _| 0x8000_0001),
+        ("few distinct", |x, _| x & 0x8300_0003),
+        (
+            "two distinct",
+            |x, _| if x & 1 == 0 { 7 } else { 0xC000_0000 },
+        ),
+        ("sorted", |_, i| i * 7 + 0x0100_0000),
+        ("reversed", |_, i| u32::MAX - i * 3),
+        ("narrow depths", |x, _| {
+            (100.0f32 + (x >> 12) as f32 * 1e-5).to_bits()
+        }),
     ];
     for (turn, (n, from_gpu, bits, map, input)) in [
         (max as usize, false, None, KeyMap::Unsigned, 0),
@@ -295,6 +307,12 @@ fn the_short_path_sorts_skewed_and_equal_keys_around_its_threshold() {
         (max as usize + 1, false, Some(16), KeyMap::Unsigned, 2),
         (max as usize / 2 + 3, false, None, KeyMap::Signed, 3),
         (max as usize, true, Some(9), KeyMap::Unsigned, 3),
+        (max as usize / 2 + 1, true, None, KeyMap::Unsigned, 4),
+        (max as usize, false, Some(12), KeyMap::Signed, 4),
+        (max as usize, false, None, KeyMap::Unsigned, 5),
+        (max as usize - 1, false, Some(20), KeyMap::Unsigned, 6),
+        (max as usize, false, None, KeyMap::Float, 7),
+        (max as usize, true, Some(31), KeyMap::Float, 7),
     ]
     .into_iter()
     .enumerate()
@@ -302,7 +320,8 @@ fn the_short_path_sorts_skewed_and_equal_keys_around_its_threshold() {
         let (name, shape) = inputs[input];
         let words: Vec<u32> = random_words(cap, turn as u64 + 5)
             .into_iter()
-            .map(shape)
+            .enumerate()
+            .map(|(i, x)| shape(x, i as u32))
             .collect();
         keys.write().unwrap().copy_from_slice(&words);
         values
@@ -567,8 +586,12 @@ fn the_radix_sort_runs_at_every_subgroup_size_offered() {
     // The sort's pipelines take the driver's choice within [min, max]; the sorter sizes its
     // shared memory for the smallest and its ballots for the largest, so sorting correctly
     // on this device covers every size the driver may pick.
-    let sorter = RadixSorter::new(ctx).unwrap();
-    for width in [KeyWidth::W32, KeyWidth::W64] {
-        check_pairs(&sorter, width, KeyMap::Unsigned, None, 20_000, 20_000);
+    for config in configs() {
+        let sorter = RadixSorter::with_config(ctx.clone(), config).unwrap();
+        for width in [KeyWidth::W32, KeyWidth::W64] {
+            check_pairs(&sorter, width, KeyMap::Unsigned, None, 20_000, 20_000);
+        }
+        // By the short path where the sorter takes it (the split's sample and splitters).
+        check_pairs(&sorter, KeyWidth::W32, KeyMap::Float, None, 9_000, 9_000);
     }
 }

@@ -74,16 +74,19 @@ pub struct RadixConfig {
     /// than the passes at 256 keys).
     pub one_workgroup_max: Option<u32>,
     /// Sorts of at most this many 32-bit keys (alone or with values) that do not run in one
-    /// workgroup take the short path: two dispatches, a split of tiles by the top digit below
-    /// the end bit, then one workgroup per digit that sorts its bucket in shared memory,
-    /// instead of the histogram and a pass per digit; 0: never. Capped where the split's
-    /// tiles outnumber what a bucket's workgroup reads. A bucket larger than its shared
-    /// memory (keys that share a top digit) is still sorted right, slowly, by that workgroup
-    /// alone, and that is the path's weak spot: on an H200, 2^13 keys of one top digit took
-    /// 0.63 ms against the chain's 0.044. So the path is opt in, for keys whose top digit
-    /// spreads (hashes, full-range integers; not depths of one narrow float range): [`SHORT_MAX`]
-    /// is the size measured for it (2^16 pairs 0.025 ms against the chain's 0.068). `None` or
-    /// 0: never. Capped at 2^14 on a software driver.
+    /// workgroup take the short path: two dispatches instead of the histogram and a pass per
+    /// digit: a split of tiles into 256 buckets, then one workgroup per bucket that sorts it
+    /// in shared memory; 0: never. The split draws a sample of the keys (alike in every
+    /// workgroup) and buckets by the top digit below the end bit where the sample finds it
+    /// spread, else by 255 splitters, the sample's quantiles, a value frequent enough to fill
+    /// several buckets spreading over them by position (stable); so keys of one top digit
+    /// (depths of one narrow float range) or a few values fill no bucket past its shared
+    /// memory. A bucket that still does (a sample that missed: unlikely at any distribution)
+    /// is sorted right, slowly, by its workgroup alone. Capped where the split's tiles
+    /// outnumber what a bucket's workgroup reads, and where the buckets would average more
+    /// than a quarter of their shared memory (2^17 keys on an H200). `None`: [`SHORT_MAX`] on
+    /// a GPU (2^16 pairs 0.025 ms against the chain's 0.068 on an H200), 0 on a software
+    /// driver (lavapipe took 10x the chain's time there); capped at 2^14 on a software driver.
     pub short_max: Option<u32>,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
@@ -93,9 +96,9 @@ pub struct RadixConfig {
 /// passes up to this size (BENCHMARKS.md, "GPU radix sort", small sorts).
 pub(crate) const ONE_WORKGROUP_MAX: u32 = 4096;
 
-/// The [`RadixConfig::short_max`](RadixConfig#structfield.short_max) to opt in with: random
-/// keys fill each of the 256 buckets with about 512 keys at 2^17, a quarter of a bucket's
-/// shared memory (BENCHMARKS.md, "In the application's own Vulkan device", short path; H200).
+/// [`RadixConfig::short_max`](RadixConfig#structfield.short_max)'s default on a GPU: the 256
+/// buckets average 512 keys at 2^17, a quarter of a bucket's shared memory (BENCHMARKS.md,
+/// "In the application's own Vulkan device", short path; H200).
 pub const SHORT_MAX: u32 = 1 << 17;
 
 /// The small sorts' tile, (invocations, keys per invocation): at 2^13-2^15 u32 keys and
@@ -136,9 +139,10 @@ impl RadixConfig {
             .unwrap_or(if software { 0 } else { ONE_WORKGROUP_MAX })
     }
 
-    /// The short path's most keys (0: the path is off, as by default).
-    pub(crate) fn short_max(&self) -> u32 {
-        self.short_max.unwrap_or(0)
+    /// The short path's most keys on a device (`software`: a CPU driver; 0: the path is off).
+    pub(crate) fn short_max(&self, software: bool) -> u32 {
+        self.short_max
+            .unwrap_or(if software { 0 } else { SHORT_MAX })
     }
 
     /// Below how many keys sorts of `variant` take the small tile (0: never).

@@ -37,8 +37,9 @@
 //! Small sorts: on GPUs (not on software drivers, where it was slower), at most 4096 32-bit
 //! keys (alone or with values) run in one workgroup, one dispatch (`radix_small.comp`: a
 //! stable bitonic network over (key, index) in shared memory); up to 2^17 take the short
-//! path, two dispatches (`small`: tiles split by the top digit, then a workgroup per digit
-//! sorting its bucket in shared memory); look-back sorts of 32-bit keys
+//! path, two dispatches (`small`: tiles split into 256 buckets, by the top digit where a
+//! sample of the keys finds it spread, else by splitters from the sorted sample, then a
+//! workgroup per bucket sorting it in shared memory); look-back sorts of 32-bit keys
 //! in buffers of fewer than 2^16 take a smaller tile; both are [`RadixConfig`] values. A
 //! [`SortJob::key_bits`] below the key width sorts by the low bits only: the passes above
 //! them are neither recorded nor run.

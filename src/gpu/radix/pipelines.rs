@@ -96,9 +96,9 @@ pub(super) struct Pipelines {
     pub(super) short: Option<ShortPath>,
 }
 
-/// The short path ([`RadixConfig::short_max`]): a split of tiles by the top digit
-/// (`radix_scatter.comp` with `SPLIT`), then a workgroup per digit (`radix_small.comp` with
-/// `BUCKETS`).
+/// The short path ([`RadixConfig::short_max`]): a split of tiles into 256 buckets (by the
+/// top digit or by splitters sampled from the keys: `radix_scatter.comp` with `SPLIT`), then
+/// a workgroup per bucket (`radix_small.comp` with `BUCKETS`).
 pub(super) struct ShortPath {
     pub(super) max: u64,
     /// The split's tile.
@@ -329,7 +329,7 @@ pub(super) fn build(
                 .transpose()?,
         })
     };
-    let short_max = match config.short_max() {
+    let short_max = match config.short_max(ctx.is_software()) {
         max if ctx.is_software() => max.min(SOFTWARE_SHORT_MAX),
         max => max,
     };
@@ -338,9 +338,9 @@ pub(super) fn build(
             limits,
             variant,
             u64::from(max),
-            |shape| {
+            |shape, bucket_keys| {
                 let mut constants = scatter_constants(shape, 0, 0);
-                constants.push((25, 1));
+                constants.extend([(25, 1), (26, bucket_keys)]);
                 compute_pipeline(code.scatter, &constants)
             },
             |constants| compute_pipeline(small_spirv(variant), constants),
@@ -409,15 +409,17 @@ fn small_spirv(variant: Variant) -> &'static [u8] {
 }
 
 /// The short path of 32-bit sorts of up to `max` keys, where the device's limits leave room
-/// for it: the split's tile (`split` builds its pipeline) and the buckets' workgroups, whose
-/// shared memory holds [`BUCKET_KEYS`] keys or as many as fit, and whose invocations take
-/// at most four tiles each (which caps `max`); `buckets` builds their pipeline from its
-/// specialization constants.
+/// for it: the split's tile (`split` builds its pipeline for buckets of a given most keys)
+/// and the buckets' workgroups, whose shared memory holds [`BUCKET_KEYS`] keys or as many as
+/// fit, and whose invocations take at most four tiles each (which caps `max`); `buckets`
+/// builds their pipeline from its specialization constants. `max` is also capped where the
+/// 256 buckets would average more than a quarter of a bucket's keys: the split's sample
+/// keeps the largest bucket within the workgroup's shared memory with room for its error.
 fn short_path(
     limits: &DeviceLimits,
     variant: Variant,
     max: u64,
-    split: impl Fn(TileShape) -> Result<Arc<ComputePipeline>>,
+    split: impl Fn(TileShape, u32) -> Result<Arc<ComputePipeline>>,
     buckets: impl Fn(&[(u32, u32)]) -> Result<Arc<ComputePipeline>>,
 ) -> Result<Option<ShortPath>> {
     // The split's status word holds a digit's first index and count in 16 bits each.
@@ -442,9 +444,11 @@ fn short_path(
     }
     let size = 1u32 << fit.ilog2();
     Ok(Some(ShortPath {
-        max: max.min(u64::from(tiles) * u64::from(shape.tile_keys())),
+        max: max
+            .min(u64::from(tiles) * u64::from(shape.tile_keys()))
+            .min(u64::from(plan::RADIX) * u64::from(size / 4)),
         shape,
-        split: split(shape)?,
+        split: split(shape, size)?,
         buckets: buckets(&[(0, wg), (1, size), (2, 1), (3, extra)])?,
     }))
 }

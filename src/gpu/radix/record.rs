@@ -224,7 +224,7 @@ impl RadixSorter {
     }
 
     /// Whether a sort of `n` keys of this width (with or without values) takes the short
-    /// path (`RadixConfig::short_max`): a split by the top digit and a workgroup per bucket.
+    /// path (`RadixConfig::short_max`): a split into buckets and a workgroup per bucket.
     pub fn takes_short_path(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
         let p = self.pipelines(Self::variant(width, pairs))?;
         let one = p.one.as_ref().is_some_and(|o| n <= o.max);
@@ -381,7 +381,7 @@ impl RadixSorter {
         // The key map in the low byte, the end bit above it (radix_common.glsl).
         let map_code = map_code(job.map) | end_bit << 8;
         if let Some(one) = p.one.as_ref().filter(|o| keys_hint <= o.max) {
-            self.record_one_workgroup(builder, job, scratch, one, map_code, capacity)?;
+            self.record_one_workgroup(builder, job, scratch, one, map_code, capacity, stamps)?;
             return stamp(builder, stamps, "one workgroup");
         }
         if let Some(short) = p.short.as_ref().filter(|s| keys_hint <= s.max) {
@@ -508,15 +508,7 @@ impl RadixSorter {
         // so: radix_plan.glsl), the look-back's first slot is zeroed by the histogram and each
         // step zeroes the next one's, and reduce-then-scan writes every status word before it
         // reads it. (A clear before the histogram cost 4-7 us at 2^16 on an H200.)
-        if let Count::Buffer(buf) = &job.count {
-            builder
-                .copy_buffer(CopyBufferInfo::buffers(
-                    buf.clone(),
-                    state.clone().index(plan::state::COUNT.into()),
-                ))
-                .map_err(gpu_err("copying the key count"))?;
-            stamp(builder, stamps, "count")?;
-        }
+        copy_count(builder, &job.count, &state, stamps)?;
 
         // 2. Histogram of every digit, and the bits that vary among the keys. Reduce-then-scan
         // counts only pass 0's digit, with its tile offsets (each upsweep counts its own
@@ -729,6 +721,28 @@ pub(super) fn scatter_writes(
         w.push(WriteDescriptorSet::buffer(3, d.clone()));
     }
     w
+}
+
+/// Copies a count the GPU holds ([`Count::Buffer`]) into the state's count word, where the
+/// shaders read it (and stamps "count"); a count the host knows needs no command. Returns
+/// whether it copied.
+pub(super) fn copy_count(
+    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+    count: &Count,
+    state: &Subbuffer<[u32]>,
+    stamps: &mut Stamps,
+) -> Result<bool> {
+    let Count::Buffer(buf) = count else {
+        return Ok(false);
+    };
+    builder
+        .copy_buffer(CopyBufferInfo::buffers(
+            buf.clone(),
+            state.clone().index(plan::state::COUNT.into()),
+        ))
+        .map_err(gpu_err("copying the key count"))?;
+    stamp(builder, stamps, "count")?;
+    Ok(true)
 }
 
 /// What `slot` caches for `key` (descriptor sets for one set of buffers), made by `make` and

@@ -1,15 +1,18 @@
 //! The sorts that skip the passes' chain: in one workgroup (`radix_small.comp`), and the
-//! short path (a split of tiles by the top digit, `radix_scatter.comp` with `SPLIT`, then a
-//! workgroup per bucket, `radix_small.comp` with `BUCKETS`), recorded by
+//! short path (a split of tiles into 256 buckets, by the top digit or by splitters sampled
+//! from the keys, `radix_scatter.comp` with `SPLIT`, then a workgroup per bucket,
+//! `radix_small.comp` with `BUCKETS`), recorded by
 //! [`RadixSorter::record`](super::RadixSorter::record).
 
 use std::sync::Arc;
 
-use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer};
+use vulkano::command_buffer::{AutoCommandBufferBuilder, PrimaryAutoCommandBuffer};
 
 use super::pipelines::{OneWorkgroup, ShortPath};
 use super::plan;
-use super::record::{cached, scatter_writes, view_id, Count, RadixScratch, RadixSorter, SortJob};
+use super::record::{
+    cached, copy_count, scatter_writes, view_id, Count, RadixScratch, RadixSorter, SortJob,
+};
 use super::{stamp, Stamps};
 use crate::error::Result;
 use crate::gpu::context::gpu_err;
@@ -17,6 +20,7 @@ use crate::gpu::context::gpu_err;
 impl RadixSorter {
     /// Records a sort of at most `one.max` keys in one workgroup: one dispatch (after a
     /// copy of the count where the GPU holds it).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn record_one_workgroup(
         &self,
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
@@ -25,6 +29,7 @@ impl RadixSorter {
         one: &OneWorkgroup,
         map_code: u32,
         capacity: u64,
+        stamps: &mut Stamps,
     ) -> Result<()> {
         let keys = job.keys.clone().slice(0..capacity.max(1));
         let values = job
@@ -50,16 +55,9 @@ impl RadixSorter {
         })?;
         let count = match &job.count {
             Count::Known(n) => *n,
-            Count::Buffer(buf) => {
-                builder
-                    .copy_buffer(CopyBufferInfo::buffers(
-                        buf.clone(),
-                        scratch.state.clone().index(plan::state::COUNT.into()),
-                    ))
-                    .map_err(gpu_err("copying the key count"))?;
-                u32::MAX
-            }
+            Count::Buffer(_) => u32::MAX,
         };
+        copy_count(builder, &job.count, &scratch.state, stamps)?;
         Self::bind(
             builder,
             &one.pipeline,
@@ -115,17 +113,9 @@ impl RadixSorter {
         // constants, else copied into the state.
         let (map_word, bound, keys_hint) = match &job.count {
             Count::Known(n) => (map_code | 1 << 16, *n, u64::from(*n)),
-            Count::Buffer(buf) => {
-                builder
-                    .copy_buffer(CopyBufferInfo::buffers(
-                        buf.clone(),
-                        scratch.state.clone().index(plan::state::COUNT.into()),
-                    ))
-                    .map_err(gpu_err("copying the key count"))?;
-                stamp(builder, stamps, "count")?;
-                (map_code, capacity as u32, capacity)
-            }
+            Count::Buffer(_) => (map_code, capacity as u32, capacity),
         };
+        copy_count(builder, &job.count, &scratch.state, stamps)?;
         let slot_words = plan::slot_words(short.shape, capacity) as u32;
         let push = [0, map_word, slot_words, short.shape.tile_keys(), bound];
         Self::bind(builder, &short.split, split_set, push)?;
