@@ -5,22 +5,180 @@ use std::arch::x86_64::*;
 
 use super::avx2::PARTITION8;
 use crate::keys::key::KeyMap;
-use crate::keys::network::KeyVector;
+use crate::keys::network::{KeyVector, VecKey};
+
+/// How the AVX-512 partition writes the two parts of a vector split around the pivot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartitionStore {
+    /// Compress into registers (`vpcompressd`/`vpermq` to a register), store whole vectors.
+    /// `vpcompressd` to memory is microcoded on AMD Zen 4 (numpy's AVX-512 sort, which uses
+    /// it, ran 5-10x slower than its AVX2 sort on the AMD EPYC build machine).
+    Register,
+    /// Compress-store straight to memory at both ends (`vpcompressd`/`vpcompressq` with a
+    /// memory operand), as x86-simd-sort does: on Intel cores this takes no second compress
+    /// on the one 512-bit shuffle port.
+    Memory,
+}
+
+impl PartitionStore {
+    /// The store for the CPU this runs on, from its CPUID vendor: [`Memory`](Self::Memory)
+    /// on Intel (measured on the Intel Xeon host, Emerald Rapids: BENCHMARKS.md, "CPU key
+    /// sort, one thread"), [`Register`](Self::Register) elsewhere (AMD Zen 4, where the
+    /// memory form is microcoded; other vendors unmeasured, the form that cannot be slow).
+    pub fn for_this_cpu() -> Self {
+        // SAFETY: CPUID leaf 0 exists on every x86-64 CPU and only reads identification.
+        #[allow(unused_unsafe)]
+        let id = unsafe { __cpuid(0) };
+        let intel = (id.ebx, id.edx, id.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
+        if intel {
+            PartitionStore::Memory
+        } else {
+            PartitionStore::Register
+        }
+    }
+}
 
 /// Proof that the CPU runs AVX-512F (with POPCNT and BMI2, which every AVX-512 CPU has: the
 /// partition counts mask bits, and without POPCNT that is a dozen scalar instructions per
-/// vector); the only way to reach the AVX-512 key kernels.
+/// vector); the only way to reach the AVX-512 key kernels. It carries the partition's
+/// [`PartitionStore`], chosen for the CPU.
 /// (`SORTNET_NO_AVX512=1` is honoured where the backend list is built.)
 #[derive(Clone, Copy, Debug)]
-pub struct Avx512KeysToken(());
+pub struct Avx512KeysToken {
+    store: PartitionStore,
+}
 
 impl Avx512KeysToken {
-    /// The token, if this CPU has AVX-512F.
+    /// The token, if this CPU has AVX-512F, with [`PartitionStore::for_this_cpu`].
     pub fn new() -> Option<Self> {
         (is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("popcnt")
             && is_x86_feature_detected!("bmi2"))
-        .then_some(Avx512KeysToken(()))
+        .then(|| Avx512KeysToken {
+            store: PartitionStore::for_this_cpu(),
+        })
+    }
+
+    /// The same token with the partition storing by `store` (both are correct on every
+    /// AVX-512 CPU, only their speed differs: the tests run both on any machine).
+    #[cfg(test)]
+    pub(crate) fn with_store(self, store: PartitionStore) -> Self {
+        Avx512KeysToken { store }
+    }
+
+    /// Sorts `keys` by the shared quicksort over `V`, partitioning with the token's store.
+    #[inline]
+    fn quicksort<V: CompressStore>(self, keys: &mut [V::Key])
+    where
+        V::Key: VecKey,
+    {
+        // SAFETY: the token exists only where the CPU has AVX-512F, POPCNT and BMI2.
+        unsafe {
+            match self.store {
+                PartitionStore::Register => quicksort_kernel::<V>(keys),
+                PartitionStore::Memory => quicksort_kernel::<ToMemory<V>>(keys),
+            }
+        }
+    }
+}
+
+/// An AVX-512 vector whose partition can also compress-store straight to memory.
+trait CompressStore: KeyVector {
+    /// [`KeyVector::partition_store`] by two compressing stores: `P[..c]` to `left` and
+    /// `P[c..]` to `right_end - (LANES - c)`, nothing else written.
+    ///
+    /// # Safety
+    /// As [`KeyVector::partition_store`].
+    unsafe fn compress_store(
+        self,
+        pivot: Self,
+        left: *mut Self::Key,
+        right_end: *mut Self::Key,
+    ) -> usize;
+}
+
+/// `V` with the partition by [`CompressStore::compress_store`]
+/// ([`PartitionStore::Memory`]); everything else is `V`'s.
+#[derive(Clone, Copy)]
+struct ToMemory<V>(V);
+
+// SAFETY (for every method): `V`'s method under the same contract.
+impl<V: CompressStore> KeyVector for ToMemory<V> {
+    type Key = V::Key;
+    const LANES: usize = V::LANES;
+    const MAX: V::Key = V::MAX;
+    const BLOCK_VECTORS: usize = V::BLOCK_VECTORS;
+    const IMAGE: bool = V::IMAGE;
+
+    #[inline(always)]
+    unsafe fn flip(self) -> Self {
+        // SAFETY: see the impl comment.
+        ToMemory(unsafe { self.0.flip() })
+    }
+    #[inline(always)]
+    fn flip_key(k: V::Key) -> V::Key {
+        V::flip_key(k)
+    }
+    #[inline(always)]
+    unsafe fn load(src: *const V::Key) -> Self {
+        // SAFETY: see the impl comment.
+        ToMemory(unsafe { V::load(src) })
+    }
+    #[inline(always)]
+    unsafe fn store(self, dst: *mut V::Key) {
+        // SAFETY: see the impl comment.
+        unsafe { self.0.store(dst) }
+    }
+    #[inline(always)]
+    unsafe fn load_padded(src: *const V::Key, n: usize) -> Self {
+        // SAFETY: see the impl comment.
+        ToMemory(unsafe { V::load_padded(src, n) })
+    }
+    #[inline(always)]
+    unsafe fn store_first(self, dst: *mut V::Key, n: usize) {
+        // SAFETY: see the impl comment.
+        unsafe { self.0.store_first(dst, n) }
+    }
+    #[inline(always)]
+    unsafe fn splat(k: V::Key) -> Self {
+        // SAFETY: see the impl comment.
+        ToMemory(unsafe { V::splat(k) })
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: see the impl comment.
+        ToMemory(unsafe { self.0.min(other.0) })
+    }
+    #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: see the impl comment.
+        ToMemory(unsafe { self.0.max(other.0) })
+    }
+    #[inline(always)]
+    unsafe fn xor_permute(self, m: usize) -> Self {
+        // SAFETY: see the impl comment.
+        ToMemory(unsafe { self.0.xor_permute(m) })
+    }
+    #[inline(always)]
+    unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
+        // SAFETY: see the impl comment.
+        ToMemory(unsafe { V::blend_bit(lo.0, hi.0, bit) })
+    }
+    #[inline(always)]
+    unsafe fn sort_block(keys: &mut [V::Key]) {
+        // SAFETY: see the impl comment.
+        unsafe { V::sort_block(keys) }
+    }
+    #[inline(always)]
+    unsafe fn partition_store(
+        self,
+        pivot: Self,
+        left: *mut V::Key,
+        right_end: *mut V::Key,
+    ) -> usize {
+        // SAFETY: see the impl comment; `compress_store` writes a subset of what
+        // `partition_store` may.
+        unsafe { self.0.compress_store(pivot.0, left, right_end) }
     }
 }
 
@@ -291,6 +449,30 @@ macro_rules! vector32 {
                 }
             }
         }
+
+        impl CompressStore for $t {
+            #[inline(always)]
+            unsafe fn compress_store(
+                self,
+                pivot: Self,
+                left: *mut $k,
+                right_end: *mut $k,
+            ) -> usize {
+                // SAFETY: as `partition_store` (AVX-512F, the contract's ranges); the stores
+                // write only the selected lanes, `c` at `left` and `16 - c` before `right_end`.
+                unsafe {
+                    let below = $lt(self.flip().0, pivot.0);
+                    let c = below.count_ones() as usize;
+                    _mm512_mask_compressstoreu_epi32(left.cast(), below, self.0);
+                    _mm512_mask_compressstoreu_epi32(
+                        right_end.sub(16 - c).cast(),
+                        not_mask16(below),
+                        self.0,
+                    );
+                    c
+                }
+            }
+        }
     };
 }
 
@@ -465,6 +647,26 @@ macro_rules! vector64 {
                 }
             }
         }
+
+        impl CompressStore for $t {
+            #[inline(always)]
+            unsafe fn compress_store(
+                self,
+                pivot: Self,
+                left: *mut $k,
+                right_end: *mut $k,
+            ) -> usize {
+                // SAFETY: as `partition_store` (AVX-512F, the contract's ranges); the stores
+                // write only the selected lanes, `c` at `left` and `8 - c` before `right_end`.
+                unsafe {
+                    let below = $lt(self.flip().0, pivot.0);
+                    let c = below.count_ones() as usize;
+                    _mm512_mask_compressstoreu_epi64(left.cast(), below, self.0);
+                    _mm512_mask_compressstoreu_epi64(right_end.sub(8 - c).cast(), !below, self.0);
+                    c
+                }
+            }
+        }
     };
 }
 
@@ -511,6 +713,8 @@ mod tests {
         unsafe {
             shared::check_partition_store32::<U32x16>();
             shared::check_partition_store64::<U64x8>();
+            shared::check_partition_store32::<ToMemory<U32x16>>();
+            shared::check_partition_store64::<ToMemory<U64x8>>();
         }
     }
 
@@ -527,54 +731,15 @@ mod tests {
     }
 
     /// The float vectors' image orders as `total_cmp` (signed), is its own inverse, and the
-    /// vector form matches the scalar one; the partition compares images and moves bits.
+    /// vector form matches the scalar one.
     #[test]
     fn float_images_order_as_total_cmp() {
         if Avx512KeysToken::new().is_none() {
             eprintln!("no AVX-512F here: skipped");
             return;
         }
-        let mut s = 7u64;
-        let mut f: Vec<f32> = (0..4096)
-            .map(|_| f32::from_bits(shared::rng(&mut s) as u32))
-            .collect();
-        f.extend([
-            -0.0,
-            0.0,
-            f32::NAN,
-            -f32::NAN,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-        ]);
-        f.truncate(f.len() / 16 * 16);
-        for w in f.windows(2) {
-            let (a, b) = (w[0].to_bits() as i32, w[1].to_bits() as i32);
-            let (ia, ib) = (F32x16::flip_key(a), F32x16::flip_key(b));
-            assert_eq!(ia.cmp(&ib), w[0].total_cmp(&w[1]), "{:?} {:?}", w[0], w[1]);
-            assert_eq!(F32x16::flip_key(ia), a);
-        }
-        let d: Vec<i64> = (0..4096).map(|_| shared::rng(&mut s) as i64).collect();
-        for w in d.windows(2) {
-            let (x, y) = (f64::from_bits(w[0] as u64), f64::from_bits(w[1] as u64));
-            let (ia, ib) = (F64x8::flip_key(w[0]), F64x8::flip_key(w[1]));
-            assert_eq!(ia.cmp(&ib), x.total_cmp(&y));
-            assert_eq!(F64x8::flip_key(ia), w[0]);
-        }
-        let bits: Vec<i32> = f.iter().map(|x| x.to_bits() as i32).collect();
-        for (c, chunk) in bits.chunks(16).enumerate() {
-            let mut out = [0i32; 16];
-            // SAFETY: AVX-512F was detected above; `chunk` and `out` hold 16 lanes.
-            unsafe { F32x16::load(chunk.as_ptr()).flip().store(out.as_mut_ptr()) };
-            let want: Vec<i32> = chunk.iter().map(|&k| F32x16::flip_key(k)).collect();
-            assert_eq!(out[..], want[..], "chunk {c}");
-        }
-        for chunk in d.chunks(8) {
-            let mut out = [0i64; 8];
-            // SAFETY: as above, 8 lanes.
-            unsafe { F64x8::load(chunk.as_ptr()).flip().store(out.as_mut_ptr()) };
-            let want: Vec<i64> = chunk.iter().map(|&k| F64x8::flip_key(k)).collect();
-            assert_eq!(out[..], want[..]);
-        }
+        // SAFETY: AVX-512F was detected above.
+        unsafe { shared::check_float_images::<F32x16, F64x8>() };
     }
 
     #[test]
@@ -583,8 +748,11 @@ mod tests {
             eprintln!("no AVX-512F here: skipped");
             return;
         }
-        let token = Avx512KeysToken(());
-        shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
+        // Both partition stores, whichever this CPU ships with.
+        for store in [PartitionStore::Register, PartitionStore::Memory] {
+            let token = Avx512KeysToken::new().unwrap().with_store(store);
+            shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
+        }
     }
 
     #[test]
@@ -593,7 +761,7 @@ mod tests {
             eprintln!("no AVX-512F here: skipped");
             return;
         }
-        let t = Avx512KeysToken(());
+        let t = Avx512KeysToken::new().unwrap();
         crate::keys::select::tests::check_select(
             |k, n, m| t.select_nth32(k, n, m),
             |k, n, m| t.select_nth64(k, n, m),
