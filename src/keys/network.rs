@@ -4,18 +4,19 @@
 //!
 //! Keys are sorted on their unsigned image (the caller encodes and decodes with
 //! [`KeyMap`](super::key::KeyMap)), or, for signed keys on x86-64, as they are by vectors
-//! that compare signed, and for float keys with AVX-512 as they are by vectors that compare
-//! a signed image of their bits ([`KeyVector::IMAGE`]).
+//! that compare signed, and for float keys on x86-64 (AVX2 and AVX-512) as they are by
+//! vectors that compare a signed image of their bits ([`KeyVector::IMAGE`]).
 //!
 //! * **Base case.** A block is loaded into `N` vectors (`N` a power of two, at most
 //!   [`KeyVector::BLOCK_VECTORS`]), the tail padded with the largest key, and sorted in
 //!   registers: columns across the registers by min/max, then bitonic merges of lane groups
 //!   ([`bitonic`](super::bitonic)).
 //! * **Partition.** Each vector is split by one compare against the pivot into the
-//!   keys below it and the rest, which are compressed to the two ends of the range (AVX-512
-//!   `vpcompressd` in a register, then a masked store of only the wanted lanes; elsewhere a
-//!   permutation from a table and two whole-vector stores, see
-//!   [`KeyVector::partition_store`]). One batch of vectors (four, or eight in ranges of 32
+//!   keys below it and the rest, which are compressed to the two ends of the range (AVX-512:
+//!   on Intel `vpcompressd` straight to memory at both ends, elsewhere `vpcompressd` in a
+//!   register and whole or masked stores, chosen once per CPU by
+//!   `x86_64::avx512::PartitionStore`; AVX2 a permutation from a table and two whole-vector
+//!   stores, see [`KeyVector::partition_store`]). One batch of vectors (four, or eight in ranges of 32
 //!   vectors and more) read ahead from each end gives the writes room, so the partition is
 //!   in place, and each next batch comes from the side with less room left (the scheme of
 //!   Bramas, "A Novel Hybrid Quicksort Algorithm Vectorized using AVX-512 on Intel Skylake",
