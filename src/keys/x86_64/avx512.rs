@@ -7,178 +7,30 @@ use super::avx2::PARTITION8;
 use crate::keys::key::KeyMap;
 use crate::keys::network::{KeyVector, VecKey};
 
-/// How the AVX-512 partition writes the two parts of a vector split around the pivot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PartitionStore {
-    /// Compress into registers (`vpcompressd`/`vpermq` to a register), store whole vectors.
-    /// `vpcompressd` to memory is microcoded on AMD Zen 4 (numpy's AVX-512 sort, which uses
-    /// it, ran 5-10x slower than its AVX2 sort on the AMD EPYC build machine).
-    Register,
-    /// Compress-store straight to memory at both ends (`vpcompressd`/`vpcompressq` with a
-    /// memory operand), as x86-simd-sort does: on Intel cores this takes no second compress
-    /// on the one 512-bit shuffle port.
-    Memory,
-}
-
-impl PartitionStore {
-    /// The store for the CPU this runs on, from its CPUID vendor: [`Memory`](Self::Memory)
-    /// on Intel (measured on the Intel Xeon host, Emerald Rapids: BENCHMARKS.md, "CPU key
-    /// sort, one thread"), [`Register`](Self::Register) elsewhere (AMD Zen 4, where the
-    /// memory form is microcoded; other vendors unmeasured, the form that cannot be slow).
-    pub fn for_this_cpu() -> Self {
-        // SAFETY: CPUID leaf 0 exists on every x86-64 CPU and only reads identification.
-        #[allow(unused_unsafe)]
-        let id = unsafe { __cpuid(0) };
-        let intel = (id.ebx, id.edx, id.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
-        if intel {
-            PartitionStore::Memory
-        } else {
-            PartitionStore::Register
-        }
-    }
-}
-
 /// Proof that the CPU runs AVX-512F (with POPCNT and BMI2, which every AVX-512 CPU has: the
 /// partition counts mask bits, and without POPCNT that is a dozen scalar instructions per
-/// vector); the only way to reach the AVX-512 key kernels. It carries the partition's
-/// [`PartitionStore`], chosen for the CPU.
+/// vector); the only way to reach the AVX-512 key kernels.
 /// (`SORTNET_NO_AVX512=1` is honoured where the backend list is built.)
 #[derive(Clone, Copy, Debug)]
-pub struct Avx512KeysToken {
-    store: PartitionStore,
-}
+pub struct Avx512KeysToken(());
 
 impl Avx512KeysToken {
-    /// The token, if this CPU has AVX-512F, with [`PartitionStore::for_this_cpu`].
+    /// The token, if this CPU has AVX-512F.
     pub fn new() -> Option<Self> {
         (is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("popcnt")
             && is_x86_feature_detected!("bmi2"))
-        .then(|| Avx512KeysToken {
-            store: PartitionStore::for_this_cpu(),
-        })
+        .then_some(Avx512KeysToken(()))
     }
 
-    /// The same token with the partition storing by `store` (both are correct on every
-    /// AVX-512 CPU, only their speed differs: the tests run both on any machine).
-    #[cfg(test)]
-    pub(crate) fn with_store(self, store: PartitionStore) -> Self {
-        Avx512KeysToken { store }
-    }
-
-    /// Sorts `keys` by the shared quicksort over `V`, partitioning with the token's store.
+    /// Sorts `keys` by the shared quicksort over `V`.
     #[inline]
-    fn quicksort<V: CompressStore>(self, keys: &mut [V::Key])
+    fn quicksort<V: KeyVector>(self, keys: &mut [V::Key])
     where
         V::Key: VecKey,
     {
         // SAFETY: the token exists only where the CPU has AVX-512F, POPCNT and BMI2.
-        unsafe {
-            match self.store {
-                PartitionStore::Register => quicksort_kernel::<V>(keys),
-                PartitionStore::Memory => quicksort_kernel::<ToMemory<V>>(keys),
-            }
-        }
-    }
-}
-
-/// An AVX-512 vector whose partition can also compress-store straight to memory.
-trait CompressStore: KeyVector {
-    /// [`KeyVector::partition_store`] by two compressing stores: `P[..c]` to `left` and
-    /// `P[c..]` to `right_end - (LANES - c)`, nothing else written.
-    ///
-    /// # Safety
-    /// As [`KeyVector::partition_store`].
-    unsafe fn compress_store(
-        self,
-        pivot: Self,
-        left: *mut Self::Key,
-        right_end: *mut Self::Key,
-    ) -> usize;
-}
-
-/// `V` with the partition by [`CompressStore::compress_store`]
-/// ([`PartitionStore::Memory`]); everything else is `V`'s.
-#[derive(Clone, Copy)]
-struct ToMemory<V>(V);
-
-// SAFETY (for every method): `V`'s method under the same contract.
-impl<V: CompressStore> KeyVector for ToMemory<V> {
-    type Key = V::Key;
-    const LANES: usize = V::LANES;
-    const MAX: V::Key = V::MAX;
-    const BLOCK_VECTORS: usize = V::BLOCK_VECTORS;
-    const IMAGE: bool = V::IMAGE;
-
-    #[inline(always)]
-    unsafe fn flip(self) -> Self {
-        // SAFETY: see the impl comment.
-        ToMemory(unsafe { self.0.flip() })
-    }
-    #[inline(always)]
-    fn flip_key(k: V::Key) -> V::Key {
-        V::flip_key(k)
-    }
-    #[inline(always)]
-    unsafe fn load(src: *const V::Key) -> Self {
-        // SAFETY: see the impl comment.
-        ToMemory(unsafe { V::load(src) })
-    }
-    #[inline(always)]
-    unsafe fn store(self, dst: *mut V::Key) {
-        // SAFETY: see the impl comment.
-        unsafe { self.0.store(dst) }
-    }
-    #[inline(always)]
-    unsafe fn load_padded(src: *const V::Key, n: usize) -> Self {
-        // SAFETY: see the impl comment.
-        ToMemory(unsafe { V::load_padded(src, n) })
-    }
-    #[inline(always)]
-    unsafe fn store_first(self, dst: *mut V::Key, n: usize) {
-        // SAFETY: see the impl comment.
-        unsafe { self.0.store_first(dst, n) }
-    }
-    #[inline(always)]
-    unsafe fn splat(k: V::Key) -> Self {
-        // SAFETY: see the impl comment.
-        ToMemory(unsafe { V::splat(k) })
-    }
-    #[inline(always)]
-    unsafe fn min(self, other: Self) -> Self {
-        // SAFETY: see the impl comment.
-        ToMemory(unsafe { self.0.min(other.0) })
-    }
-    #[inline(always)]
-    unsafe fn max(self, other: Self) -> Self {
-        // SAFETY: see the impl comment.
-        ToMemory(unsafe { self.0.max(other.0) })
-    }
-    #[inline(always)]
-    unsafe fn xor_permute(self, m: usize) -> Self {
-        // SAFETY: see the impl comment.
-        ToMemory(unsafe { self.0.xor_permute(m) })
-    }
-    #[inline(always)]
-    unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
-        // SAFETY: see the impl comment.
-        ToMemory(unsafe { V::blend_bit(lo.0, hi.0, bit) })
-    }
-    #[inline(always)]
-    unsafe fn sort_block(keys: &mut [V::Key]) {
-        // SAFETY: see the impl comment.
-        unsafe { V::sort_block(keys) }
-    }
-    #[inline(always)]
-    unsafe fn partition_store(
-        self,
-        pivot: Self,
-        left: *mut V::Key,
-        right_end: *mut V::Key,
-    ) -> usize {
-        // SAFETY: see the impl comment; `compress_store` writes a subset of what
-        // `partition_store` may.
-        unsafe { self.0.compress_store(pivot.0, left, right_end) }
+        unsafe { quicksort_kernel::<V>(keys) }
     }
 }
 
@@ -296,9 +148,12 @@ unsafe fn not_mask16(m: __mmask16) -> __mmask16 {
 /// 16 `u32` keys.
 ///
 /// The partition compresses into registers, stores the low part whole and the high part
-/// with a mask. `vpcompressd` straight to memory is microcoded on AMD Zen 4 (numpy's AVX-512
-/// sort, which uses it, ran 5-10x slower than its AVX2 sort on the AMD EPYC build machine)
-/// and measured no faster on the Intel Xeon (BENCHMARKS.md, "CPU key sort, one thread").
+/// with a mask. `vpcompressd` straight to memory is microcoded on AMD Zen 4 (one partition
+/// pass 50x slower on the AMD EPYC build machine) and no faster on the Intel Xeon host
+/// (Emerald Rapids, one pass over 2^20 / 2^24 random keys 0.28 / 0.50-0.52 ns per key either
+/// way; `vpcompressq` to memory lost: `u64` 0.60 / 1.06-1.08 against 0.43 / 0.90-0.92, full
+/// `u64` sort 1.2-1.45x slower), so one store serves every CPU (BENCHMARKS.md, "CPU key
+/// sort, one thread").
 /// Per vector the shuffle port of Intel cores takes one compare and two compresses (two
 /// µops each); the negated mask comes from `knotw` and the store mask from memory.
 #[derive(Clone, Copy)]
@@ -445,30 +300,6 @@ macro_rules! vector32 {
                     _mm512_storeu_si512(left.cast(), lo);
                     let keep = *FIRST16.get_unchecked(16 - c);
                     _mm512_mask_storeu_epi32(right_end.sub(16 - c).cast(), keep, hi);
-                    c
-                }
-            }
-        }
-
-        impl CompressStore for $t {
-            #[inline(always)]
-            unsafe fn compress_store(
-                self,
-                pivot: Self,
-                left: *mut $k,
-                right_end: *mut $k,
-            ) -> usize {
-                // SAFETY: as `partition_store` (AVX-512F, the contract's ranges); the stores
-                // write only the selected lanes, `c` at `left` and `16 - c` before `right_end`.
-                unsafe {
-                    let below = $lt(self.flip().0, pivot.0);
-                    let c = below.count_ones() as usize;
-                    _mm512_mask_compressstoreu_epi32(left.cast(), below, self.0);
-                    _mm512_mask_compressstoreu_epi32(
-                        right_end.sub(16 - c).cast(),
-                        not_mask16(below),
-                        self.0,
-                    );
                     c
                 }
             }
@@ -647,26 +478,6 @@ macro_rules! vector64 {
                 }
             }
         }
-
-        impl CompressStore for $t {
-            #[inline(always)]
-            unsafe fn compress_store(
-                self,
-                pivot: Self,
-                left: *mut $k,
-                right_end: *mut $k,
-            ) -> usize {
-                // SAFETY: as `partition_store` (AVX-512F, the contract's ranges); the stores
-                // write only the selected lanes, `c` at `left` and `8 - c` before `right_end`.
-                unsafe {
-                    let below = $lt(self.flip().0, pivot.0);
-                    let c = below.count_ones() as usize;
-                    _mm512_mask_compressstoreu_epi64(left.cast(), below, self.0);
-                    _mm512_mask_compressstoreu_epi64(right_end.sub(8 - c).cast(), !below, self.0);
-                    c
-                }
-            }
-        }
     };
 }
 
@@ -713,8 +524,6 @@ mod tests {
         unsafe {
             shared::check_partition_store32::<U32x16>();
             shared::check_partition_store64::<U64x8>();
-            shared::check_partition_store32::<ToMemory<U32x16>>();
-            shared::check_partition_store64::<ToMemory<U64x8>>();
         }
     }
 
@@ -748,11 +557,8 @@ mod tests {
             eprintln!("no AVX-512F here: skipped");
             return;
         }
-        // Both partition stores, whichever this CPU ships with.
-        for store in [PartitionStore::Register, PartitionStore::Memory] {
-            let token = Avx512KeysToken::new().unwrap().with_store(store);
-            shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
-        }
+        let token = Avx512KeysToken::new().unwrap();
+        shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
     }
 
     #[test]
