@@ -4,8 +4,8 @@
 //!
 //! Keys are sorted on their unsigned image (the caller encodes and decodes with
 //! [`KeyMap`](super::key::KeyMap)), or, for signed keys on x86-64, as they are by vectors
-//! that compare signed, and for float keys with AVX-512 as they are by vectors that compare
-//! a signed image of their bits ([`KeyVector::IMAGE`]).
+//! that compare signed, and for float keys on x86-64 (AVX2 and AVX-512) as they are by
+//! vectors that compare a signed image of their bits ([`KeyVector::IMAGE`]).
 //!
 //! * **Base case.** A block is loaded into `N` vectors (`N` a power of two, at most
 //!   [`KeyVector::BLOCK_VECTORS`]), the tail padded with the largest key, and sorted in
@@ -27,19 +27,17 @@
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
 //! * **Where it stands.** One thread, random keys, on the Intel Xeon host (BENCHMARKS.md,
-//!   "CPU key sort, one thread"), before the changes below: `avx512` 0.8-1.3x numpy's
-//!   `np.sort` (x86-simd-sort) for 32-bit keys and 0.7-1.3x for 64-bit, under 1.0x from
-//!   2^20 (`u32` 0.87 / 0.81 at 2^20 / 2^24); the base case 1.06-1.15x x86-simd-sort's
-//!   time, one partition pass 1.3x (eight µops per 16 keys on the one 512-bit shuffle port,
-//!   now five), float keys two passes of the key map (now none with AVX-512). With both
-//!   changes the Xeon's pass is 0.24-0.28 ns per `u32` key at 2^20 (was 0.28-0.31;
-//!   x86-simd-sort 0.19-0.23) and `avx512` 0.82-1.15x numpy for `u32`, 0.86-1.57x for
-//!   `f32`, 0.89-1.20x for `f64` at 2^12-2^24: still under 1.0x from 2^20, the pass being
-//!   1.2-1.5x theirs (they compress-store to memory, which Zen 4 runs in microcode; we
-//!   compress in registers). On the AMD EPYC build machine a range that is not on a 64-byte
-//!   line no longer pays 1.3-2x. `auto` sends slices here below radix's crossover
-//!   (`backend::thresholds`); the `wide` instantiation (`portable`) is slower than `radix`
-//!   on x86-64.
+//!   "CPU key sort, one thread"): `avx512` 0.82-1.57x numpy's `np.sort` (x86-simd-sort) at
+//!   2^12-2^24, 0.77-1.02x from 2^20 (`u32` 0.85 / 0.82 at 2^20 / 2^24). The
+//!   measured limit is the partition pass: 1.2-1.4x x86-simd-sort's (`u32` 0.28 / 0.50 ns per
+//!   key at 2^20 / 2^24 against 0.22-0.23 / 0.36-0.38), and not its store: compressing
+//!   straight to memory as they do tied for `u32` and lost for `u64` there (and is microcoded
+//!   on AMD Zen 4). What is left of their loop is the prefetch of the next batch (now ours
+//!   too, Intel figures pending) and their min/max tracking. Float keys take no key-map pass
+//!   with AVX2 or AVX-512. Input order costs nothing extra: sorted halves, sawtooth and 1%
+//!   noise take 0.7-0.96x random keys' time at 2^20 / 2^24 on the Xeon, ascending 0.1x. `auto`
+//!   sends slices here below radix's crossover (`backend::thresholds`); the `wide`
+//!   instantiation (`portable`) is slower than `radix` on x86-64.
 
 use super::key::KeyMap;
 use super::radix;
@@ -184,6 +182,31 @@ fn keep_branch<const LEFT: bool>() {
     }
 }
 
+/// Asks for the cache lines of `bytes` bytes from `p` to be brought into L1: a hint, no
+/// access. The partition prefetches the batch after the one it just read on that side, as
+/// x86-simd-sort does (its pass was 1.2-1.4x faster than ours on the Intel Xeon host with the
+/// same stores).
+#[inline(always)]
+fn prefetch<T>(p: *const T, bytes: usize) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        let mut at = 0;
+        while at < bytes {
+            // SAFETY: a prefetch only hints the cache: it reads no memory architecturally
+            // and cannot fault, whatever the address (`wrapping_add` keeps the pointer
+            // arithmetic defined past the slice's ends).
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    p.cast::<i8>().wrapping_add(at),
+                )
+            };
+            at += 64;
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = (p, bytes);
+}
+
 /// Partitions `keys` in place around `pivot`: returns `b` with every key of `keys[..b]` below
 /// `pivot` and every key of `keys[b..]` at or above it (for [`KeyVector::IMAGE`] vectors,
 /// `pivot` is an image and keys compare by theirs).
@@ -275,6 +298,7 @@ unsafe fn partition_vectors<V: KeyVector, const U: usize>(
             ahead_right[i] = V::load(p.add(m - step + i * lanes));
         }
         let (mut l_read, mut r_read) = (step, m - step);
+        let batch_bytes = step * std::mem::size_of::<V::Key>();
         let (mut l_write, mut r_write) = (0usize, m);
         let store = |v: V, l_write: &mut usize, r_write: &mut usize| {
             let c = v.partition_store(pv, p.add(*l_write), p.add(*r_write));
@@ -291,12 +315,14 @@ unsafe fn partition_vectors<V: KeyVector, const U: usize>(
                     *v = V::load(p.add(l_read + i * lanes));
                 }
                 l_read += step;
+                prefetch(p.wrapping_add(l_read), batch_bytes);
             } else {
                 keep_branch::<false>();
                 r_read -= step;
                 for (i, v) in batch.iter_mut().enumerate() {
                     *v = V::load(p.add(r_read + i * lanes));
                 }
+                prefetch(p.wrapping_sub(step).wrapping_add(r_read), batch_bytes);
             }
             for v in batch {
                 store(v, &mut l_write, &mut r_write);

@@ -336,3 +336,54 @@ fn adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap), map: KeyMap) {
     sort32(&mut a, map);
     assert_eq!(a, want, "{map:?}");
 }
+
+/// Float vectors (`F` of `f32` bits, `D` of `f64` bits): the image orders as `total_cmp`
+/// (signed) incl. NaNs and ±0, is its own inverse, and the vector form matches the scalar one.
+///
+/// # Safety
+/// The CPU supports `F`'s and `D`'s instructions.
+pub(crate) unsafe fn check_float_images<F: KeyVector<Key = i32>, D: KeyVector<Key = i64>>() {
+    assert!(F::IMAGE && D::IMAGE);
+    let mut s = 7u64;
+    let mut f: Vec<f32> = (0..4096)
+        .map(|_| f32::from_bits(rng(&mut s) as u32))
+        .collect();
+    f.extend([
+        -0.0,
+        0.0,
+        f32::NAN,
+        -f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ]);
+    f.truncate(f.len() / 16 * 16);
+    for w in f.windows(2) {
+        let (a, b) = (w[0].to_bits() as i32, w[1].to_bits() as i32);
+        let (ia, ib) = (F::flip_key(a), F::flip_key(b));
+        assert_eq!(ia.cmp(&ib), w[0].total_cmp(&w[1]), "{:?} {:?}", w[0], w[1]);
+        assert_eq!(F::flip_key(ia), a);
+    }
+    let d: Vec<i64> = (0..4096).map(|_| rng(&mut s) as i64).collect();
+    for w in d.windows(2) {
+        let (x, y) = (f64::from_bits(w[0] as u64), f64::from_bits(w[1] as u64));
+        let (ia, ib) = (D::flip_key(w[0]), D::flip_key(w[1]));
+        assert_eq!(ia.cmp(&ib), x.total_cmp(&y));
+        assert_eq!(D::flip_key(ia), w[0]);
+    }
+    let bits: Vec<i32> = f.iter().map(|x| x.to_bits() as i32).collect();
+    for (c, chunk) in bits.chunks(F::LANES).enumerate() {
+        let mut out = [0i32; 16];
+        // SAFETY: caller's guarantee; `chunk` holds `LANES` keys (the length is a
+        // multiple of 16), `out` at least as many.
+        unsafe { F::load(chunk.as_ptr()).flip().store(out.as_mut_ptr()) };
+        let want: Vec<i32> = chunk.iter().map(|&k| F::flip_key(k)).collect();
+        assert_eq!(out[..F::LANES], want[..], "chunk {c}");
+    }
+    for chunk in d.chunks(D::LANES) {
+        let mut out = [0i64; 8];
+        // SAFETY: as above.
+        unsafe { D::load(chunk.as_ptr()).flip().store(out.as_mut_ptr()) };
+        let want: Vec<i64> = chunk.iter().map(|&k| D::flip_key(k)).collect();
+        assert_eq!(out[..D::LANES], want[..]);
+    }
+}

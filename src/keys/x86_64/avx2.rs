@@ -23,7 +23,7 @@
 use std::arch::x86_64::*;
 
 use crate::keys::key::KeyMap;
-use crate::keys::network::KeyVector;
+use crate::keys::network::{KeyVector, VecKey};
 
 /// Proof that the CPU runs AVX2 (and POPCNT, which every AVX2 CPU has); the only way to
 /// reach the AVX2 key kernels.
@@ -40,6 +40,16 @@ impl Avx2KeysToken {
         (is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt"))
             .then_some(Avx2KeysToken(()))
     }
+
+    /// Sorts `keys` by the shared quicksort over `V`.
+    #[inline]
+    fn quicksort<V: KeyVector>(self, keys: &mut [V::Key])
+    where
+        V::Key: VecKey,
+    {
+        // SAFETY: the token exists only where the CPU has AVX2 and POPCNT.
+        unsafe { quicksort_kernel::<V>(keys) }
+    }
 }
 
 key_token!(
@@ -49,7 +59,9 @@ key_token!(
     I64x4,
     i64,
     encoded64,
-    I32x8
+    I32x8;
+    floats F32x8,
+    F64x4
 );
 
 /// The sign bit the 64-bit kernels flip (they compare signed).
@@ -180,10 +192,17 @@ struct U32x8(__m256i);
 #[derive(Clone, Copy)]
 struct I32x8(__m256i);
 
+/// 8 `f32` keys as their bits (`i32`), compared by their signed image
+/// ([`KeyVector::flip`]): `f32` slices sort in total order as they are, without the two
+/// passes of the key map (which made `f32` cost more than `i32`).
+#[derive(Clone, Copy)]
+struct F32x8(__m256i);
+
 /// The `KeyVector` impl of an 8-lane 32-bit vector `$t` of key `$k`, whose lane-wise minimum
-/// and maximum are `$min` and `$max` (unsigned or signed), and whose block sort is `$block`.
+/// and maximum are `$min` and `$max` (unsigned or signed), whose block sort is `$block` and
+/// which compares float images where `$image`.
 macro_rules! vector32 {
-    ($t:ident, $k:ty, $block:ident, $min:ident, $max:ident) => {
+    ($t:ident, $k:ty, $block:ident, $min:ident, $max:ident, $image:literal) => {
         block_kernel!($block, "avx2,popcnt", $t, $k);
 
         // SAFETY (for every method): the trait contract makes callers guarantee AVX2 (and POPCNT)
@@ -194,6 +213,28 @@ macro_rules! vector32 {
             const LANES: usize = 8;
             const MAX: $k = <$k>::MAX;
             const BLOCK_VECTORS: usize = 16;
+            const IMAGE: bool = $image;
+
+            #[inline(always)]
+            unsafe fn flip(self) -> Self {
+                if !$image {
+                    return self;
+                }
+                // x ^ (sign smeared >> 1): the bits other than the sign flipped in negative keys.
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    let sign = _mm256_srai_epi32::<31>(self.0);
+                    _mm256_xor_si256(self.0, _mm256_srli_epi32::<1>(sign))
+                })
+            }
+            #[inline(always)]
+            fn flip_key(k: $k) -> $k {
+                if $image {
+                    k ^ (((k >> 31) as u32 >> 1) as $k)
+                } else {
+                    k
+                }
+            }
 
             #[inline(always)]
             unsafe fn load(src: *const $k) -> Self {
@@ -291,8 +332,10 @@ macro_rules! vector32 {
                 // SAFETY: see the impl comment; the contract gives `left[..8]` and
                 // `right_end[-8..]` to write.
                 unsafe {
-                    // Lanes at or above the pivot are those where max(key, pivot) == key.
-                    let at_or_above = _mm256_cmpeq_epi32($max(self.0, pivot.0), self.0);
+                    // Lanes at or above the pivot are those where max(key, pivot) == key (key's
+                    // image for float keys; the keys move as they are).
+                    let key = self.flip().0;
+                    let at_or_above = _mm256_cmpeq_epi32($max(key, pivot.0), key);
                     let below = !_mm256_movemask_ps(_mm256_castsi256_ps(at_or_above)) as u32 & 0xff;
                     let order = unpack_indices(PARTITION8[below as usize]);
                     let parted = _mm256_permutevar8x32_epi32(self.0, order);
@@ -305,8 +348,30 @@ macro_rules! vector32 {
     };
 }
 
-vector32!(U32x8, u32, block_u32x8, _mm256_min_epu32, _mm256_max_epu32);
-vector32!(I32x8, i32, block_i32x8, _mm256_min_epi32, _mm256_max_epi32);
+vector32!(
+    U32x8,
+    u32,
+    block_u32x8,
+    _mm256_min_epu32,
+    _mm256_max_epu32,
+    false
+);
+vector32!(
+    I32x8,
+    i32,
+    block_i32x8,
+    _mm256_min_epi32,
+    _mm256_max_epi32,
+    false
+);
+vector32!(
+    F32x8,
+    i32,
+    block_f32x8,
+    _mm256_min_epi32,
+    _mm256_max_epi32,
+    true
+);
 
 /// 4 64-bit keys, stored with their sign bit flipped so that AVX2's signed `vpcmpgtq`
 /// orders them as the unsigned keys they stand for (flipping inside every min, max and
@@ -314,106 +379,153 @@ vector32!(I32x8, i32, block_i32x8, _mm256_min_epi32, _mm256_max_epi32);
 #[derive(Clone, Copy)]
 struct I64x4(__m256i);
 
-block_kernel!(block_i64x4, "avx2,popcnt", I64x4, i64);
+/// 4 `f64` keys as their bits (`i64`), compared by their signed image (see [`F32x8`]).
+#[derive(Clone, Copy)]
+struct F64x4(__m256i);
 
-// SAFETY (for every method): as for `U32x8`.
-impl KeyVector for I64x4 {
-    type Key = i64;
-    const LANES: usize = 4;
-    const MAX: i64 = i64::MAX;
-    const BLOCK_VECTORS: usize = 16;
+/// The `KeyVector` impl of a 4-lane 64-bit vector `$t` (signed compares), whose block sort is
+/// `$block` and which compares float images where `$image`.
+macro_rules! vector64 {
+    ($t:ident, $block:ident, $image:literal) => {
+        block_kernel!($block, "avx2,popcnt", $t, i64);
 
-    #[inline(always)]
-    unsafe fn load(src: *const i64) -> Self {
-        // SAFETY: see the impl comment.
-        I64x4(unsafe { _mm256_loadu_si256(src.cast()) })
-    }
-    #[inline(always)]
-    unsafe fn store(self, dst: *mut i64) {
-        // SAFETY: see the impl comment.
-        unsafe { _mm256_storeu_si256(dst.cast(), self.0) }
-    }
-    #[inline(always)]
-    unsafe fn load_padded(src: *const i64, n: usize) -> Self {
-        // SAFETY: see the impl comment; only the first `n` lanes are read, the others are
-        // the largest key from the blend.
-        I64x4(unsafe {
-            let mask = first_lanes64(n);
-            let keys = _mm256_maskload_epi64(src.cast(), mask);
-            _mm256_blendv_epi8(_mm256_set1_epi64x(i64::MAX), keys, mask)
-        })
-    }
-    #[inline(always)]
-    unsafe fn store_first(self, dst: *mut i64, n: usize) {
-        // SAFETY: see the impl comment; only the first `n` lanes are written.
-        unsafe { _mm256_maskstore_epi64(dst.cast(), first_lanes64(n), self.0) }
-    }
-    #[inline(always)]
-    unsafe fn splat(k: i64) -> Self {
-        // SAFETY: see the impl comment.
-        I64x4(unsafe { _mm256_set1_epi64x(k) })
-    }
-    #[inline(always)]
-    unsafe fn min(self, other: Self) -> Self {
-        // SAFETY: see the impl comment.
-        I64x4(unsafe { _mm256_blendv_epi8(self.0, other.0, _mm256_cmpgt_epi64(self.0, other.0)) })
-    }
-    #[inline(always)]
-    unsafe fn max(self, other: Self) -> Self {
-        // SAFETY: see the impl comment.
-        I64x4(unsafe { _mm256_blendv_epi8(other.0, self.0, _mm256_cmpgt_epi64(self.0, other.0)) })
-    }
-    #[inline(always)]
-    unsafe fn xor_permute(self, m: usize) -> Self {
-        // SAFETY: see the impl comment.
-        I64x4(unsafe {
-            let v = self.0;
-            match m {
-                0 => v,
-                // Swap the 64-bit halves of each 128-bit lane: an in-lane shuffle.
-                1 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
-                2 => _mm256_permute4x64_epi64::<0b01_00_11_10>(v),
-                _ => {
-                    debug_assert_eq!(m, 3);
-                    _mm256_permute4x64_epi64::<0b00_01_10_11>(v)
+        // SAFETY (for every method): as for `U32x8`.
+        impl KeyVector for $t {
+            type Key = i64;
+            const LANES: usize = 4;
+            const MAX: i64 = i64::MAX;
+            const BLOCK_VECTORS: usize = 16;
+            const IMAGE: bool = $image;
+
+            #[inline(always)]
+            unsafe fn flip(self) -> Self {
+                if !$image {
+                    return self;
+                }
+                // x ^ (sign smeared >> 1), the sign smeared by a compare (AVX2 has no 64-bit
+                // arithmetic shift).
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    let sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), self.0);
+                    _mm256_xor_si256(self.0, _mm256_srli_epi64::<1>(sign))
+                })
+            }
+            #[inline(always)]
+            fn flip_key(k: i64) -> i64 {
+                if $image {
+                    k ^ ((k >> 63) as u64 >> 1) as i64
+                } else {
+                    k
                 }
             }
-        })
-    }
-    #[inline(always)]
-    unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
-        // SAFETY: see the impl comment.
-        I64x4(unsafe {
-            match bit {
-                1 => _mm256_blend_epi32::<0b1100_1100>(lo.0, hi.0),
-                _ => {
-                    debug_assert_eq!(bit, 2);
-                    _mm256_blend_epi32::<0b1111_0000>(lo.0, hi.0)
+
+            #[inline(always)]
+            unsafe fn load(src: *const i64) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { _mm256_loadu_si256(src.cast()) })
+            }
+            #[inline(always)]
+            unsafe fn store(self, dst: *mut i64) {
+                // SAFETY: see the impl comment.
+                unsafe { _mm256_storeu_si256(dst.cast(), self.0) }
+            }
+            #[inline(always)]
+            unsafe fn load_padded(src: *const i64, n: usize) -> Self {
+                // SAFETY: see the impl comment; only the first `n` lanes are read, the others are
+                // the largest key from the blend.
+                $t(unsafe {
+                    let mask = first_lanes64(n);
+                    let keys = _mm256_maskload_epi64(src.cast(), mask);
+                    _mm256_blendv_epi8(_mm256_set1_epi64x(i64::MAX), keys, mask)
+                })
+            }
+            #[inline(always)]
+            unsafe fn store_first(self, dst: *mut i64, n: usize) {
+                // SAFETY: see the impl comment; only the first `n` lanes are written.
+                unsafe { _mm256_maskstore_epi64(dst.cast(), first_lanes64(n), self.0) }
+            }
+            #[inline(always)]
+            unsafe fn splat(k: i64) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe { _mm256_set1_epi64x(k) })
+            }
+            #[inline(always)]
+            unsafe fn min(self, other: Self) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    _mm256_blendv_epi8(self.0, other.0, _mm256_cmpgt_epi64(self.0, other.0))
+                })
+            }
+            #[inline(always)]
+            unsafe fn max(self, other: Self) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    _mm256_blendv_epi8(other.0, self.0, _mm256_cmpgt_epi64(self.0, other.0))
+                })
+            }
+            #[inline(always)]
+            unsafe fn xor_permute(self, m: usize) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    let v = self.0;
+                    match m {
+                        0 => v,
+                        // Swap the 64-bit halves of each 128-bit lane: an in-lane shuffle.
+                        1 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
+                        2 => _mm256_permute4x64_epi64::<0b01_00_11_10>(v),
+                        _ => {
+                            debug_assert_eq!(m, 3);
+                            _mm256_permute4x64_epi64::<0b00_01_10_11>(v)
+                        }
+                    }
+                })
+            }
+            #[inline(always)]
+            unsafe fn blend_bit(lo: Self, hi: Self, bit: usize) -> Self {
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    match bit {
+                        1 => _mm256_blend_epi32::<0b1100_1100>(lo.0, hi.0),
+                        _ => {
+                            debug_assert_eq!(bit, 2);
+                            _mm256_blend_epi32::<0b1111_0000>(lo.0, hi.0)
+                        }
+                    }
+                })
+            }
+            #[inline(always)]
+            unsafe fn sort_block(keys: &mut [i64]) {
+                // SAFETY: see the impl comment.
+                unsafe { $block(keys) }
+            }
+            #[inline(always)]
+            unsafe fn partition_store(
+                self,
+                pivot: Self,
+                left: *mut i64,
+                right_end: *mut i64,
+            ) -> usize {
+                // SAFETY: see the impl comment; the contract gives `left[..4]` and
+                // `right_end[-4..]` to write.
+                unsafe {
+                    let below = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(
+                        pivot.0,
+                        self.flip().0,
+                    )));
+                    let below = below as u32;
+                    let order = unpack_indices(PARTITION64[below as usize]);
+                    let parted = _mm256_permutevar8x32_epi32(self.0, order);
+                    _mm256_storeu_si256(left.cast(), parted);
+                    _mm256_storeu_si256(right_end.sub(4).cast(), parted);
+                    below.count_ones() as usize
                 }
             }
-        })
-    }
-    #[inline(always)]
-    unsafe fn sort_block(keys: &mut [i64]) {
-        // SAFETY: see the impl comment.
-        unsafe { block_i64x4(keys) }
-    }
-    #[inline(always)]
-    unsafe fn partition_store(self, pivot: Self, left: *mut i64, right_end: *mut i64) -> usize {
-        // SAFETY: see the impl comment; the contract gives `left[..4]` and
-        // `right_end[-4..]` to write.
-        unsafe {
-            let below =
-                _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(pivot.0, self.0)));
-            let below = below as u32;
-            let order = unpack_indices(PARTITION64[below as usize]);
-            let parted = _mm256_permutevar8x32_epi32(self.0, order);
-            _mm256_storeu_si256(left.cast(), parted);
-            _mm256_storeu_si256(right_end.sub(4).cast(), parted);
-            below.count_ones() as usize
         }
-    }
+    };
 }
+
+vector64!(I64x4, block_i64x4, false);
+vector64!(F64x4, block_f64x4, true);
 
 #[cfg(test)]
 mod tests {
@@ -486,6 +598,16 @@ mod tests {
             shared::check_vector_ops::<U32x8>(|s| (s ^ (s >> 32)) as u32);
             shared::check_vector_ops::<I64x4>(|s| s as i64);
         }
+    }
+
+    #[test]
+    fn float_images_order_as_total_cmp() {
+        if Avx2KeysToken::new().is_none() {
+            eprintln!("no AVX2 here: skipped");
+            return;
+        }
+        // SAFETY: AVX2 was detected above.
+        unsafe { shared::check_float_images::<F32x8, F64x4>() };
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::arch::x86_64::*;
 
 use super::avx2::PARTITION8;
 use crate::keys::key::KeyMap;
-use crate::keys::network::KeyVector;
+use crate::keys::network::{KeyVector, VecKey};
 
 /// Proof that the CPU runs AVX-512F (with POPCNT and BMI2, which every AVX-512 CPU has: the
 /// partition counts mask bits, and without POPCNT that is a dozen scalar instructions per
@@ -21,6 +21,16 @@ impl Avx512KeysToken {
             && is_x86_feature_detected!("popcnt")
             && is_x86_feature_detected!("bmi2"))
         .then_some(Avx512KeysToken(()))
+    }
+
+    /// Sorts `keys` by the shared quicksort over `V`.
+    #[inline]
+    fn quicksort<V: KeyVector>(self, keys: &mut [V::Key])
+    where
+        V::Key: VecKey,
+    {
+        // SAFETY: the token exists only where the CPU has AVX-512F, POPCNT and BMI2.
+        unsafe { quicksort_kernel::<V>(keys) }
     }
 }
 
@@ -138,9 +148,12 @@ unsafe fn not_mask16(m: __mmask16) -> __mmask16 {
 /// 16 `u32` keys.
 ///
 /// The partition compresses into registers, stores the low part whole and the high part
-/// with a mask. `vpcompressd` straight to memory is microcoded on AMD Zen 4 (numpy's AVX-512
-/// sort, which uses it, ran 5-10x slower than its AVX2 sort on the AMD EPYC build machine)
-/// and measured no faster on the Intel Xeon (BENCHMARKS.md, "CPU key sort, one thread").
+/// with a mask. `vpcompressd` straight to memory is microcoded on AMD Zen 4 (one partition
+/// pass 50x slower on the AMD EPYC build machine) and no faster on the Intel Xeon host
+/// (Emerald Rapids, one pass over 2^20 / 2^24 random keys 0.28 / 0.50-0.52 ns per key either
+/// way; `vpcompressq` to memory lost: `u64` 0.60 / 1.06-1.08 against 0.43 / 0.90-0.92, full
+/// `u64` sort 1.2-1.45x slower), so one store serves every CPU (BENCHMARKS.md, "CPU key
+/// sort, one thread").
 /// Per vector the shuffle port of Intel cores takes one compare and two compresses (two
 /// µops each); the negated mask comes from `knotw` and the store mask from memory.
 #[derive(Clone, Copy)]
@@ -527,54 +540,15 @@ mod tests {
     }
 
     /// The float vectors' image orders as `total_cmp` (signed), is its own inverse, and the
-    /// vector form matches the scalar one; the partition compares images and moves bits.
+    /// vector form matches the scalar one.
     #[test]
     fn float_images_order_as_total_cmp() {
         if Avx512KeysToken::new().is_none() {
             eprintln!("no AVX-512F here: skipped");
             return;
         }
-        let mut s = 7u64;
-        let mut f: Vec<f32> = (0..4096)
-            .map(|_| f32::from_bits(shared::rng(&mut s) as u32))
-            .collect();
-        f.extend([
-            -0.0,
-            0.0,
-            f32::NAN,
-            -f32::NAN,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-        ]);
-        f.truncate(f.len() / 16 * 16);
-        for w in f.windows(2) {
-            let (a, b) = (w[0].to_bits() as i32, w[1].to_bits() as i32);
-            let (ia, ib) = (F32x16::flip_key(a), F32x16::flip_key(b));
-            assert_eq!(ia.cmp(&ib), w[0].total_cmp(&w[1]), "{:?} {:?}", w[0], w[1]);
-            assert_eq!(F32x16::flip_key(ia), a);
-        }
-        let d: Vec<i64> = (0..4096).map(|_| shared::rng(&mut s) as i64).collect();
-        for w in d.windows(2) {
-            let (x, y) = (f64::from_bits(w[0] as u64), f64::from_bits(w[1] as u64));
-            let (ia, ib) = (F64x8::flip_key(w[0]), F64x8::flip_key(w[1]));
-            assert_eq!(ia.cmp(&ib), x.total_cmp(&y));
-            assert_eq!(F64x8::flip_key(ia), w[0]);
-        }
-        let bits: Vec<i32> = f.iter().map(|x| x.to_bits() as i32).collect();
-        for (c, chunk) in bits.chunks(16).enumerate() {
-            let mut out = [0i32; 16];
-            // SAFETY: AVX-512F was detected above; `chunk` and `out` hold 16 lanes.
-            unsafe { F32x16::load(chunk.as_ptr()).flip().store(out.as_mut_ptr()) };
-            let want: Vec<i32> = chunk.iter().map(|&k| F32x16::flip_key(k)).collect();
-            assert_eq!(out[..], want[..], "chunk {c}");
-        }
-        for chunk in d.chunks(8) {
-            let mut out = [0i64; 8];
-            // SAFETY: as above, 8 lanes.
-            unsafe { F64x8::load(chunk.as_ptr()).flip().store(out.as_mut_ptr()) };
-            let want: Vec<i64> = chunk.iter().map(|&k| F64x8::flip_key(k)).collect();
-            assert_eq!(out[..], want[..]);
-        }
+        // SAFETY: AVX-512F was detected above.
+        unsafe { shared::check_float_images::<F32x16, F64x8>() };
     }
 
     #[test]
@@ -583,7 +557,7 @@ mod tests {
             eprintln!("no AVX-512F here: skipped");
             return;
         }
-        let token = Avx512KeysToken(());
+        let token = Avx512KeysToken::new().unwrap();
         shared::check_sorts(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
     }
 
@@ -593,7 +567,7 @@ mod tests {
             eprintln!("no AVX-512F here: skipped");
             return;
         }
-        let t = Avx512KeysToken(());
+        let t = Avx512KeysToken::new().unwrap();
         crate::keys::select::tests::check_select(
             |k, n, m| t.select_nth32(k, n, m),
             |k, n, m| t.select_nth64(k, n, m),

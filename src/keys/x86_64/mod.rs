@@ -6,6 +6,10 @@
 /// the generic code inlines into code built for that instruction set), and the token's
 /// public methods, which encode the keys, call a kernel and decode them again.
 ///
+/// The sort kernel, `quicksort_kernel::<V>`, is generic: the token module's own
+/// `fn quicksort<V>(self, keys)` calls it, with `V` itself or (AVX-512) `V` with the
+/// partition store the token chose for the CPU.
+///
 /// `$v32`/`$v64` are the vector types; `$encoded64` is the token module's
 /// `fn(&mut [u64], KeyMap, impl FnOnce(&mut [$k64]))`, which brings 64-bit keys into the
 /// form `$v64` compares (and back) around the kernel. `$s32` (and `$s64` where given) are
@@ -17,35 +21,36 @@ macro_rules! key_token {
         $token:ty, $features:literal, $v32:ty, $v64:ty, $k64:ty, $encoded64:ident,
         $s32:ty $(, $s64:ty)? $(; floats $f32:ty, $f64:ty)?
     ) => {
-        key_token!(@kernels sort_32, select_32, partial_32, $features, $v32, u32);
-        key_token!(@kernels sort_64, select_64, partial_64, $features, $v64, $k64);
-        key_token!(@sort sort_s32, $features, $s32, i32);
-        $(key_token!(@sort sort_s64, $features, $s64, i64);)?
-        $(
-            key_token!(@sort sort_f32, $features, $f32, i32);
-            key_token!(@sort sort_f64, $features, $f64, i64);
-        )?
+        key_token!(@kernels select_32, partial_32, $features, $v32, u32);
+        key_token!(@kernels select_64, partial_64, $features, $v64, $k64);
 
+        /// The shared quicksort over vector `V`, compiled with the token's features.
+        ///
+        /// # Safety
+        /// The CPU has the features (only the token, which checked them, calls this).
+        #[target_feature(enable = $features)]
+        unsafe fn quicksort_kernel<V: $crate::keys::network::KeyVector>(keys: &mut [V::Key])
+        where
+            V::Key: $crate::keys::network::VecKey,
+        {
+            // SAFETY: the features are enabled here; caller's guarantee for the CPU.
+            unsafe { $crate::keys::network::quicksort::<V>(keys) }
+        }
         impl $token {
             /// Sorts 32-bit keys ascending by `map.encode32(key)`.
             pub fn sort32(self, keys: &mut [u32], map: KeyMap) {
                 if map == KeyMap::Signed {
-                    // SAFETY: as below.
-                    unsafe { sort_s32(bytemuck::cast_slice_mut(keys)) };
+                    self.quicksort::<$s32>(bytemuck::cast_slice_mut(keys));
                     return;
                 }
                 $(
                     if map == KeyMap::Float {
-                        // The float kernel, `sort_f32`, sorts vectors of `$f32`.
-                        let _: Option<$f32> = None;
-                        // SAFETY: as below.
-                        unsafe { sort_f32(bytemuck::cast_slice_mut(keys)) };
+                        self.quicksort::<$f32>(bytemuck::cast_slice_mut(keys));
                         return;
                     }
                 )?
                 map.encode_slice32(keys);
-                // SAFETY: the token exists only where the CPU has the kernels' features.
-                unsafe { sort_32(keys) };
+                self.quicksort::<$v32>(keys);
                 map.decode_slice32(keys);
             }
 
@@ -53,38 +58,31 @@ macro_rules! key_token {
             pub fn sort64(self, keys: &mut [u64], map: KeyMap) {
                 $(
                     if map == KeyMap::Float {
-                        // The float kernel, `sort_f64`, sorts vectors of `$f64`.
-                        let _: Option<$f64> = None;
-                        // SAFETY: as in `sort32`.
-                        unsafe { sort_f64(bytemuck::cast_slice_mut(keys)) };
+                        self.quicksort::<$f64>(bytemuck::cast_slice_mut(keys));
                         return;
                     }
                 )?
                 $(
                     if map == KeyMap::Signed {
-                        // The signed kernel, `sort_s64`, sorts vectors of `$s64`.
-                        let _: Option<$s64> = None;
-                        // SAFETY: as in `sort32`.
-                        unsafe { sort_s64(bytemuck::cast_slice_mut(keys)) };
+                        self.quicksort::<$s64>(bytemuck::cast_slice_mut(keys));
                         return;
                     }
                 )?
-                // SAFETY: as in `sort32`.
-                $encoded64(keys, map, |k| unsafe { sort_64(k) });
+                $encoded64(keys, map, |k| self.quicksort::<$v64>(k));
             }
 
             /// Reorders 32-bit keys so that `keys[n]` is where a sort by `map` puts it,
             /// with no larger key before it and no smaller one after (`n < keys.len()`).
             pub fn select_nth32(self, keys: &mut [u32], n: usize, map: KeyMap) {
                 map.encode_slice32(keys);
-                // SAFETY: as in `sort32`.
+                // SAFETY: the token exists only where the CPU has the kernels' features.
                 unsafe { select_32(keys, n) };
                 map.decode_slice32(keys);
             }
 
             /// [`select_nth32`](Self::select_nth32) for 64-bit keys.
             pub fn select_nth64(self, keys: &mut [u64], n: usize, map: KeyMap) {
-                // SAFETY: as in `sort32`.
+                // SAFETY: as in `select_nth32`.
                 $encoded64(keys, map, |k| unsafe { select_64(k, n) });
             }
 
@@ -92,41 +90,31 @@ macro_rules! key_token {
             /// (`k <= keys.len()`); the rest are left in no particular order.
             pub fn partial_sort32(self, keys: &mut [u32], k: usize, map: KeyMap) {
                 map.encode_slice32(keys);
-                // SAFETY: as in `sort32`.
+                // SAFETY: as in `select_nth32`.
                 unsafe { partial_32(keys, k) };
                 map.decode_slice32(keys);
             }
 
             /// [`partial_sort32`](Self::partial_sort32) for 64-bit keys.
             pub fn partial_sort64(self, keys: &mut [u64], k: usize, map: KeyMap) {
-                // SAFETY: as in `sort32`.
+                // SAFETY: as in `select_nth32`.
                 $encoded64(keys, map, |x| unsafe { partial_64(x, k) });
             }
         }
     };
-    // The sort, select and partial sort kernels over one vector type of key `$k`.
-    (@kernels $sort:ident, $select:ident, $partial:ident, $features:literal, $v:ty, $k:ty) => {
-        key_token!(@sort $sort, $features, $v, $k);
-
+    // The select and partial sort kernels over one vector type of key `$k`.
+    (@kernels $select:ident, $partial:ident, $features:literal, $v:ty, $k:ty) => {
         #[target_feature(enable = $features)]
         unsafe fn $select(keys: &mut [$k], n: usize) {
-            // SAFETY: as in the sort kernel.
+            // SAFETY: the features are enabled here; only the token (which checked that
+            // the CPU has them) calls this.
             unsafe { $crate::keys::select::select_nth::<$v>(keys, n) }
         }
 
         #[target_feature(enable = $features)]
         unsafe fn $partial(keys: &mut [$k], k: usize) {
-            // SAFETY: as in the sort kernel.
+            // SAFETY: as in the select kernel.
             unsafe { $crate::keys::select::partial_sort::<$v>(keys, k) }
-        }
-    };
-    // The sort kernel over one vector type of key `$k`.
-    (@sort $sort:ident, $features:literal, $v:ty, $k:ty) => {
-        #[target_feature(enable = $features)]
-        unsafe fn $sort(keys: &mut [$k]) {
-            // SAFETY: the features are enabled here; only the token (which checked that
-            // the CPU has them) calls this.
-            unsafe { $crate::keys::network::quicksort::<$v>(keys) }
         }
     };
 }
