@@ -5,8 +5,10 @@
 //!
 //! * Digits are 11 bits wide for plain LSD sorts from [`WIDE_DIGITS_MIN_LEN32`] /
 //!   [`WIDE_DIGITS_MIN_LEN64`] keys on (3 passes for 32-bit keys, 6 for 64-bit keys at
-//!   most) and 8 bits wide below them and in the MSD route (4 and 8 passes), where the
-//!   smaller histograms and write-combining buffers pay.
+//!   most) where this machine's [`RadixConfig`] says so (a probe of one pass of each width,
+//!   once per process), and 8 bits wide below them, in the MSD route and on machines whose
+//!   11-bit scatter costs more than 3/2 of an 8-bit one (4 and 8 passes), where the smaller
+//!   histograms and write-combining buffers pay.
 //! * One read of the input counts the histograms of every digit at once. A digit that is the
 //!   same for every key moves nothing and its pass is skipped (small integers in `u64`s, data
 //!   with a common prefix, all-equal slices).
@@ -84,7 +86,10 @@ use msd::msd_lsd;
 // core, 32 MiB L3; BENCHMARKS.md, "CPU key sort, one thread" and "CPU key sort, all
 // threads"); they have not been measured again on the 2-core Intel Xeon build machine.
 
-/// Plain LSD sorts of at least this many 32-bit keys use `WIDE` digits.
+/// Plain LSD sorts of at least this many 32-bit keys use `WIDE` digits where the machine's
+/// [`RadixConfig`] says so (its probe finds them paying on the AMD EPYC, Zen 4, and not on
+/// the Intel Xeon host of the H200 machine, whose 11-bit scatter costs 2.5x an 8-bit one).
+/// The length itself was measured on the AMD EPYC:
 ///
 /// A pass costs about the same per key with 2048 buckets as with 256 while the data sit in
 /// L2/L3 (the 2048 write positions, 16 KiB, and the lines they point into still mostly hit
@@ -94,8 +99,9 @@ use msd::msd_lsd;
 /// 61 us, 2^16: 258 / 229 us; on both cores of the idle machine 2^20: 3.19 / 2.68 ms.
 pub(crate) const WIDE_DIGITS_MIN_LEN32: usize = 1 << 14;
 
-/// Plain LSD sorts of at least this many 64-bit keys use `WIDE` digits (6 passes instead
-/// of 8; see [`WIDE_DIGITS_MIN_LEN32`]). Measured as there, `u64`: 2^13: 68 / 107 us, 2^14:
+/// Plain LSD sorts of at least this many 64-bit keys use `WIDE` digits where the machine's
+/// [`RadixConfig`] says so (6 passes instead of 8; see [`WIDE_DIGITS_MIN_LEN32`]), on the
+/// AMD EPYC. Measured as there, `u64`: 2^13: 68 / 107 us, 2^14:
 /// 144 / 131 us, 2^16: 565 / 515 us, 2^18: 2.30 / 2.11 ms.
 pub(crate) const WIDE_DIGITS_MIN_LEN64: usize = 1 << 14;
 
@@ -298,8 +304,9 @@ impl RadixSorter {
     /// ```
     pub fn with_config(config: RadixConfig) -> Self {
         Self {
+            keys: Reserve::default(),
+            values: Reserve::default(),
             config,
-            ..Self::default()
         }
     }
 
@@ -430,7 +437,8 @@ impl RadixConfig {
     /// The widths chosen for the CPU this process runs on: [`DigitWidth::Bits11`] for plain
     /// LSD sorts where a short probe, run once per process (about 0.2 ms, the first time a
     /// sort of [`WIDE_DIGITS_MIN_LEN32`] keys or more asks), finds an 11-bit scatter pass
-    /// at most 4/3 the time of an 8-bit one, else [`DigitWidth::Bits8`]; the MSD route's
+    /// at most 3/2 the time of an 8-bit one (those sorts take 2 wide passes or 3 narrow
+    /// ones), else [`DigitWidth::Bits8`]; the MSD route's
     /// buckets take [`DigitWidth::Bits8`]. A [`RadixSorter`] built
     /// [`with_config`](RadixSorter::with_config) skips the probe.
     pub fn machine() -> Self {

@@ -323,16 +323,18 @@ const PROBE_LEN: usize = 1 << 15;
 const PROBE_ROUNDS: usize = 3;
 
 /// Whether LSD passes on [`WIDE`] digits beat [`NARROW`] ones on this machine: the time of
-/// one 11-bit scatter pass over [`PROBE_LEN`] random `u32` keys at most 4/3 of an 8-bit one
-/// (3 wide passes replace 4 narrow ones for 32-bit keys, 6 replace 8 for 64-bit keys).
+/// one 11-bit scatter pass over [`PROBE_LEN`] random `u32` keys at most 3/2 of an 8-bit one.
+/// Where plain LSD sorts run (2^14 to 2^17 keys, inside the L2) they sort on the top
+/// `log2(n) + 4` bits (`first_digit`): 18 to 21 bits, 2 wide passes against 3 narrow ones.
 /// Measured once per process, the first time a sort long enough for wide digits asks; about
 /// 0.2 ms (6 passes of 2^15 keys).
 ///
 /// The two machines measured disagree by far more than the noise, so no rule on the CPU's
 /// caches alone separates them: one pass, one thread, random keys in L2, ns per key 8-bit /
 /// 11-bit, AMD EPYC (Zen 4, 1 MiB L2): `u32` 2^14 0.64-0.69 / 0.83-0.86, 2^16 0.69-0.71 /
-/// 0.82-0.83 (1.17x: wide digits win, 3 passes against 4); Intel Xeon host of the H200
-/// machine (Emerald Rapids, 2 MiB L2): 2^16 1.08 / 2.75 (2.5x: narrow digits win).
+/// 0.82-0.83 (1.17-1.33x: wide digits win, whole sorts 1.2x faster at 2^15-2^16); Intel
+/// Xeon host of the H200 machine (Emerald Rapids, 2 MiB L2): 2^16 1.08 / 2.75 (2.5x: narrow
+/// digits win).
 pub(super) fn wide_digits_pay() -> bool {
     static WIDE_PAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *WIDE_PAYS.get_or_init(|| {
@@ -360,7 +362,7 @@ pub(super) fn wide_digits_pay() -> bool {
             narrow = narrow.min(time_pass::<NARROW>(src, dst));
             wide = wide.min(time_pass::<WIDE>(src, dst));
         }
-        3.0 * wide <= 4.0 * narrow
+        2.0 * wide <= 3.0 * narrow
     })
 }
 
