@@ -417,8 +417,8 @@ pub enum DigitWidth {
 /// the same way, stably, only the speed differs from machine to machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RadixConfig {
-    /// Digits of plain LSD sorts (inputs that fit a core's L2) from [`WIDE_DIGITS_MIN_LEN32`]
-    /// / [`WIDE_DIGITS_MIN_LEN64`] keys on; shorter inputs always take [`DigitWidth::Bits8`].
+    /// Digits of plain LSD sorts (inputs that fit a core's L2) from 2^14 keys on; shorter
+    /// inputs always take [`DigitWidth::Bits8`].
     pub lsd_digits: DigitWidth,
     /// Digits of the LSD passes that sort the MSD route's buckets in cache, for buckets of
     /// as many keys as [`lsd_digits`](Self::lsd_digits) needs (its MSD pass itself always
@@ -436,7 +436,7 @@ impl Default for RadixConfig {
 impl RadixConfig {
     /// The widths chosen for the CPU this process runs on: [`DigitWidth::Bits11`] for plain
     /// LSD sorts where a short probe, run once per process (about 0.2 ms, the first time a
-    /// sort of [`WIDE_DIGITS_MIN_LEN32`] keys or more asks), finds an 11-bit scatter pass
+    /// sort of 2^14 keys or more asks), finds an 11-bit scatter pass
     /// at most 3/2 the time of an 8-bit one (those sorts take 2 wide passes or 3 narrow
     /// ones), else [`DigitWidth::Bits8`]; the MSD route's
     /// buckets take [`DigitWidth::Bits8`]. A [`RadixSorter`] built
