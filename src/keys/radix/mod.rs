@@ -5,8 +5,10 @@
 //!
 //! * Digits are 11 bits wide for plain LSD sorts from [`WIDE_DIGITS_MIN_LEN32`] /
 //!   [`WIDE_DIGITS_MIN_LEN64`] keys on (3 passes for 32-bit keys, 6 for 64-bit keys at
-//!   most) and 8 bits wide below them and in the MSD route (4 and 8 passes), where the
-//!   smaller histograms and write-combining buffers pay.
+//!   most) where this machine's [`RadixConfig`] says so (a probe of one pass of each width,
+//!   once per process), and 8 bits wide below them, in the MSD route and on machines whose
+//!   11-bit scatter costs more than 3/2 of an 8-bit one (4 and 8 passes), where the smaller
+//!   histograms and write-combining buffers pay.
 //! * One read of the input counts the histograms of every digit at once. A digit that is the
 //!   same for every key moves nothing and its pass is skipped (small integers in `u64`s, data
 //!   with a common prefix, all-equal slices).
@@ -84,7 +86,10 @@ use msd::msd_lsd;
 // core, 32 MiB L3; BENCHMARKS.md, "CPU key sort, one thread" and "CPU key sort, all
 // threads"); they have not been measured again on the 2-core Intel Xeon build machine.
 
-/// Plain LSD sorts of at least this many 32-bit keys use `WIDE` digits.
+/// Plain LSD sorts of at least this many 32-bit keys use `WIDE` digits where the machine's
+/// [`RadixConfig`] says so (its probe finds them paying on the AMD EPYC, Zen 4, and not on
+/// the Intel Xeon host of the H200 machine, whose 11-bit scatter costs 2.5x an 8-bit one).
+/// The length itself was measured on the AMD EPYC:
 ///
 /// A pass costs about the same per key with 2048 buckets as with 256 while the data sit in
 /// L2/L3 (the 2048 write positions, 16 KiB, and the lines they point into still mostly hit
@@ -94,8 +99,9 @@ use msd::msd_lsd;
 /// 61 us, 2^16: 258 / 229 us; on both cores of the idle machine 2^20: 3.19 / 2.68 ms.
 pub(crate) const WIDE_DIGITS_MIN_LEN32: usize = 1 << 14;
 
-/// Plain LSD sorts of at least this many 64-bit keys use `WIDE` digits (6 passes instead
-/// of 8; see [`WIDE_DIGITS_MIN_LEN32`]). Measured as there, `u64`: 2^13: 68 / 107 us, 2^14:
+/// Plain LSD sorts of at least this many 64-bit keys use `WIDE` digits where the machine's
+/// [`RadixConfig`] says so (6 passes instead of 8; see [`WIDE_DIGITS_MIN_LEN32`]), on the
+/// AMD EPYC. Measured as there, `u64`: 2^13: 68 / 107 us, 2^14:
 /// 144 / 131 us, 2^16: 565 / 515 us, 2^18: 2.30 / 2.11 ms.
 pub(crate) const WIDE_DIGITS_MIN_LEN64: usize = 1 << 14;
 
@@ -276,12 +282,37 @@ impl<K: RadixKey, C: Codec<K>> Codec<K> for Descending<C> {
 pub struct RadixSorter {
     keys: Reserve,
     values: Reserve,
+    config: RadixConfig,
 }
 
 impl RadixSorter {
-    /// A sorter holding no memory yet.
+    /// A sorter holding no memory yet, with this machine's digit widths
+    /// ([`RadixConfig::default`]).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A sorter holding no memory yet that sorts with the digit widths of `config` (the
+    /// results are the same whatever the widths; only the speed differs).
+    ///
+    /// ```
+    /// use sortnet::keys::{DigitWidth, RadixConfig, RadixSorter};
+    /// let config = RadixConfig { lsd_digits: DigitWidth::Bits8, ..RadixConfig::default() };
+    /// let mut keys: Vec<u64> = (0..50_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+    /// RadixSorter::with_config(config).sort(&mut keys);
+    /// assert!(keys.windows(2).all(|w| w[0] <= w[1]));
+    /// ```
+    pub fn with_config(config: RadixConfig) -> Self {
+        Self {
+            keys: Reserve::default(),
+            values: Reserve::default(),
+            config,
+        }
+    }
+
+    /// The digit widths this sorter sorts with.
+    pub fn config(&self) -> RadixConfig {
+        self.config
     }
 
     /// Sorts `keys` ascending; floats in IEEE-754 total order, as [`SortBackend::sort`](
@@ -312,10 +343,15 @@ impl RadixSorter {
     }
 
     /// Sorts `keys` ascending and moves `values[i]` with `keys[i]`; stable (equal keys keep
-    /// their values in input order).
+    /// their values in input order). Values of any `Copy` type move inside the passes (the
+    /// scratch then holds `n` values as well as `n` keys).
     ///
     /// Slices of different lengths give [`Error::LengthMismatch`] and are left unchanged.
-    pub fn sort_pairs<K: Key>(&mut self, keys: &mut [K], values: &mut [u32]) -> Result<()> {
+    pub fn sort_pairs<K: Key, V: Copy + Send + Sync>(
+        &mut self,
+        keys: &mut [K],
+        values: &mut [V],
+    ) -> Result<()> {
         if keys.len() != values.len() {
             return Err(Error::LengthMismatch {
                 keys: keys.len(),
@@ -361,7 +397,59 @@ impl std::fmt::Debug for RadixSorter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RadixSorter")
             .field("scratch_bytes", &self.scratch_bytes())
+            .field("config", &self.config)
             .finish()
+    }
+}
+
+/// Bits per digit of a radix pass: how many buckets each pass scatters into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DigitWidth {
+    /// 256 buckets: their histogram, write positions and write-combining lines stay in L1;
+    /// 4 passes for 32-bit keys at most, 8 for 64-bit keys.
+    Bits8,
+    /// 2048 buckets: 3 passes for 32-bit keys at most, 6 for 64-bit keys, each scattering
+    /// into 8 times as many places.
+    Bits11,
+}
+
+/// Digit widths of the `radix` backend ([`RadixSorter::with_config`]); every width sorts
+/// the same way, stably, only the speed differs from machine to machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RadixConfig {
+    /// Digits of plain LSD sorts (inputs that fit a core's L2) from 2^14 keys on; shorter
+    /// inputs always take [`DigitWidth::Bits8`].
+    pub lsd_digits: DigitWidth,
+    /// Digits of the LSD passes that sort the MSD route's buckets in cache, for buckets of
+    /// as many keys as [`lsd_digits`](Self::lsd_digits) needs (its MSD pass itself always
+    /// takes 8 bits, or the 13-bit field on skewed keys).
+    pub bucket_digits: DigitWidth,
+}
+
+impl Default for RadixConfig {
+    /// This machine's widths ([`RadixConfig::machine`]).
+    fn default() -> Self {
+        Self::machine()
+    }
+}
+
+impl RadixConfig {
+    /// The widths chosen for the CPU this process runs on: [`DigitWidth::Bits11`] for plain
+    /// LSD sorts where a short probe, run once per process (about 0.2 ms, the first time a
+    /// sort of 2^14 keys or more asks), finds an 11-bit scatter pass
+    /// at most 3/2 the time of an 8-bit one (those sorts take 2 wide passes or 3 narrow
+    /// ones), else [`DigitWidth::Bits8`]; the MSD route's
+    /// buckets take [`DigitWidth::Bits8`]. A [`RadixSorter`] built
+    /// [`with_config`](RadixSorter::with_config) skips the probe.
+    pub fn machine() -> Self {
+        RadixConfig {
+            lsd_digits: if scatter::wide_digits_pay() {
+                DigitWidth::Bits11
+            } else {
+                DigitWidth::Bits8
+            },
+            bucket_digits: DigitWidth::Bits8,
+        }
     }
 }
 
@@ -491,6 +579,15 @@ fn sort_kv<K, V, C>(
         return;
     }
     // The scratch buffer: `n` keys and `n` values, written before they are read.
+    // The machine's widths are probed only by sorts long enough to use them.
+    let config = match &sorter {
+        Some(sorter) => sorter.config,
+        None if n >= WIDE_DIGITS_MIN_LEN32.min(WIDE_DIGITS_MIN_LEN64) => RadixConfig::machine(),
+        None => RadixConfig {
+            lsd_digits: DigitWidth::Bits8,
+            bucket_digits: DigitWidth::Bits8,
+        },
+    };
     let (mut scratch_k, mut scratch_v) = match sorter {
         Some(sorter) => (sorter.keys.take::<K>(n), sorter.values.take::<V>(n)),
         None => (Scratch::<K>::new(n), Scratch::<V>::new(n)),
@@ -508,11 +605,7 @@ fn sort_kv<K, V, C>(
     // SAFETY: `data` holds `n` initialised elements, `scratch` has room for `n`; both are
     // exclusively ours for the duration of the call and do not overlap.
     unsafe {
-        let wide_min = match K::BITS {
-            32 => WIDE_DIGITS_MIN_LEN32,
-            _ => WIDE_DIGITS_MIN_LEN64,
-        };
-        let wide = n >= wide_min;
+        let wide = n >= wide_min_len::<K>() && config.lsd_digits == DigitWidth::Bits11;
         let route = match route {
             Route::BySize if use_msd::<K, V>(n) => Route::Msd,
             Route::BySize if n >= PARALLEL_LSD_MIN_LEN && rayon::current_num_threads() > 1 => {
@@ -522,7 +615,11 @@ fn sort_kv<K, V, C>(
             other => other,
         };
         match route {
-            Route::Msd => msd_lsd::<K, V, C>(data, scratch, n, digits::<K, NARROW>(), false, false),
+            Route::Msd => {
+                let bucket_wide = config.bucket_digits == DigitWidth::Bits11;
+                let d = digits::<K, NARROW>();
+                msd_lsd::<K, V, C>(data, scratch, n, d, false, false, bucket_wide)
+            }
             Route::BySize => unreachable!("resolved above"),
             Route::ParallelLsd { wide: true } => lsd_parallel::<K, V, C, WIDE>(data, scratch, n),
             Route::ParallelLsd { wide: false } => lsd_parallel::<K, V, C, NARROW>(data, scratch, n),
@@ -534,6 +631,14 @@ fn sort_kv<K, V, C>(
                 lsd::<K, V, C, NARROW>(data, scratch, data, n, d, false, false)
             }
         }
+    }
+}
+
+/// The length from which an LSD sort of keys of type `K` may take [`DigitWidth::Bits11`].
+fn wide_min_len<K: RadixKey>() -> usize {
+    match K::BITS {
+        32 => WIDE_DIGITS_MIN_LEN32,
+        _ => WIDE_DIGITS_MIN_LEN64,
     }
 }
 

@@ -8,7 +8,7 @@ use super::count::*;
 use super::digits::*;
 use super::lsd::*;
 use super::scatter::*;
-use super::{BUCKET_MSD_MIN_BYTES, PARALLEL_MIN_LEN};
+use super::{wide_min_len, BUCKET_MSD_MIN_BYTES, PARALLEL_MIN_LEN};
 use crate::keys::scratch::Scratch;
 
 /// What one read of a chunk tells the MSD pass.
@@ -100,6 +100,7 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     digits: usize,
     encoded: bool,
     result_in_dst: bool,
+    bucket_wide: bool,
 ) {
     let parallel = len >= PARALLEL_MIN_LEN && rayon::current_num_threads() > 1;
     let parts = if parallel {
@@ -270,14 +271,19 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         unsafe {
             let (s, d) = (dst.add(a), src.add(a));
             if takes_msd(n) {
-                msd_lsd::<K, V, C>(s, d, n, below, true, !result_in_dst);
+                msd_lsd::<K, V, C>(s, d, n, below, true, !result_in_dst, bucket_wide);
             } else {
                 let out = if result_in_dst { s } else { d };
                 let t = Buf {
                     k: tmp.0.as_mut_ptr(),
                     v: tmp.1.as_mut_ptr(),
                 };
-                lsd::<K, V, C, NARROW>(s, t, out, n, below, true, stream);
+                if bucket_wide && n >= wide_min_len::<K>() {
+                    let wide_below = split.shift.div_ceil(WIDE) as usize;
+                    lsd::<K, V, C, WIDE>(s, t, out, n, wide_below, true, stream);
+                } else {
+                    lsd::<K, V, C, NARROW>(s, t, out, n, below, true, stream);
+                }
             }
         }
     };

@@ -312,3 +312,85 @@ pub(super) unsafe fn copy_decode<K: RadixKey, V: Copy, C: Codec<K>, const DEC: b
         }
     }
 }
+
+/// Keys of the probe that chooses this machine's digit width ([`wide_digits_pay`]): 128 KiB
+/// of `u32` keys and as much scratch, inside the L2 of every core measured, where the plain
+/// LSD sorts that take wide digits run.
+const PROBE_LEN: usize = 1 << 15;
+
+/// Timed rounds of the probe; the fastest pass of each width counts (a burst of load from
+/// other processes slows one round of both).
+const PROBE_ROUNDS: usize = 3;
+
+/// Whether LSD passes on [`WIDE`] digits beat [`NARROW`] ones on this machine: the time of
+/// one 11-bit scatter pass over [`PROBE_LEN`] random `u32` keys at most 3/2 of an 8-bit one.
+/// Where plain LSD sorts run (2^14 to 2^17 keys, inside the L2) they sort on the top
+/// `log2(n) + 4` bits (`first_digit`): 18 to 21 bits, 2 wide passes against 3 narrow ones.
+/// Measured once per process, the first time a sort long enough for wide digits asks; about
+/// 0.2 ms (6 passes of 2^15 keys).
+///
+/// The two machines measured disagree by far more than the noise, so no rule on the CPU's
+/// caches alone separates them: one pass, one thread, random keys in L2, ns per key 8-bit /
+/// 11-bit, AMD EPYC (Zen 4, 1 MiB L2): `u32` 2^14 0.64-0.69 / 0.83-0.86, 2^16 0.69-0.71 /
+/// 0.82-0.83 (1.17-1.33x: wide digits win, whole sorts 1.2x faster at 2^15-2^16); Intel
+/// Xeon host of the H200 machine (Emerald Rapids, 2 MiB L2): 2^16 1.08 / 2.75 (2.5x: narrow
+/// digits win).
+pub(super) fn wide_digits_pay() -> bool {
+    static WIDE_PAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WIDE_PAYS.get_or_init(|| {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut keys: Vec<u32> = (0..PROBE_LEN)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 32) as u32
+            })
+            .collect();
+        let mut out = vec![0u32; PROBE_LEN];
+        let mut units = [(); 0];
+        let src = Buf::<u32, ()> {
+            k: keys.as_mut_ptr(),
+            v: units.as_mut_ptr(),
+        };
+        let dst = Buf::<u32, ()> {
+            k: out.as_mut_ptr(),
+            v: units.as_mut_ptr(),
+        };
+        let (mut narrow, mut wide) = (f64::MAX, f64::MAX);
+        for _ in 0..PROBE_ROUNDS {
+            narrow = narrow.min(time_pass::<NARROW>(src, dst));
+            wide = wide.min(time_pass::<WIDE>(src, dst));
+        }
+        2.0 * wide <= 3.0 * narrow
+    })
+}
+
+/// Seconds one scatter of the [`PROBE_LEN`] keys at `src` on their lowest `W`-bit digit
+/// into `dst` takes (its histogram counted before the clock starts).
+fn time_pass<const W: u32>(src: Buf<u32, ()>, dst: Buf<u32, ()>) -> f64 {
+    let mut offsets = vec![0usize; 1 << W];
+    // SAFETY: `src` holds `PROBE_LEN` initialised keys (the probe's own vector).
+    let keys = unsafe { std::slice::from_raw_parts(src.k, PROBE_LEN) };
+    for &k in keys {
+        offsets[k.digit::<W>(0)] += 1;
+    }
+    let mut sum = 0;
+    for o in offsets.iter_mut() {
+        (*o, sum) = (sum, sum + *o);
+    }
+    let start = std::time::Instant::now();
+    // SAFETY: `src` and `dst` are the probe's two disjoint vectors of `PROBE_LEN` keys (the
+    // values are zero-sized); the offsets are the exclusive prefix of this digit's histogram
+    // over exactly those keys, so every write lands in `dst[..PROBE_LEN]`.
+    unsafe {
+        scatter::<u32, (), super::digits::Unsigned, W, false, false>(
+            src,
+            dst,
+            PROBE_LEN,
+            0,
+            &mut offsets,
+        )
+    };
+    start.elapsed().as_secs_f64()
+}

@@ -631,3 +631,69 @@ fn few_runs_are_merged_stably() {
     assert_eq!(runs(&[1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2], true), Some(4));
     assert_eq!(runs(&[1, 2, 1, 2, 1, 2, 1, 2, 1, 2], true), None);
 }
+
+/// Every combination of digit widths.
+fn configs() -> Vec<RadixConfig> {
+    let widths = [DigitWidth::Bits8, DigitWidth::Bits11];
+    widths
+        .iter()
+        .flat_map(|&lsd_digits| {
+            widths.iter().map(move |&bucket_digits| RadixConfig {
+                lsd_digits,
+                bucket_digits,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn every_digit_width_sorts_stably_on_every_route() {
+    // Lengths around the wide-digit threshold, and MSD buckets past it: keys whose top byte
+    // takes two values leave two buckets of about n/2, which sort on wide digits when the
+    // configuration says so.
+    for config in configs() {
+        for n in [
+            WIDE_DIGITS_MIN_LEN32 - 1,
+            WIDE_DIGITS_MIN_LEN32,
+            (1 << 15) + 7,
+            (1 << 17) + 3,
+        ] {
+            let mut s = n as u64 ^ 0x5eed;
+            let keys: Vec<u64> = (0..n)
+                .map(|i| (rng(&mut s) >> 9) % 90_000 | ((i as u64 & 1) << 63))
+                .collect();
+            let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+            want.sort_by_key(|p| p.0);
+            for route in [Route::BySize, Route::Msd] {
+                let mut sorter = RadixSorter::with_config(config);
+                let (mut k, mut v): (Vec<u64>, Vec<u32>) = (keys.clone(), (0..n as u32).collect());
+                sort_with_map(&mut k, &mut v, KeyMap::Unsigned, route, Some(&mut sorter));
+                let got: Vec<(u64, u32)> = k.into_iter().zip(v).collect();
+                assert!(got == want, "u64 pairs {config:?} n={n} {route:?}");
+                let mut k32: Vec<u32> = keys.iter().map(|&k| (k >> 32) as u32 | k as u32).collect();
+                let mut want32 = k32.clone();
+                want32.sort_unstable();
+                let values = &mut unit_values(n);
+                sort_with_map(&mut k32, values, KeyMap::Signed, route, Some(&mut sorter));
+                want32.sort_by_key(|&k| k as i32);
+                assert!(k32 == want32, "i32 keys {config:?} n={n} {route:?}");
+            }
+        }
+        let mut sorter = RadixSorter::with_config(config);
+        assert_eq!(sorter.config(), config);
+        let mut f: Vec<f32> = (0..40_000)
+            .map(|i| ((i * 7919) % 40_009) as f32 - 2e4)
+            .collect();
+        sorter.sort_descending(&mut f);
+        assert!(f.windows(2).all(|w| w[0] >= w[1]), "{config:?}");
+    }
+}
+
+#[test]
+fn the_machine_probe_gives_one_answer_per_process() {
+    // Whatever it finds, it finds it once: every later call agrees.
+    let first = RadixConfig::machine();
+    assert_eq!(RadixConfig::default(), first);
+    assert_eq!(RadixSorter::new().config(), first);
+    assert_eq!(first.bucket_digits, DigitWidth::Bits8);
+}
