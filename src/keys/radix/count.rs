@@ -60,17 +60,59 @@ pub(super) unsafe fn count_digits<
     let h = block_counts.as_mut_ptr();
     // SAFETY: the caller guarantees `len` initialised keys at `src.k`.
     let keys = unsafe { std::slice::from_raw_parts(src.k, len) };
+    let top = (D - 1) * buckets;
     for block in keys.chunks(COUNT_BLOCK) {
-        for &k in block {
-            let e = if ENC { C::encode(k) } else { k };
-            for d in 0..D {
-                // SAFETY: `d < D` and a digit is below `buckets`: inside `block_counts`.
-                unsafe { *h.add(d * buckets + e.digit::<W>(first + d)) += 1 };
-            }
-        }
+        // SAFETY: the top digit is below `buckets`: inside the top digit's counters.
+        unsafe {
+            count_field(block, h.add(top), |k| {
+                let e = if ENC { C::encode(k) } else { k };
+                for d in 0..D - 1 {
+                    // SAFETY: `d < D - 1` and a digit is below `buckets`: inside
+                    // `block_counts`, below the top digit's counters.
+                    *h.add(d * buckets + e.digit::<W>(first + d)) += 1;
+                }
+                e.digit::<W>(first + D - 1)
+            })
+        };
         add_block_counts(&mut flat, &mut block_counts);
     }
     flat.chunks(buckets).map(<[usize]>::to_vec).collect()
+}
+
+/// Adds one to `counts[field(k)]` for every key of `keys`, four keys at a time: where all
+/// four land on one counter (sorted or nearly sorted input, whose neighbours share their top
+/// digit), one add of 4 replaces four adds of 1 that would each wait for the last one's
+/// store (a store-to-load forward, about 5 cycles a key). Random keys take the four single
+/// adds; the test predicts well either way. Sorted-with-1%-noise `u32` keys, 2^24, two
+/// threads, AMD EPYC: 1.24x the time of random keys before, the MSD pass's survey twice its
+/// random-key time.
+///
+/// # Safety
+/// `field` returns an index inside the counters at `counts` for every key.
+#[inline(always)]
+pub(super) unsafe fn count_field<T: Copy>(
+    keys: &[T],
+    counts: *mut u32,
+    mut field: impl FnMut(T) -> usize,
+) {
+    let mut quads = keys.chunks_exact(4);
+    for q in &mut quads {
+        let f = [field(q[0]), field(q[1]), field(q[2]), field(q[3])];
+        // SAFETY: every `f` is inside the counters (caller's contract).
+        unsafe {
+            if f[0] == f[1] && f[1] == f[2] && f[2] == f[3] {
+                *counts.add(f[0]) += 4;
+            } else {
+                for i in f {
+                    *counts.add(i) += 1;
+                }
+            }
+        }
+    }
+    for &k in quads.remainder() {
+        // SAFETY: as above.
+        unsafe { *counts.add(field(k)) += 1 };
+    }
 }
 
 /// Keys counted into `u32` counters before they are added to the `usize` totals: the
@@ -134,10 +176,8 @@ pub(super) unsafe fn count_one<K: RadixKey, V, const W: u32>(
     let mut hist = vec![0usize; 1 << W];
     let mut block_counts = vec![0u32; 1 << W];
     for block in keys.chunks(COUNT_BLOCK) {
-        for &k in block {
-            // SAFETY: a digit is below `1 << W`, the counters' length.
-            unsafe { *block_counts.get_unchecked_mut(k.digit::<W>(d)) += 1 };
-        }
+        // SAFETY: a digit is below `1 << W`, the counters' length.
+        unsafe { count_field(block, block_counts.as_mut_ptr(), |k| k.digit::<W>(d)) };
         add_block_counts(&mut hist, &mut block_counts);
     }
     hist

@@ -40,13 +40,15 @@ pub(super) unsafe fn survey<K: RadixKey, V, C: Codec<K>, const W: u32, const ENC
     let mut block_counts = vec![0u32; 1 << W];
     let (mut and, mut or) = (K::ONES, K::ZERO);
     for block in keys.chunks(COUNT_BLOCK) {
-        for &k in block {
-            let e = if ENC { C::encode(k) } else { k };
-            and = and & e;
-            or = or | e;
-            // SAFETY: a `W`-bit field is below `1 << W`, the counters' length.
-            unsafe { *block_counts.get_unchecked_mut(e.field::<W>(shift)) += 1 };
-        }
+        // SAFETY: a `W`-bit field is below `1 << W`, the counters' length.
+        unsafe {
+            count_field(block, block_counts.as_mut_ptr(), |k| {
+                let e = if ENC { C::encode(k) } else { k };
+                and = and & e;
+                or = or | e;
+                e.field::<W>(shift)
+            })
+        };
         add_block_counts(&mut hist, &mut block_counts);
     }
     Survey { hist, and, or }
