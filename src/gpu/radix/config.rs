@@ -69,7 +69,7 @@ pub struct RadixConfig {
     /// Sorts of at most this many 32-bit keys (alone or with values; a count known when
     /// recording, or buffers this small) run in one workgroup, in one dispatch, instead of the
     /// passes' chain of dispatches; 0: never. Capped at what the device's shared memory
-    /// holds (8 bytes a key) and rounded down to a power of two. `None`: 4096 on a GPU, 0
+    /// holds (8 bytes a key) and rounded down to a power of two. `None`: 1024 on a GPU, 0
     /// on a software driver (lavapipe ran a 1024-invocation workgroup's barriers 5x slower
     /// than the passes at 256 keys).
     pub one_workgroup_max: Option<u32>,
@@ -85,21 +85,24 @@ pub struct RadixConfig {
     /// is sorted right, slowly, by its workgroup alone. Capped where the split's tiles
     /// outnumber what a bucket's workgroup reads, and where the buckets would average more
     /// than a quarter of their shared memory (2^17 keys on an H200). `None`: [`SHORT_MAX`] on
-    /// a GPU (2^16 pairs 0.025 ms against the chain's 0.068 on an H200), 0 on a software
+    /// a GPU (2^16 pairs 0.028 ms against the chain's 0.068 on an H200), 0 on a software
     /// driver (lavapipe took 10x the chain's time there); capped at 2^14 on a software driver.
     pub short_max: Option<u32>,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
 }
 
-/// [`RadixConfig::one_workgroup_max`]'s default: on an H200 the one-workgroup sort beat the
-/// passes up to this size (BENCHMARKS.md, "GPU radix sort", small sorts).
-pub(crate) const ONE_WORKGROUP_MAX: u32 = 4096;
+/// [`RadixConfig::one_workgroup_max`]'s default: on an H200 the one-workgroup sort takes
+/// 0.017 ms at 2^10 keys and 0.052 at 2^12, the short path 0.019 at 2^14 (BENCHMARKS.md, "In
+/// the application's own Vulkan device").
+pub(crate) const ONE_WORKGROUP_MAX: u32 = 1024;
 
-/// [`RadixConfig::short_max`](RadixConfig#structfield.short_max)'s default on a GPU: the 256
-/// buckets average 512 keys at 2^17, a quarter of a bucket's shared memory (BENCHMARKS.md,
-/// "In the application's own Vulkan device", short path; H200).
-pub const SHORT_MAX: u32 = 1 << 17;
+/// [`RadixConfig::short_max`](RadixConfig#structfield.short_max)'s default on a GPU: on an
+/// H200 the short path sorts 2^16 random pairs in 0.028 ms (the chain 0.068) and 2^16 keys of
+/// one top digit in 0.047, but 2^17 random pairs in 0.080, where the sampled splitters take
+/// over, more than the chain's 0.075 at 2^18 (BENCHMARKS.md, "In the application's own
+/// Vulkan device", short path).
+pub const SHORT_MAX: u32 = 1 << 16;
 
 /// The small sorts' tile, (invocations, keys per invocation): at 2^13-2^15 u32 keys and
 /// pairs on an H200 it took 13-20% less time than the shipped 512 x 11 tile, at 2^16 about

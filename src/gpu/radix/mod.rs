@@ -34,9 +34,9 @@
 //!    passes ran (recorded only for sorts by an odd number of digits: `key_bits` 24, say);
 //! 5. by reduce-then-scan, `radix_clear` zeroes the accumulators its scans read to the end.
 //!
-//! Small sorts: on GPUs (not on software drivers, where it was slower), at most 4096 32-bit
+//! Small sorts: on GPUs (not on software drivers, where it was slower), at most 1024 32-bit
 //! keys (alone or with values) run in one workgroup, one dispatch (`radix_small.comp`: a
-//! stable bitonic network over (key, index) in shared memory); up to 2^17 take the short
+//! stable bitonic network over (key, index) in shared memory); up to 2^16 take the short
 //! path, two dispatches (`small`: tiles split into 256 buckets, by the top digit where a
 //! sample of the keys finds it spread, else by splitters from the sorted sample, then a
 //! workgroup per bucket sorting it in shared memory); look-back sorts of 32-bit keys

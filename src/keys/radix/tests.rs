@@ -660,7 +660,7 @@ fn every_digit_width_sorts_stably_on_every_route() {
         ] {
             let mut s = n as u64 ^ 0x5eed;
             let keys: Vec<u64> = (0..n)
-                .map(|i| (rng(&mut s) >> 9) % 90_000 | ((i as u64 & 1) << 63))
+                .map(|i| ((rng(&mut s) >> 9) % 90_000) | ((i as u64 & 1) << 63))
                 .collect();
             let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
             want.sort_by_key(|p| p.0);
