@@ -87,8 +87,8 @@ use msd::msd_lsd;
 // threads"); they have not been measured again on the 2-core Intel Xeon build machine.
 
 /// Plain LSD sorts of at least this many 32-bit keys use `WIDE` digits where the machine's
-/// [`RadixConfig`] says so (its probe finds them paying on the AMD EPYC, Zen 4, and not on
-/// the Intel Xeon host of the H200 machine, whose 11-bit scatter costs 2.5x an 8-bit one).
+/// [`RadixConfig`] says so (its probe found them paying on the AMD EPYC, Zen 4, and on the
+/// Intel Xeon host of the H200 machine, where whole sorts ran within 7% either way).
 /// The length itself was measured on the AMD EPYC:
 ///
 /// A pass costs about the same per key with 2048 buckets as with 256 while the data sit in
