@@ -437,11 +437,11 @@ fn descending_floats_put_positive_nan_first() {
 /// plain LSD route (around the wide-digit threshold) and the MSD route.
 #[test]
 fn radix_sorter_sorts_stably_with_every_digit_width() {
-    use sortnet::keys::{DigitWidth, RadixConfig, RadixSorter};
+    use sortnet::keys::{DigitWidth, DigitWidths, RadixSorter};
     let widths = [DigitWidth::Bits8, DigitWidth::Bits11];
     for lsd_digits in widths {
         for bucket_digits in widths {
-            let config = RadixConfig {
+            let config = DigitWidths {
                 lsd_digits,
                 bucket_digits,
             };

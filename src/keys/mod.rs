@@ -25,4 +25,4 @@ pub(crate) mod small;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
 
-pub use radix::{DigitWidth, RadixConfig, RadixSorter};
+pub use radix::{DigitWidth, DigitWidths, RadixSorter};

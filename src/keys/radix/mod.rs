@@ -5,7 +5,7 @@
 //!
 //! * Digits are 11 bits wide for plain LSD sorts from [`WIDE_DIGITS_MIN_LEN32`] /
 //!   [`WIDE_DIGITS_MIN_LEN64`] keys on (3 passes for 32-bit keys, 6 for 64-bit keys at
-//!   most) where this machine's [`RadixConfig`] says so (a probe of one pass of each width,
+//!   most) where this machine's [`DigitWidths`] say so (a probe of one pass of each width,
 //!   once per process), and 8 bits wide below them, in the MSD route and on machines whose
 //!   11-bit scatter costs more than 3/2 of an 8-bit one (4 and 8 passes), where the smaller
 //!   histograms and write-combining buffers pay.
@@ -87,7 +87,7 @@ use msd::msd_lsd;
 // threads"); they have not been measured again on the 2-core Intel Xeon build machine.
 
 /// Plain LSD sorts of at least this many 32-bit keys use `WIDE` digits where the machine's
-/// [`RadixConfig`] says so (its probe found them paying on the AMD EPYC, Zen 4, and on the
+/// [`DigitWidths`] say so (its probe found them paying on the AMD EPYC, Zen 4, and on the
 /// Intel Xeon host of the H200 machine, where whole sorts ran within 7% either way).
 /// The length itself was measured on the AMD EPYC:
 ///
@@ -100,7 +100,7 @@ use msd::msd_lsd;
 pub(crate) const WIDE_DIGITS_MIN_LEN32: usize = 1 << 14;
 
 /// Plain LSD sorts of at least this many 64-bit keys use `WIDE` digits where the machine's
-/// [`RadixConfig`] says so (6 passes instead of 8; see [`WIDE_DIGITS_MIN_LEN32`]), on the
+/// [`DigitWidths`] say so (6 passes instead of 8; see [`WIDE_DIGITS_MIN_LEN32`]), on the
 /// AMD EPYC. Measured as there, `u64`: 2^13: 68 / 107 us, 2^14:
 /// 144 / 131 us, 2^16: 565 / 515 us, 2^18: 2.30 / 2.11 ms.
 pub(crate) const WIDE_DIGITS_MIN_LEN64: usize = 1 << 14;
@@ -282,12 +282,12 @@ impl<K: RadixKey, C: Codec<K>> Codec<K> for Descending<C> {
 pub struct RadixSorter {
     keys: Reserve,
     values: Reserve,
-    config: RadixConfig,
+    config: DigitWidths,
 }
 
 impl RadixSorter {
     /// A sorter holding no memory yet, with this machine's digit widths
-    /// ([`RadixConfig::default`]).
+    /// ([`DigitWidths::default`]).
     pub fn new() -> Self {
         Self::default()
     }
@@ -296,13 +296,13 @@ impl RadixSorter {
     /// results are the same whatever the widths; only the speed differs).
     ///
     /// ```
-    /// use sortnet::keys::{DigitWidth, RadixConfig, RadixSorter};
-    /// let config = RadixConfig { lsd_digits: DigitWidth::Bits8, ..RadixConfig::default() };
+    /// use sortnet::keys::{DigitWidth, DigitWidths, RadixSorter};
+    /// let config = DigitWidths { lsd_digits: DigitWidth::Bits8, ..DigitWidths::default() };
     /// let mut keys: Vec<u64> = (0..50_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
     /// RadixSorter::with_config(config).sort(&mut keys);
     /// assert!(keys.windows(2).all(|w| w[0] <= w[1]));
     /// ```
-    pub fn with_config(config: RadixConfig) -> Self {
+    pub fn with_config(config: DigitWidths) -> Self {
         Self {
             keys: Reserve::default(),
             values: Reserve::default(),
@@ -311,7 +311,7 @@ impl RadixSorter {
     }
 
     /// The digit widths this sorter sorts with.
-    pub fn config(&self) -> RadixConfig {
+    pub fn config(&self) -> DigitWidths {
         self.config
     }
 
@@ -416,7 +416,7 @@ pub enum DigitWidth {
 /// Digit widths of the `radix` backend ([`RadixSorter::with_config`]); every width sorts
 /// the same way, stably, only the speed differs from machine to machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RadixConfig {
+pub struct DigitWidths {
     /// Digits of plain LSD sorts (inputs that fit a core's L2) from 2^14 keys on; shorter
     /// inputs always take [`DigitWidth::Bits8`].
     pub lsd_digits: DigitWidth,
@@ -426,14 +426,14 @@ pub struct RadixConfig {
     pub bucket_digits: DigitWidth,
 }
 
-impl Default for RadixConfig {
-    /// This machine's widths ([`RadixConfig::machine`]).
+impl Default for DigitWidths {
+    /// This machine's widths ([`DigitWidths::machine`]).
     fn default() -> Self {
         Self::machine()
     }
 }
 
-impl RadixConfig {
+impl DigitWidths {
     /// The widths chosen for the CPU this process runs on: [`DigitWidth::Bits11`] for plain
     /// LSD sorts where a short probe, run once per process (about 0.2 ms, the first time a
     /// sort of 2^14 keys or more asks), finds an 11-bit scatter pass
@@ -442,7 +442,7 @@ impl RadixConfig {
     /// buckets take [`DigitWidth::Bits8`]. A [`RadixSorter`] built
     /// [`with_config`](RadixSorter::with_config) skips the probe.
     pub fn machine() -> Self {
-        RadixConfig {
+        DigitWidths {
             lsd_digits: if scatter::wide_digits_pay() {
                 DigitWidth::Bits11
             } else {
@@ -582,8 +582,8 @@ fn sort_kv<K, V, C>(
     // The machine's widths are probed only by sorts long enough to use them.
     let config = match &sorter {
         Some(sorter) => sorter.config,
-        None if n >= WIDE_DIGITS_MIN_LEN32.min(WIDE_DIGITS_MIN_LEN64) => RadixConfig::machine(),
-        None => RadixConfig {
+        None if n >= WIDE_DIGITS_MIN_LEN32.min(WIDE_DIGITS_MIN_LEN64) => DigitWidths::machine(),
+        None => DigitWidths {
             lsd_digits: DigitWidth::Bits8,
             bucket_digits: DigitWidth::Bits8,
         },

@@ -633,12 +633,12 @@ fn few_runs_are_merged_stably() {
 }
 
 /// Every combination of digit widths.
-fn configs() -> Vec<RadixConfig> {
+fn configs() -> Vec<DigitWidths> {
     let widths = [DigitWidth::Bits8, DigitWidth::Bits11];
     widths
         .iter()
         .flat_map(|&lsd_digits| {
-            widths.iter().map(move |&bucket_digits| RadixConfig {
+            widths.iter().map(move |&bucket_digits| DigitWidths {
                 lsd_digits,
                 bucket_digits,
             })
@@ -692,8 +692,8 @@ fn every_digit_width_sorts_stably_on_every_route() {
 #[test]
 fn the_machine_probe_gives_one_answer_per_process() {
     // Whatever it finds, it finds it once: every later call agrees.
-    let first = RadixConfig::machine();
-    assert_eq!(RadixConfig::default(), first);
+    let first = DigitWidths::machine();
+    assert_eq!(DigitWidths::default(), first);
     assert_eq!(RadixSorter::new().config(), first);
     assert_eq!(first.bucket_digits, DigitWidth::Bits8);
 }
