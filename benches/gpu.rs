@@ -71,7 +71,10 @@ struct Args {
     keys: Vec<String>,
     map: KeyMap,
     config: RadixConfig,
-    key_bits: Option<u32>,
+    /// Sort by these low bits, one row each (`None`: every bit).
+    key_bits: Vec<Option<u32>>,
+    /// Tunings to compare in one process (`--variants`), each a label and its config.
+    variants: Vec<(String, RadixConfig)>,
     phases: bool,
     /// 32-bit keys of a shape other than random (`--shape`; the short path's hard cases).
     shape: Option<String>,
@@ -92,7 +95,8 @@ fn parse() -> Args {
         ],
         map: KeyMap::Unsigned,
         config: RadixConfig::default(),
-        key_bits: None,
+        key_bits: vec![None],
+        variants: Vec::new(),
         phases: false,
         shape: None,
     };
@@ -130,7 +134,22 @@ fn parse() -> Args {
             "--histogram-kpi" => {
                 a.config.histogram_keys_per_invocation = value().parse().unwrap_or_else(|_| usage())
             }
-            "--key-bits" => a.key_bits = Some(value().parse().unwrap_or_else(|_| usage())),
+            "--key-bits" => {
+                a.key_bits = value()
+                    .split(',')
+                    .map(|b| Some(b.parse().unwrap_or_else(|_| usage())))
+                    .collect()
+            }
+            "--histogram-batch" => {
+                a.config.histogram_batch = Some(value().parse().unwrap_or_else(|_| usage()))
+            }
+            "--direct-passes" => a.config.direct_passes = true,
+            "--variants" => {
+                a.variants = value()
+                    .split(',')
+                    .map(|v| (v.to_string(), Default::default()))
+                    .collect()
+            }
             "--one-workgroup-max" => {
                 a.config.one_workgroup_max = Some(value().parse().unwrap_or_else(|_| usage()))
             }
@@ -142,6 +161,25 @@ fn parse() -> Args {
     }
     if a.sizes.is_empty() {
         a.sizes = vec![20, 24, 26];
+    }
+    // Each variant is the options' config changed by its parts, joined by `+`: `base`,
+    // `direct` (direct passes), `kpiN` (histogram keys per invocation), `batchN`.
+    if a.variants.is_empty() {
+        a.variants = vec![("options".into(), a.config.clone())];
+    } else {
+        for (label, config) in &mut a.variants {
+            *config = a.config.clone();
+            for part in label.split('+') {
+                let num = |p: &str| part[p.len()..].parse::<u32>().unwrap_or_else(|_| usage());
+                match part {
+                    "base" => {}
+                    "direct" => config.direct_passes = true,
+                    p if p.starts_with("kpi") => config.histogram_keys_per_invocation = num("kpi"),
+                    p if p.starts_with("batch") => config.histogram_batch = Some(num("batch")),
+                    _ => usage(),
+                }
+            }
+        }
     }
     a
 }
@@ -363,117 +401,150 @@ fn copy_ms(ctx: &Arc<GpuContext>, timer: &Timer, words: u64, reps: usize) -> f64
 
 fn radix(ctx: &Arc<GpuContext>, args: &Args) {
     let timer = Timer::new(ctx);
-    let sorter = RadixSorter::with_config(ctx.clone(), args.config.clone()).unwrap();
-    // The empty dispatch chain is that of the passes (a sort of no keys would otherwise run
-    // in one workgroup).
-    let mut passes_config = args.config.clone();
-    passes_config.one_workgroup_max = Some(0);
-    passes_config.short_max = Some(0);
-    let passes = RadixSorter::with_config(ctx.clone(), passes_config).unwrap();
+    // Per variant, the sorter and the one whose empty dispatch chain is that of the passes
+    // (a sort of no keys would otherwise run in one workgroup).
+    let sorters: Vec<(&str, RadixSorter, RadixSorter)> = args
+        .variants
+        .iter()
+        .map(|(label, config)| {
+            let mut passes_config = config.clone();
+            passes_config.one_workgroup_max = Some(0);
+            passes_config.short_max = Some(0);
+            (
+                label.as_str(),
+                RadixSorter::with_config(ctx.clone(), config.clone()).unwrap(),
+                RadixSorter::with_config(ctx.clone(), passes_config).unwrap(),
+            )
+        })
+        .collect();
     println!("config: {:?}, key bits {:?}", args.config, args.key_bits);
     println!(
         "| keys | n | tile keys | scheme | best ms | median ms | G keys/s | vs copy \
-         | empty chain ms | record us |"
+         | empty chain ms | record us | variant | key bits |"
     );
     for &log in &args.sizes {
         let n = 1u64 << log;
         let copy = copy_ms(ctx, &timer, n, args.reps);
         for name in &args.keys {
-            let (width, pairs) = match name.as_str() {
-                "u32" | "k32" => (KeyWidth::W32, false),
-                "u64" | "k64" => (KeyWidth::W64, false),
-                "pairs32" | "p32" => (KeyWidth::W32, true),
-                "pairs64" | "p64" => (KeyWidth::W64, true),
-                _ => usage(),
-            };
-            let kw = if width == KeyWidth::W64 { 2 } else { 1 };
-            let words = n * kw;
-            let mut data = random_words(words as usize, 0x1234_5678 + u64::from(log));
-            if let (Some(shape), 1) = (&args.shape, kw) {
-                let f: fn(u32) -> u32 = match shape.as_str() {
-                    "one-top-digit" => |w| w & 0x00FF_FFFF | 0x5A00_0000,
-                    "equal" => |_| 0x8000_0001,
-                    "two" => |w| if w & 1 == 0 { 7 } else { 0xC000_0000 },
-                    "depths" => |w| (100.0f32 + (w >> 12) as f32 * 1e-5).to_bits(),
-                    _ => usage(),
-                };
-                data.iter_mut().for_each(|w| *w = f(*w));
-            }
-            let values: Vec<u32> = (0..n as u32).collect();
-            let (pristine, pristine_v) = (host(ctx, &data), host(ctx, &values));
-            let keys = device::<u32>(ctx, words);
-            let vals = device::<u32>(ctx, n);
-            let scratch = match sorter.new_scratch(width, pairs, n) {
-                Ok(s) => s,
-                Err(e) => {
-                    println!("| {name} | 2^{log} | {e} |");
-                    continue;
-                }
-            };
-            let job = SortJob {
-                keys: keys.clone(),
-                values: pairs.then(|| vals.clone()),
-                width,
-                map: args.map,
-                count: Count::Known(n as u32),
-                key_bits: args.key_bits,
-            };
-            let restore = || {
-                upload(ctx, pristine.clone(), keys.clone());
-                if pairs {
-                    upload(ctx, pristine_v.clone(), vals.clone());
-                }
-            };
-            let (best, median) = timer.best_of(ctx, args.reps, restore, |b| {
-                sorter.record(b, &job, &scratch).unwrap()
-            });
-            if args.phases {
-                let phases = timer.phases(ctx, args.reps, restore, |b, pool| {
-                    sorter.record_timed(b, &job, &scratch, pool).unwrap()
-                });
-                let list: Vec<String> = phases
-                    .iter()
-                    .map(|(name, ms)| format!("{name} {:.1}", ms * 1e3))
-                    .collect();
-                println!(
-                    "  phases of {name} 2^{log} (median µs): {}",
-                    list.join(", ")
-                );
-            }
-            let bits = args.key_bits.unwrap_or(32 * kw as u32);
-            let ok = check_radix(
-                ctx,
-                &keys,
-                pairs.then_some(&vals),
-                &data,
-                width,
-                args.map,
-                bits,
-            );
-            let passes_scratch = passes.new_scratch(width, pairs, n).unwrap();
-            let empty_job = SortJob {
-                count: Count::Known(0),
-                ..job.clone()
-            };
-            let (empty, _) = timer.best_of(
-                ctx,
-                args.reps,
-                || {},
-                |b| passes.record(b, &empty_job, &passes_scratch).unwrap(),
-            );
-            // CPU time of `record` into a fresh builder (not submitted), after the first.
-            let mut record_us: Vec<f64> = (0..200)
-                .map(|_| {
-                    let mut b = ctx.command_builder().unwrap();
-                    let start = Instant::now();
-                    sorter.record(&mut b, &job, &scratch).unwrap();
-                    start.elapsed().as_secs_f64() * 1e6
-                })
-                .collect();
-            record_us.sort_by(f64::total_cmp);
-            println!(
+            for key_bits in &args.key_bits {
+                for (label, sorter, passes) in &sorters {
+                    let (width, pairs) = match name.as_str() {
+                        "u32" | "k32" => (KeyWidth::W32, false),
+                        "u64" | "k64" => (KeyWidth::W64, false),
+                        "pairs32" | "p32" => (KeyWidth::W32, true),
+                        "pairs64" | "p64" => (KeyWidth::W64, true),
+                        _ => usage(),
+                    };
+                    let kw = if width == KeyWidth::W64 { 2 } else { 1 };
+                    let words = n * kw;
+                    let mut data = random_words(words as usize, 0x1234_5678 + u64::from(log));
+                    if let (Some(shape), 1) = (&args.shape, kw) {
+                        let f: fn(u32) -> u32 = match shape.as_str() {
+                            "one-top-digit" => |w| w & 0x00FF_FFFF | 0x5A00_0000,
+                            "equal" => |_| 0x8000_0001,
+                            "two" => |w| if w & 1 == 0 { 7 } else { 0xC000_0000 },
+                            "depths" => |w| (100.0f32 + (w >> 12) as f32 * 1e-5).to_bits(),
+                            _ => usage(),
+                        };
+                        data.iter_mut().for_each(|w| *w = f(*w));
+                    }
+                    let values: Vec<u32> = (0..n as u32).collect();
+                    let (pristine, pristine_v) = (host(ctx, &data), host(ctx, &values));
+                    let keys = device::<u32>(ctx, words);
+                    let vals = device::<u32>(ctx, n);
+                    let scratch = match sorter.new_scratch(width, pairs, n) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            println!("| {name} | 2^{log} | {e} |");
+                            continue;
+                        }
+                    };
+                    let job = SortJob {
+                        keys: keys.clone(),
+                        values: pairs.then(|| vals.clone()),
+                        width,
+                        map: args.map,
+                        count: Count::Known(n as u32),
+                        key_bits: *key_bits,
+                    };
+                    let restore = || {
+                        upload(ctx, pristine.clone(), keys.clone());
+                        if pairs {
+                            upload(ctx, pristine_v.clone(), vals.clone());
+                        }
+                    };
+                    let (best, median) = timer.best_of(ctx, args.reps, restore, |b| {
+                        sorter.record(b, &job, &scratch).unwrap()
+                    });
+                    if args.phases {
+                        let phases = timer.phases(ctx, args.reps, restore, |b, pool| {
+                            sorter.record_timed(b, &job, &scratch, pool).unwrap()
+                        });
+                        let list: Vec<String> = phases
+                            .iter()
+                            .map(|(name, ms)| format!("{name} {:.1}", ms * 1e3))
+                            .collect();
+                        println!(
+                            "  phases of {name} 2^{log} {label} bits {} (median µs): {}",
+                            key_bits.unwrap_or(32 * kw as u32),
+                            list.join(", ")
+                        );
+                    }
+                    let bits = key_bits.unwrap_or(32 * kw as u32);
+                    let ok = check_radix(
+                        ctx,
+                        &keys,
+                        pairs.then_some(&vals),
+                        &data,
+                        width,
+                        args.map,
+                        bits,
+                    );
+                    let passes_scratch = passes.new_scratch(width, pairs, n).unwrap();
+                    let empty_job = SortJob {
+                        count: Count::Known(0),
+                        ..job.clone()
+                    };
+                    let (empty, _) = timer.best_of(
+                        ctx,
+                        args.reps,
+                        || {},
+                        |b| passes.record(b, &empty_job, &passes_scratch).unwrap(),
+                    );
+                    if args.phases {
+                        let phases = timer.phases(
+                            ctx,
+                            args.reps,
+                            || {},
+                            |b, pool| {
+                                passes
+                                    .record_timed(b, &empty_job, &passes_scratch, pool)
+                                    .unwrap()
+                            },
+                        );
+                        let list: Vec<String> = phases
+                            .iter()
+                            .map(|(name, ms)| format!("{name} {:.1}", ms * 1e3))
+                            .collect();
+                        println!(
+                            "  phases of empty {name} 2^{log} {label} bits {} (median µs): {}",
+                            key_bits.unwrap_or(32 * kw as u32),
+                            list.join(", ")
+                        );
+                    }
+                    // CPU time of `record` into a fresh builder (not submitted), after the first.
+                    let mut record_us: Vec<f64> = (0..200)
+                        .map(|_| {
+                            let mut b = ctx.command_builder().unwrap();
+                            let start = Instant::now();
+                            sorter.record(&mut b, &job, &scratch).unwrap();
+                            start.elapsed().as_secs_f64() * 1e6
+                        })
+                        .collect();
+                    record_us.sort_by(f64::total_cmp);
+                    println!(
                 "| {name} | 2^{log} | {} | {} | {best:.3} | {median:.3} | {:.2} | {:.2}x{} \
-                 | {empty:.3} | {:.1} |",
+                 | {empty:.3} | {:.1} | {label} | {} |",
                 sorter.tile_keys(width, pairs).unwrap(),
                 if sorter.runs_in_one_workgroup(width, pairs, n).unwrap() {
                     "one workgroup"
@@ -488,7 +559,10 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
                 best / copy,
                 if ok { "" } else { " WRONG" },
                 record_us[record_us.len() / 2],
+                key_bits.unwrap_or(32 * kw as u32),
             );
+                }
+            }
         }
     }
 }

@@ -20,7 +20,7 @@
 #define ST_KEYS_NAND 6u      // [2]   OR of every key's complement: the digits that vary
 #define ST_BUCKETS_GIVEN 8u  // 1: the host wrote a pass's bucket offsets (the scan takes them; no shipped path does)
 #define ST_TILE_COUNTER 16u  // [8]   reserved (per-step tile counters; no shipped scatter uses them)
-#define ST_FLAGS 32u         // [8]   per step (see STEP_PASS): bit 0 encode on read, bit 1 decode on write, bit 2 look-back slot
+#define ST_FLAGS 32u         // [8]   per step (see STEP_PASS): bit 0 encode on read, bit 1 decode on write, bit 2 look-back slot, bit 3 runs (FLAG_RUNS)
 #define ST_LB_STATS 64u      // [8][4] reserved (per-step look-back statistics; none written)
 #define ST_BUCKET 128u       // [8][256] first output index of each digit of each pass
 #define ST_HIST 2176u        // [8][256] digit counts of each pass (the upfront histogram; by
@@ -47,6 +47,10 @@
 // empty dispatch and its barrier per pass and stage, 4-8 us each on an H200; choosing the
 // buffers in the shader by a flag made the scatter 10-60% slower: BENCHMARKS.md, "GPU radix tiles".)
 #define STEP_PASS(flags) (((flags) >> 8) & 7u)
+// Set in the flags of every step that runs. A step the host dispatched directly (a count
+// known when recording: its tiles, not the plan's size) that finds it unset has no pass to
+// sort by, and its workgroups leave at once.
+#define FLAG_RUNS 8u
 
 #define FLAG_AGGREGATE (1u << 30)
 #define FLAG_PREFIX (2u << 30)

@@ -112,7 +112,7 @@ void plan(uint n) {
             if (s_trivial[p] == 0u) {
                 const uint ends =
                     ((next == 0u ? 1u : 0u) | (next + 1u == running ? 2u : 0u)) & map_ends;
-                st[ST_FLAGS + next] = (p << 8) | ((next & 1u) << 2) | ends;
+                st[ST_FLAGS + next] = (p << 8) | FLAG_RUNS | ((next & 1u) << 2) | ends;
                 next++;
             }
         }

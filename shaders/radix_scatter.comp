@@ -701,6 +701,8 @@ void main() {
         sort_tile(tile, n, flags, first);
         return;
     }
+    // A step dispatched directly that the plan left out (radix_common.glsl: FLAG_RUNS).
+    if ((flags & FLAG_RUNS) == 0u) return;
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
     // the ranking (it is needed only at the end).
     const uint bucket_first = tid < RADIX ? st[ST_BUCKET + STEP_PASS(flags) * RADIX + tid] : 0u;

@@ -124,13 +124,26 @@ fn check_pairs(
     n: usize,
     cap: usize,
 ) {
+    // Few distinct low bits, so that equal keys (and stability) are common.
+    check_pairs_masked(sorter, width, map, key_bits, n, cap, 0xFFF0_0FFF);
+}
+
+/// [`check_pairs`] with the keys' low words (random) ANDed with `low_mask`.
+fn check_pairs_masked(
+    sorter: &RadixSorter,
+    width: KeyWidth,
+    map: KeyMap,
+    key_bits: Option<u32>,
+    n: usize,
+    cap: usize,
+    low_mask: u32,
+) {
     let ctx = sorter.context();
     let kw = if width == KeyWidth::W64 { 2 } else { 1 };
-    // Few distinct low bits, so that equal keys (and stability) are common.
     let words: Vec<u32> = random_words(cap * kw, n as u64 + 7)
         .into_iter()
         .enumerate()
-        .map(|(i, w)| if i % kw == 0 { w & 0xFFF0_0FFF } else { w })
+        .map(|(i, w)| if i % kw == 0 { w & low_mask } else { w })
         .collect();
     let keys = filled(ctx, Memory::Mapped, &words).unwrap();
     let values = filled(ctx, Memory::Mapped, &(0..cap as u32).collect::<Vec<_>>()).unwrap();
@@ -187,6 +200,31 @@ fn by_any_key_bits(sorter: &RadixSorter) {
             (100, 140_000),
         ] {
             check_pairs(sorter, width, map, bits, n, cap);
+        }
+    }
+}
+
+/// Passes dispatched directly for a count known when recording (`direct_passes`): the steps
+/// that the plan leaves out (digits the same in every key, none for equal keys or a single
+/// key) find no pass in their flags and leave, and an odd number of varying digits still
+/// ends in the caller's buffers.
+#[test]
+fn passes_dispatched_directly_skip_the_digits_that_never_vary() {
+    let Some(ctx) = own_context() else { return };
+    let mut config = RadixConfig::default();
+    config.direct_passes = true;
+    let sorter = RadixSorter::with_config(ctx.clone(), config).unwrap();
+    for (width, bits, mask) in [
+        (KeyWidth::W32, None, 0xFF00_00FF),
+        (KeyWidth::W32, None, 0x00FF_FFFF),
+        (KeyWidth::W32, None, 0),
+        (KeyWidth::W32, Some(16), 0xFF00_00FF),
+        (KeyWidth::W32, Some(16), 0xFFFF_FFFF),
+        (KeyWidth::W32, Some(24), 0x00FF_00FF),
+        (KeyWidth::W64, None, 0xFF00_00FF),
+    ] {
+        for (n, cap) in [(1, 1), (30_011, 30_020), (140_000, 140_000)] {
+            check_pairs_masked(&sorter, width, KeyMap::Unsigned, bits, n, cap, mask);
         }
     }
 }

@@ -88,6 +88,10 @@ pub struct RadixConfig {
     /// a GPU (2^16 pairs 0.028 ms against the chain's 0.068 on an H200), 0 on a software
     /// driver (lavapipe took 10x the chain's time there); capped at 2^14 on a software driver.
     pub short_max: Option<u32>,
+    /// Look-back sorts of a count known when recording dispatch each pass with its tiles
+    /// directly (a step the plan leaves out finds no pass in its flags and its workgroups
+    /// leave at once) rather than by the plan's indirect sizes (`false`).
+    pub direct_passes: bool,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
 }
@@ -130,6 +134,7 @@ impl Default for RadixConfig {
             small_below: SMALL_BELOW,
             one_workgroup_max: None,
             short_max: None,
+            direct_passes: false,
             transfer: TransferConfig::default(),
         }
     }

@@ -582,6 +582,16 @@ impl RadixSorter {
                 [&sets.ab, &sets.ba][parity].clone(),
                 params(step),
             )?;
+            if let (Count::Known(n), None, true) = (&job.count, reduce, self.config.direct_passes) {
+                let groups = shape.tiles(u64::from(*n)).max(1) as u32;
+                // SAFETY: ceil(count / tile) workgroups (one with no keys), count <= capacity;
+                // each workgroup of a step the plan runs sorts its tile as below, the others
+                // read their step's flags and return.
+                unsafe { builder.dispatch([groups, 1, 1]) }
+                    .map_err(gpu_err("dispatching a radix pass"))?;
+                stamp(builder, stamps, "pass")?;
+                continue;
+            }
             let at = u64::from(plan::indirect::PASS / 3 + step);
             // SAFETY: the plan sizes this dispatch to ceil(count / tile) workgroups (or zero),
             // count <= capacity, by reduce-then-scan with the scan in the pass SCAN_GROUPS
