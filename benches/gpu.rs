@@ -163,7 +163,8 @@ fn parse() -> Args {
         a.sizes = vec![20, 24, 26];
     }
     // Each variant is the options' config changed by its parts, joined by `+`: `base`,
-    // `direct` (direct passes), `kpiN` (histogram keys per invocation), `batchN`.
+    // `direct` (direct passes), `touch` (the histogram reads the values too), `kpiN`
+    // (histogram keys per invocation), `batchN`.
     if a.variants.is_empty() {
         a.variants = vec![("options".into(), a.config.clone())];
     } else {
@@ -174,6 +175,7 @@ fn parse() -> Args {
                 match part {
                     "base" => {}
                     "direct" => config.direct_passes = true,
+                    "touch" => config.histogram_touches_values = true,
                     p if p.starts_with("kpi") => config.histogram_keys_per_invocation = num("kpi"),
                     p if p.starts_with("batch") => config.histogram_batch = Some(num("batch")),
                     _ => usage(),

@@ -28,6 +28,13 @@ shared uint s_carry[PASSES];
 void plan(uint n) {
     const uint tid = gl_LocalInvocationIndex;
     const uint wg = gl_WorkGroupSize.x;
+    // The first RADIX digits' counts of every pass, loaded now beside the keys' bits below
+    // (those of passes found trivial are dropped), so that the plan waits for one round of
+    // loads before its first barrier, not two.
+    uint first_c[PASSES];
+    [[unroll]] for (uint p = 0u; p < PASSES; p++) {
+        first_c[p] = TILE_OFFSETS == 0u && tid < RADIX ? atomicOr(st[ST_HIST + p * RADIX + tid], 0u) : 0u;
+    }
     // A pass is trivial where its digit is the same in every key: the histogram's OR of the
     // keys and OR of their complements are both ones in none of its bits.
     if (tid < PASSES) {
@@ -60,7 +67,8 @@ void plan(uint n) {
         const uint d = base + tid;
         uint c[PASSES];
         [[unroll]] for (uint p = 0u; p < PASSES; p++) {
-            c[p] = d < RADIX && s_trivial[p] == 0u ? atomicOr(st[ST_HIST + p * RADIX + d], 0u) : 0u;
+            const uint count = base == 0u ? first_c[p] : d < RADIX ? atomicOr(st[ST_HIST + p * RADIX + d], 0u) : 0u;
+            c[p] = s_trivial[p] == 0u ? count : 0u;
         }
         uint before[PASSES];
         [[unroll]] for (uint p = 0u; p < PASSES; p++) {

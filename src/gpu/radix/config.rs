@@ -92,6 +92,9 @@ pub struct RadixConfig {
     /// directly (a step the plan leaves out finds no pass in its flags and its workgroups
     /// leave at once) rather than by the plan's indirect sizes (`false`).
     pub direct_passes: bool,
+    /// Look-back pair sorts: the histogram also reads the values (beside their keys, which
+    /// it reads anyway), so that the first pass finds both in the GPU's L2 (`false`).
+    pub histogram_touches_values: bool,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
 }
@@ -135,6 +138,7 @@ impl Default for RadixConfig {
             one_workgroup_max: None,
             short_max: None,
             direct_passes: false,
+            histogram_touches_values: false,
             transfer: TransferConfig::default(),
         }
     }
