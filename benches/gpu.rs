@@ -3,8 +3,9 @@
 //! ```text
 //! cargo bench --bench gpu -- radix [--keys u32,u64,pairs32,pairs64] [--map unsigned|signed|float]
 //!                                  [--scheme measured|lookback|reduce] [--tile WGxKPI]
-//!                                  [--partitions P] [--key-bits B] [--one-workgroup-max N]
+//!                                  [--partitions P] [--key-bits B,..] [--one-workgroup-max N]
 //!                                  [--small-below N] [--short-max N] [--histogram-kpi N]
+//!                                  [--histogram-batch N] [--variants V,..]
 //!                                  [--phases] [--one-top-digit | --shape NAME]
 //!                                  [--reps N] LOG2..
 //! cargo bench --bench gpu -- nibble [--reps N] LOG2..
@@ -18,8 +19,11 @@
 //! (the bandwidth yardstick). `radix` with no options runs the shipped `RadixSorter` (the
 //! "GPU radix sort" table; CUB's figures come from `scripts/cub_reference.py` on the same
 //! machine); `--scheme`, `--tile` and `--partitions` reproduce "GPU radix tiles";
-//! `--key-bits B` sorts by the low B bits; `--one-workgroup-max`, `--short-max` and
-//! `--small-below` set the small sorts' crossovers (0: off); `--one-top-digit` gives 32-bit
+//! `--key-bits B` sorts by the low B bits (a list: a row each); `--variants` compares tunings
+//! in one process, a row each: `base` (the options' tuning) or parts joined by `+`: `direct`
+//! / `indirect` (the look-back passes dispatched directly, as shipped, or sized by the plan),
+//! `touch` (the histogram reads pair values too), `kpiN` (`--histogram-kpi`), `batchN`
+//! (`--histogram-batch`); `--one-workgroup-max`, `--short-max` and `--small-below` set the small sorts' crossovers (0: off); `--one-top-digit` gives 32-bit
 //! keys one top byte (the short path's worst case split by the top digit), `--shape` other
 //! inputs of that kind: `one-top-digit`, `equal` (one key), `two` (two keys), `depths`
 //! (floats of one narrow range, with `--map float`). Each `radix` row also gives the same sort of no
@@ -143,7 +147,6 @@ fn parse() -> Args {
             "--histogram-batch" => {
                 a.config.histogram_batch = Some(value().parse().unwrap_or_else(|_| usage()))
             }
-            "--direct-passes" => a.config.direct_passes = true,
             "--variants" => {
                 a.variants = value()
                     .split(',')
@@ -163,8 +166,8 @@ fn parse() -> Args {
         a.sizes = vec![20, 24, 26];
     }
     // Each variant is the options' config changed by its parts, joined by `+`: `base`,
-    // `direct` (direct passes), `touch` (the histogram reads the values too), `kpiN`
-    // (histogram keys per invocation), `batchN`.
+    // `direct` / `indirect` (the passes' dispatches), `touch` (the histogram reads the values
+    // too), `kpiN` (histogram keys per invocation), `batchN`.
     if a.variants.is_empty() {
         a.variants = vec![("options".into(), a.config.clone())];
     } else {
@@ -175,6 +178,7 @@ fn parse() -> Args {
                 match part {
                     "base" => {}
                     "direct" => config.direct_passes = true,
+                    "indirect" => config.direct_passes = false,
                     "touch" => config.histogram_touches_values = true,
                     p if p.starts_with("kpi") => config.histogram_keys_per_invocation = num("kpi"),
                     p if p.starts_with("batch") => config.histogram_batch = Some(num("batch")),

@@ -701,8 +701,9 @@ void main() {
         sort_tile(tile, n, flags, first);
         return;
     }
-    // A step dispatched directly that the plan left out (radix_common.glsl: FLAG_RUNS).
-    if ((flags & FLAG_RUNS) == 0u) return;
+    // A step dispatched directly that the plan left out (radix_common.glsl: FLAG_RUNS), or
+    // a tile past a count the GPU holds (a dispatch sized for the capacity).
+    if ((flags & FLAG_RUNS) == 0u || gl_WorkGroupID.x * TILE >= n) return;
     // Bucket offset of this invocation's first digit, fetched now so its latency hides behind
     // the ranking (it is needed only at the end).
     const uint bucket_first = tid < RADIX ? st[ST_BUCKET + STEP_PASS(flags) * RADIX + tid] : 0u;

@@ -125,10 +125,12 @@ fn check_pairs(
     cap: usize,
 ) {
     // Few distinct low bits, so that equal keys (and stability) are common.
-    check_pairs_masked(sorter, width, map, key_bits, n, cap, 0xFFF0_0FFF);
+    check_pairs_masked(sorter, width, map, key_bits, n, cap, 0xFFF0_0FFF, false);
 }
 
-/// [`check_pairs`] with the keys' low words (random) ANDed with `low_mask`.
+/// [`check_pairs`] with the keys' low words (random) ANDed with `low_mask`, the count from a
+/// GPU buffer if `from_gpu`.
+#[allow(clippy::too_many_arguments)]
 fn check_pairs_masked(
     sorter: &RadixSorter,
     width: KeyWidth,
@@ -137,6 +139,7 @@ fn check_pairs_masked(
     n: usize,
     cap: usize,
     low_mask: u32,
+    from_gpu: bool,
 ) {
     let ctx = sorter.context();
     let kw = if width == KeyWidth::W64 { 2 } else { 1 };
@@ -153,7 +156,11 @@ fn check_pairs_masked(
         values: Some(values.clone()),
         width,
         map,
-        count: Count::Known(n as u32),
+        count: if from_gpu {
+            Count::Buffer(filled(ctx, Memory::Mapped, &[n as u32]).unwrap().index(0))
+        } else {
+            Count::Known(n as u32)
+        },
         key_bits,
     };
     let mut b = builder(ctx);
@@ -204,16 +211,23 @@ fn by_any_key_bits(sorter: &RadixSorter) {
     }
 }
 
-/// Passes dispatched directly for a count known when recording (`direct_passes`): the steps
-/// that the plan leaves out (digits the same in every key, none for equal keys or a single
-/// key) find no pass in their flags and leave, and an odd number of varying digits still
-/// ends in the caller's buffers.
+/// Passes dispatched directly (`direct_passes`, shipped) and by the plan's indirect sizes:
+/// the steps that the plan leaves out (digits the same in every key, none for equal keys or
+/// a single key) find no pass in their flags and leave, and an odd number of varying digits
+/// still ends in the caller's buffers. (Counts from a GPU buffer: the tests of
+/// `Count::Buffer` below.)
 #[test]
 fn passes_dispatched_directly_skip_the_digits_that_never_vary() {
     let Some(ctx) = own_context() else { return };
-    let mut config = RadixConfig::default();
-    config.direct_passes = true;
-    let sorter = RadixSorter::with_config(ctx.clone(), config).unwrap();
+    for direct in [true, false] {
+        let mut config = RadixConfig::default();
+        config.direct_passes = direct;
+        let sorter = RadixSorter::with_config(ctx.clone(), config).unwrap();
+        skips_the_digits_that_never_vary(&sorter);
+    }
+}
+
+fn skips_the_digits_that_never_vary(sorter: &RadixSorter) {
     for (width, bits, mask) in [
         (KeyWidth::W32, None, 0xFF00_00FF),
         (KeyWidth::W32, None, 0x00FF_FFFF),
@@ -223,8 +237,23 @@ fn passes_dispatched_directly_skip_the_digits_that_never_vary() {
         (KeyWidth::W32, Some(24), 0x00FF_00FF),
         (KeyWidth::W64, None, 0xFF00_00FF),
     ] {
-        for (n, cap) in [(1, 1), (30_011, 30_020), (140_000, 140_000)] {
-            check_pairs_masked(&sorter, width, KeyMap::Unsigned, bits, n, cap, mask);
+        for (n, cap, from_gpu) in [
+            (1, 1, false),
+            (30_011, 30_020, false),
+            (140_000, 140_000, false),
+            (30_011, 140_000, true),
+            (1, 140_000, true),
+        ] {
+            check_pairs_masked(
+                sorter,
+                width,
+                KeyMap::Unsigned,
+                bits,
+                n,
+                cap,
+                mask,
+                from_gpu,
+            );
         }
     }
 }

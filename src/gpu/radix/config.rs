@@ -88,9 +88,12 @@ pub struct RadixConfig {
     /// a GPU (2^16 pairs 0.028 ms against the chain's 0.068 on an H200), 0 on a software
     /// driver (lavapipe took 10x the chain's time there); capped at 2^14 on a software driver.
     pub short_max: Option<u32>,
-    /// Look-back sorts of a count known when recording dispatch each pass with its tiles
-    /// directly (a step the plan leaves out finds no pass in its flags and its workgroups
-    /// leave at once) rather than by the plan's indirect sizes (`false`).
+    /// Look-back sorts dispatch each pass directly, a workgroup per tile of the count (of
+    /// the capacity where the GPU holds the count: those past it leave at once), rather than
+    /// by the plan's indirect sizes; a step the plan leaves out finds no pass in its flags and
+    /// its workgroups leave at once. Default `true`: on an H200 each pass after the first
+    /// took 2.3-2.8 us less (pairs 2^20: 0.090 against 0.098 ms; BENCHMARKS.md, "In the
+    /// application's own Vulkan device").
     pub direct_passes: bool,
     /// Look-back pair sorts: the histogram also reads the values (beside their keys, which
     /// it reads anyway), so that the first pass finds both in the GPU's L2 (`false`).
@@ -137,7 +140,7 @@ impl Default for RadixConfig {
             small_below: SMALL_BELOW,
             one_workgroup_max: None,
             short_max: None,
-            direct_passes: false,
+            direct_passes: true,
             histogram_touches_values: false,
             transfer: TransferConfig::default(),
         }

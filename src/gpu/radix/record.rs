@@ -584,11 +584,14 @@ impl RadixSorter {
                 [&sets.ab, &sets.ba][parity].clone(),
                 params(step),
             )?;
-            if let (Count::Known(n), None, true) = (&job.count, reduce, self.config.direct_passes) {
-                let groups = shape.tiles(u64::from(*n)).max(1) as u32;
-                // SAFETY: ceil(count / tile) workgroups (one with no keys), count <= capacity;
-                // each workgroup of a step the plan runs sorts its tile as below, the others
-                // read their step's flags and return.
+            if reduce.is_none() && self.config.direct_passes {
+                // A workgroup per tile of the count, or of the capacity where the GPU holds
+                // the count (those past it leave at once).
+                let groups = shape.tiles(u64::from(bound)).max(1) as u32;
+                // SAFETY: ceil(bound / tile) workgroups, bound = the known count or the
+                // capacity, which the count read on the GPU is clamped to; each workgroup of
+                // a step the plan runs whose tile holds keys sorts it as below, the others read
+                // their step's flags (and the count) and return.
                 unsafe { builder.dispatch([groups, 1, 1]) }
                     .map_err(gpu_err("dispatching a radix pass"))?;
                 stamp(builder, stamps, "pass")?;
