@@ -22,12 +22,12 @@
 //! `--key-bits B` sorts by the low B bits (a list: a row each); `--variants` compares tunings
 //! in one process, a row each: `base` (the options' tuning) or parts joined by `+`: `direct`
 //! / `indirect` (the look-back passes dispatched directly, as shipped, or sized by the plan),
-//! `touch` (the histogram reads pair values too), `kpiN` (`--histogram-kpi`), `batchN`
-//! (`--histogram-batch`); `--one-workgroup-max`, `--short-max` and `--small-below` set the small sorts' crossovers (0: off); `--one-top-digit` gives 32-bit
-//! keys one top byte (the short path's worst case split by the top digit), `--shape` other
-//! inputs of that kind: `one-top-digit`, `equal` (one key), `two` (two keys), `depths`
-//! (floats of one narrow range, with `--map float`). Each `radix` row also gives the same sort of no
-//! keys in the same buffers (the empty dispatch chain: every dispatch, each with nothing to
+//! `kpiN` (`--histogram-kpi`), `batchN` (`--histogram-batch`); `--one-workgroup-max`,
+//! `--short-max` and `--small-below` set the small sorts' crossovers (0: off);
+//! `--one-top-digit` gives 32-bit keys one top byte (the short path's worst case split by the
+//! top digit), `--shape` other inputs of that kind: `one-top-digit`, `equal` (one key), `two`
+//! (two keys), `depths` (floats of one narrow range, with `--map float`). Each `radix` row
+//! also gives the same sort of no keys in the same buffers (the empty dispatch chain: every dispatch, each with nothing to
 //! do) and the CPU time of one `record` call (median of 200, after the first); `--phases`
 //! adds each phase's GPU time (a timestamp after every dispatch, medians).
 //! `roundtrip` times host slices end to end (wall clock, best of N): the registry's
@@ -166,8 +166,8 @@ fn parse() -> Args {
         a.sizes = vec![20, 24, 26];
     }
     // Each variant is the options' config changed by its parts, joined by `+`: `base`,
-    // `direct` / `indirect` (the passes' dispatches), `touch` (the histogram reads the values
-    // too), `kpiN` (histogram keys per invocation), `batchN`.
+    // `direct` / `indirect` (the passes' dispatches), `kpiN` (histogram keys per invocation),
+    // `batchN`.
     if a.variants.is_empty() {
         a.variants = vec![("options".into(), a.config.clone())];
     } else {
@@ -179,7 +179,6 @@ fn parse() -> Args {
                     "base" => {}
                     "direct" => config.direct_passes = true,
                     "indirect" => config.direct_passes = false,
-                    "touch" => config.histogram_touches_values = true,
                     p if p.starts_with("kpi") => config.histogram_keys_per_invocation = num("kpi"),
                     p if p.starts_with("batch") => config.histogram_batch = Some(num("batch")),
                     _ => usage(),

@@ -14,11 +14,6 @@ void load_keys(out KEY keys[BATCH], uint first, uint end) {
     [[unroll]] for (uint j = 0u; j < BATCH; j++) {
         const uint i = first + j * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
         keys[j] = i < end ? src_keys[i] : KEY_ZERO;
-#ifdef LOAD_HOOK
-        if (i < end) {
-            LOAD_HOOK(i)
-        }
-#endif
     }
 }
 

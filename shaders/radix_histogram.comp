@@ -28,18 +28,13 @@ layout(constant_id = 2) const uint TILE_OFFSETS = 0;  // 1: one workgroup per pa
 layout(constant_id = 3) const uint PARTITIONS = 1024; // with TILE_OFFSETS: the plan's PARTITIONS
 layout(constant_id = 4) const uint MAX_SUBGROUPS = 64; // subgroups a workgroup may have
 layout(constant_id = 5) const uint SCAN_IN_PASS = 1;   // with TILE_OFFSETS: 1: the scatter's first workgroups scan (radix_scatter.comp)
-layout(constant_id = 6) const uint TOUCH_VALUES = 0;   // 1: also read the values, so that the first pass finds them in L2
 
 layout(std430, binding = 0) readonly buffer SrcKeys { KEY src_keys[]; };
-layout(std430, binding = 1) readonly buffer SrcVals { uint src_vals[]; };
 layout(std430, binding = 4) buffer State { uint st[]; };
 layout(std430, binding = 5) writeonly buffer Indirect { uint ind[]; };
 
 const uint DIGITS = TILE_OFFSETS == 1u ? 1u : PASSES;
 shared uint s_hist[DIGITS * RADIX];
-// With TOUCH_VALUES: the values read beside their keys, kept so the reads stay.
-uint g_touched = 0u;
-#define LOAD_HOOK(i) if (TOUCH_VALUES == 1u) g_touched ^= src_vals[i];
 #include "radix_count.glsl"
 #include "radix_plan.glsl"
 
@@ -84,8 +79,6 @@ void main() {
             if (any_zero != 0u) atomicOr(st[ST_KEYS_NAND + w], any_zero);
         }
     }
-    // Never true (the plan's mask has at most 8 bits): keeps the touched values' reads.
-    if (TOUCH_VALUES == 1u && params.step == ~0u) st[ST_LB_STATS] = g_touched;
     // The last workgroup to finish plans: every other one's counts are in by then.
     memoryBarrierBuffer();
     barrier();

@@ -95,9 +95,6 @@ pub struct RadixConfig {
     /// took 2.3-2.8 us less (pairs 2^20: 0.090 against 0.098 ms; BENCHMARKS.md, "In the
     /// application's own Vulkan device").
     pub direct_passes: bool,
-    /// Look-back pair sorts: the histogram also reads the values (beside their keys, which
-    /// it reads anyway), so that the first pass finds both in the GPU's L2 (`false`).
-    pub histogram_touches_values: bool,
     /// How host slices travel (the `SortBackend` path).
     pub transfer: TransferConfig,
 }
@@ -141,7 +138,6 @@ impl Default for RadixConfig {
             one_workgroup_max: None,
             short_max: None,
             direct_passes: true,
-            histogram_touches_values: false,
             transfer: TransferConfig::default(),
         }
     }

@@ -353,15 +353,7 @@ pub(super) fn build(
         clear: compute_pipeline(CLEAR_SPIRV, &[(0, stream_wg)])?,
         histogram: compute_pipeline(
             code.histogram,
-            &[
-                (0, stream_wg),
-                (1, hist_batch),
-                (4, scan_subgroups),
-                (
-                    6,
-                    u32::from(config.histogram_touches_values && variant.pairs),
-                ),
-            ],
+            &[(0, stream_wg), (1, hist_batch), (4, scan_subgroups)],
         )?,
         scatter: compute_pipeline(code.scatter, &scatter_constants(shape, 0, 0))?,
         copy: compute_pipeline(code.copy, &[(0, stream_wg)])?,

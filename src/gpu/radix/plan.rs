@@ -69,9 +69,11 @@ pub(crate) mod indirect {
 pub(crate) const STREAM_WORKGROUP: u32 = 256;
 /// Keys each histogram invocation counts (grid-stride), which sets how many workgroups add
 /// their shared counts into the global histogram with atomics: fewer workgroups, fewer
-/// global atomics on the same 1024 words (H200, 2^26 u32 keys: 128 as fast as 64, faster
-/// than 32; BENCHMARKS.md, "GPU radix tiles").
-pub(crate) const HISTOGRAM_KEYS_PER_INVOCATION: u32 = 128;
+/// global atomics on the same 1024 words, but more rounds of loads each (H200: 2^26 u32
+/// keys, 128 as fast as 64, faster than 32; 2^22 pairs, 256 workgroups of 64 took 26.6 us
+/// against 30.1 for 128 of 128, 29.3 for 512 of 32 and 35.0 for 1024 of 16; BENCHMARKS.md,
+/// "In the application's own Vulkan device").
+pub(crate) const HISTOGRAM_KEYS_PER_INVOCATION: u32 = 64;
 /// Keys each histogram invocation loads before counting them (the `BATCH` specialization
 /// constant of `radix_histogram.comp`): several loads in flight per invocation.
 pub(crate) const HISTOGRAM_BATCH: u32 = 8;

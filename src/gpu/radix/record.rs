@@ -467,8 +467,6 @@ impl RadixSorter {
                     histogram,
                     vec![
                         WriteDescriptorSet::buffer(0, a_keys.clone()),
-                        // Read only where the histogram touches the values.
-                        WriteDescriptorSet::buffer(1, a_values.clone().unwrap_or(a_keys.clone())),
                         WriteDescriptorSet::buffer(4, state.clone()),
                         WriteDescriptorSet::buffer(
                             5,
@@ -533,8 +531,8 @@ impl RadixSorter {
                     p.histogram_keys_per_invocation,
                 ),
             };
-            // SAFETY: the histogram shader reads keys[i] (and, touching values, values[i])
-            // for i < min(count, capacity), and a_keys (a_values) holds capacity of them; it writes the histogram words of the state buffer,
+            // SAFETY: the histogram shader reads keys[i] for i < min(count, capacity), and
+            // a_keys holds capacity keys; it writes the histogram words of the state buffer,
             // which holds state_words >= STATUS words, and by reduce-then-scan the words of
             // tiles below ceil(count / tile) and of as many partitions in the two status
             // slots, which hold ceil(capacity / tile) tiles each, and of as many partitions'
