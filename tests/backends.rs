@@ -544,9 +544,9 @@ fn auto_pairs_stay_stable_whatever_the_profile_says() {
 }
 
 /// `auto` sorts slices shorter than 512 keys by calling its pick's key kernel directly: every
-/// length 0..=256 (and some to 520) of every key type (floats' NaNs, infinities, zeros and subnormals included),
-/// both ways, against the reference, with the process-wide `auto` and with profiles that hand
-/// the short slices to each CPU key kernel in turn.
+/// length 0..=256 (and some to 520) of every key type (floats' NaNs, infinities, zeros and
+/// subnormals included), both ways, against the reference, with the process-wide `auto` and
+/// with profiles that hand the short slices to each CPU key kernel in turn.
 #[test]
 fn auto_short_sorts_match_the_reference_both_ways() {
     fn check<K: TestKey>(label: &str, auto: &dyn SortBackend) {
