@@ -4,15 +4,16 @@
 //!
 //! The short measurement times only what the detected ISA and caches leave open: which of
 //! the vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys,
-//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (past
-//! 2^20 the built-in thresholds decide again), and on one thread 32-bit keys once more at
-//! [`ONE_THREAD_PROBE`] and 64-bit keys at [`ONE_THREAD_PROBE_64`], whose winners go on for
-//! longer slices. Zen 4 and the Xeon host disagree even on
+//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys, and
+//! once more past the L2: on one thread 32-bit keys at [`ONE_THREAD_PROBE`] and 64-bit keys
+//! at [`ONE_THREAD_PROBE_64`], on several both at [`THREADS_PROBE`]; the probes' winners go
+//! on for longer slices. Zen 4 and the Xeon host disagree even on
 //! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
 //! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
 //! would start its driver), float keys and the nibble and pair routes (one candidate each
-//! on the CPU) stay built in. It takes 0.22-0.5 s on the 2-core AMD EPYC (Zen 4) build
-//! machine under load, 0.8-1.2 s on one thread with the 32-bit probe (which adds about 80 MB
+//! on the CPU) stay built in. It takes 0.5-0.8 s on the 2-core AMD EPYC (Zen 4) build
+//! machine under load on both threads (the probes 0.3 s of it, 64 MB of keys and scratch
+//! while they run), 0.8-1.2 s on one thread with the 32-bit probe (which adds about 80 MB
 //! of memory while it runs; BENCHMARKS.md, "Auto's crossovers"), about 0.2 s more with the
 //! 64-bit one (64 MB of keys and scratch while it runs, after the 32-bit one has ended).
 
@@ -40,6 +41,16 @@ pub const ONE_THREAD_PROBE: usize = 1 << 23;
 /// `numpy_reference.py --backends auto,avx512`, auto then radix). Floats follow a measured
 /// quicksort win (`Auto`'s routes). 2^22 keys (32 MiB) take about 0.05 s per candidate.
 pub const ONE_THREAD_PROBE_64: usize = 1 << 22;
+
+/// The size at which the short measurement times both key widths once more when the process
+/// sorts on several threads: past 2^20 the order of the quicksort and the radix sort depends
+/// on the machine here too, and the built-in thresholds (radix) were wrong on both. Two
+/// threads, avx512 / radix, M keys/s (2026-11-27, `sortnet bench --stat best`; BENCHMARKS.md,
+/// "Auto's crossovers"): `u32` on the AMD EPYC (Zen 4, 1 MiB L2) 2^22 130-208 / 112-116,
+/// 2^24 155-162 / 114-123, 2^25 136-151 / 94-112; on the Xeon host (2 MiB L2) 2^21 209 /
+/// 178, 2^22 131-176 / 132-187, 2^24 154 / 154; `u64` on the Xeon host 2^22 73-75 / 95-100,
+/// 2^24 77 / 106 (radix), on the AMD EPYC even. About 0.3 s on two threads of either.
+pub const THREADS_PROBE: usize = 1 << 22;
 
 /// What to time: which workloads, at which sizes, for how long.
 #[derive(Debug, Clone)]
@@ -94,7 +105,10 @@ impl Plan {
                     (Workload::Keys(KeyWidth::W64), ONE_THREAD_PROBE_64),
                 ]
             } else {
-                Vec::new()
+                vec![
+                    (Workload::Keys(KeyWidth::W32), THREADS_PROBE),
+                    (Workload::Keys(KeyWidth::W64), THREADS_PROBE),
+                ]
             },
         }
     }
@@ -451,7 +465,7 @@ mod tests {
     }
 
     #[test]
-    fn one_thread_probes_both_key_widths_past_the_l2_and_several_threads_none() {
+    fn both_key_widths_are_probed_past_the_l2_on_one_thread_and_on_several() {
         let on = |threads| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -466,7 +480,13 @@ mod tests {
                 (Workload::Keys(KeyWidth::W64), ONE_THREAD_PROBE_64)
             ]
         );
-        assert_eq!(on(2), []);
+        assert_eq!(
+            on(2),
+            [
+                (Workload::Keys(KeyWidth::W32), THREADS_PROBE),
+                (Workload::Keys(KeyWidth::W64), THREADS_PROBE)
+            ]
+        );
     }
 
     #[test]
@@ -517,7 +537,12 @@ mod tests {
             .iter()
             .filter(|w| plan.candidates(&backends, **w, 0).len() >= 2)
             .count();
-        assert_eq!(cells, open * plan.sizes.len());
+        let probes = plan
+            .probes
+            .iter()
+            .filter(|(w, _)| plan.candidates(&backends, *w, 0).len() >= 2)
+            .count();
+        assert_eq!(cells, open * plan.sizes.len() + probes);
         assert_eq!(profile.machine, Some(machine_key()));
         // It reads back from its text.
         assert_eq!(Profile::parse(&profile.to_text()).as_ref(), Ok(&profile));
