@@ -4,16 +4,17 @@
 //!
 //! The short measurement times only what the detected ISA and caches leave open: which of
 //! the vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys,
-//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys, and
-//! once more past the L2: on one thread 32-bit keys at [`ONE_THREAD_PROBE`] and 64-bit keys
-//! at [`ONE_THREAD_PROBE_64`], on several both at [`THREADS_PROBE`]; the probes' winners go
-//! on for longer slices. Zen 4 and the Xeon host disagree even on
+//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (to
+//! [`THREADS_TOP`] on several threads; past the top the built-in thresholds decide again),
+//! and on one thread 32-bit keys once more at [`ONE_THREAD_PROBE`] and 64-bit keys at
+//! [`ONE_THREAD_PROBE_64`], whose winners go on for longer slices. Zen 4 and the Xeon host
+//! disagree even on
 //! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
 //! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
 //! would start its driver), float keys and the nibble and pair routes (one candidate each
 //! on the CPU) stay built in. It takes 0.5-0.8 s on the 2-core AMD EPYC (Zen 4) build
-//! machine under load on both threads (the probes 0.3 s of it, 64 MB of keys and scratch
-//! while they run), 0.8-1.2 s on one thread with the 32-bit probe (which adds about 80 MB
+//! machine under load on both threads (2^21 and 2^22 about 0.4 s of it, 64 MB of keys and
+//! scratch while they run), 0.8-1.2 s on one thread with the 32-bit probe (which adds about 80 MB
 //! of memory while it runs; BENCHMARKS.md, "Auto's crossovers"), about 0.2 s more with the
 //! 64-bit one (64 MB of keys and scratch while it runs, after the 32-bit one has ended).
 
@@ -42,15 +43,16 @@ pub const ONE_THREAD_PROBE: usize = 1 << 23;
 /// quicksort win (`Auto`'s routes). 2^22 keys (32 MiB) take about 0.05 s per candidate.
 pub const ONE_THREAD_PROBE_64: usize = 1 << 22;
 
-/// The size at which the short measurement times both key widths once more when the process
-/// sorts on several threads: past 2^20 the order of the quicksort and the radix sort depends
-/// on the machine here too, and the built-in thresholds (radix) were wrong on both. Two
+/// The largest size the short measurement times when the process sorts on several threads
+/// (2^20 on one): from 2^20 to 2^22 the order of the quicksort and the radix sort depends on
+/// the machine, and the built-in radix lost on both; past it radix goes first again. Two
 /// threads, avx512 / radix, M keys/s (2026-11-27, `sortnet bench --stat best`; BENCHMARKS.md,
-/// "Auto's crossovers"): `u32` on the AMD EPYC (Zen 4, 1 MiB L2) 2^22 130-208 / 112-116,
-/// 2^24 155-162 / 114-123, 2^25 136-151 / 94-112; on the Xeon host (2 MiB L2) 2^21 209 /
-/// 178, 2^22 131-176 / 132-187, 2^24 154 / 154; `u64` on the Xeon host 2^22 73-75 / 95-100,
-/// 2^24 77 / 106 (radix), on the AMD EPYC even. About 0.3 s on two threads of either.
-pub const THREADS_PROBE: usize = 1 << 22;
+/// "Auto's crossovers"): `u32` on the Xeon host (2 MiB L2) 2^20 220-226 / 199-204, 2^21
+/// 158-209 / 147-178, 2^22 131-196 / 132-187, 2^24 154-159 / 154-202; on the AMD EPYC (Zen
+/// 4, 1 MiB L2, under load) 2^21 106-179 / 96-102, 2^22 130-208 / 112-116; `u64` on the Xeon
+/// host 2^21 81-86 / 98-114, 2^22 75-112 / 100-137. The two sizes add about 0.4 s on two
+/// threads of either machine.
+pub const THREADS_TOP: usize = 1 << 22;
 
 /// What to time: which workloads, at which sizes, for how long.
 #[derive(Debug, Clone)]
@@ -90,7 +92,16 @@ impl Plan {
     pub fn quick() -> Plan {
         Plan {
             workloads: vec![Workload::Keys(KeyWidth::W32), Workload::Keys(KeyWidth::W64)],
-            sizes: (4..=20).map(|k| 1usize << k).collect(),
+            sizes: (4..)
+                .map(|k| 1usize << k)
+                .take_while(|&size| {
+                    size <= if rayon::current_num_threads() == 1 {
+                        1 << 20
+                    } else {
+                        THREADS_TOP
+                    }
+                })
+                .collect(),
             from: 0,
             rounds: 2,
             min_reps: 1,
@@ -105,10 +116,7 @@ impl Plan {
                     (Workload::Keys(KeyWidth::W64), ONE_THREAD_PROBE_64),
                 ]
             } else {
-                vec![
-                    (Workload::Keys(KeyWidth::W32), THREADS_PROBE),
-                    (Workload::Keys(KeyWidth::W64), THREADS_PROBE),
-                ]
+                Vec::new()
             },
         }
     }
@@ -465,7 +473,7 @@ mod tests {
     }
 
     #[test]
-    fn both_key_widths_are_probed_past_the_l2_on_one_thread_and_on_several() {
+    fn one_thread_probes_both_key_widths_past_the_l2_and_several_threads_time_further() {
         let on = |threads| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -480,13 +488,16 @@ mod tests {
                 (Workload::Keys(KeyWidth::W64), ONE_THREAD_PROBE_64)
             ]
         );
-        assert_eq!(
-            on(2),
-            [
-                (Workload::Keys(KeyWidth::W32), THREADS_PROBE),
-                (Workload::Keys(KeyWidth::W64), THREADS_PROBE)
-            ]
-        );
+        assert_eq!(on(2), []);
+        let top = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool");
+            pool.install(|| Plan::quick().sizes.last().copied())
+        };
+        assert_eq!(top(1), Some(1 << 20));
+        assert_eq!(top(2), Some(THREADS_TOP));
     }
 
     #[test]

@@ -144,10 +144,9 @@ static PAIRS_GPU: [&str; 2] = ["vulkan-radix", "radix"];
 /// radix, M keys/s: 2^18 280 / 176, 2^19 251 / 184, 2^20 234 / 168, 2^22 148-171 / 126-143,
 /// 2^24 108 / 95; `u64` keys stay with radix (2^19 116 / 162, 2^22 66 / 85). With several
 /// threads radix's MSD buckets go to every thread and the single-threaded quicksort falls
-/// behind on machines with many cores. The once-per-machine measurement overrides this rule
-/// past the L2 on any thread count (`calibration::ONE_THREAD_PROBE`,
-/// `calibration::THREADS_PROBE`): on two threads the quicksort stays ahead on the AMD EPYC
-/// and even on the Xeon host.
+/// behind. The once-per-machine measurement overrides this rule where it times one thread
+/// past the L2 (`calibration::ONE_THREAD_PROBE`), and on several threads up to
+/// `calibration::THREADS_TOP`, where the two machines disagree.
 pub(crate) fn quicksort_beyond_cache(width: KeyWidth, len: usize) -> bool {
     width == KeyWidth::W32
         && len.saturating_mul(4) >= crate::keys::cache::l2_bytes()
