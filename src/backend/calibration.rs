@@ -12,7 +12,7 @@
 //! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
 //! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
 //! would start its driver), float keys and the nibble and pair routes (one candidate each
-//! on the CPU) stay built in. It takes 0.5-0.8 s on the 2-core AMD EPYC (Zen 4) build
+//! on the CPU) stay built in. It takes about 0.9 s on the 2-core AMD EPYC (Zen 4) build
 //! machine under load on both threads (2^21 and 2^22 about 0.4 s of it, 64 MB of keys and
 //! scratch while they run), 0.8-1.2 s on one thread with the 32-bit probe (which adds about 80 MB
 //! of memory while it runs; BENCHMARKS.md, "Auto's crossovers"), about 0.2 s more with the
