@@ -542,3 +542,65 @@ fn auto_pairs_stay_stable_whatever_the_profile_says() {
         assert!(v == want_v, "f64 pairs n={len}: not stable");
     }
 }
+
+/// `auto` sorts slices shorter than 512 keys by calling its pick's key kernel directly: every
+/// length 0..=256 (and some to 520) of every key type (floats' NaNs, infinities, zeros and
+/// subnormals included), both ways, against the reference, with the process-wide `auto` and
+/// with profiles that hand the short slices to each CPU key kernel in turn.
+#[test]
+fn auto_short_sorts_match_the_reference_both_ways() {
+    fn check<K: TestKey>(label: &str, auto: &dyn SortBackend) {
+        // Every length the table holds, up to 256 each one.
+        for len in (0..=256).chain((257..=520).step_by(13)) {
+            for seed in 0..2 {
+                let input: Vec<K> = keys(Pattern::Random, len, seed);
+                let mut want = input.clone();
+                want.sort_by(|a, b| a.key_cmp(b));
+                let want: Vec<u64> = want.into_iter().map(TestKey::bits).collect();
+                let mut got = input.clone();
+                auto.sort(&mut got).unwrap();
+                let got: Vec<u64> = got.into_iter().map(TestKey::bits).collect();
+                assert!(got == want, "{label}: {} n={len} ascending", K::NAME);
+                let mut got = input;
+                auto.sort_descending(&mut got).unwrap();
+                let got: Vec<u64> = got.into_iter().rev().map(TestKey::bits).collect();
+                assert!(got == want, "{label}: {} n={len} descending", K::NAME);
+            }
+        }
+    }
+    fn check_all(label: &str, auto: &dyn SortBackend) {
+        check::<u32>(label, auto);
+        check::<i32>(label, auto);
+        check::<f32>(label, auto);
+        check::<u64>(label, auto);
+        check::<i64>(label, auto);
+        check::<f64>(label, auto);
+        check::<usize>(label, auto);
+        check::<isize>(label, auto);
+    }
+    check_all("auto", backend::auto());
+    let names: Vec<&str> = backend::available()
+        .iter()
+        .map(|b| b.name())
+        .filter(|n| *n != "auto")
+        .collect();
+    for kernel in ["avx2", "avx512", "radix", "portable"] {
+        if !names.contains(&kernel) {
+            continue;
+        }
+        let text = format!(
+            "sortnet-profile 1\nbackends {}\nkeys32 0 {kernel}\nkeys64 0 {kernel}\n",
+            names.join(" ")
+        );
+        let profile = Profile::parse(&text).expect("the profile parses");
+        let registry = Registry::new(&Options {
+            profile: ProfileChoice::Given(profile),
+            ..Options::from_env()
+        });
+        let pick = registry
+            .auto_pick_for(Workload::Keys(KeyWidth::W64), 100, KeyMap::Unsigned)
+            .map(|b| b.name());
+        assert_eq!(pick, Some(kernel));
+        check_all(&format!("auto ({kernel} profile)"), registry.auto());
+    }
+}

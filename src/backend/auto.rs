@@ -11,7 +11,7 @@
 use std::sync::OnceLock;
 
 use super::calibration::measure_once;
-use super::cpu::NibbleKernel;
+use super::cpu::{KeyKernel, NibbleKernel};
 use super::profile::{location, Location, ProfileChoice, State, WORKLOADS};
 use super::sort_backend::{Device, Own, SortBackend, Values, Workload};
 use super::thresholds::{preference, LISTS, STABLE_PAIRS};
@@ -88,14 +88,17 @@ struct Routes {
     /// [`Allowed`], resolved once: looking the names up on every call cost 20 to 60 ns, as
     /// much as sorting 8 keys.
     resolved: Vec<Option<&'static dyn SortBackend>>,
-    /// `auto`'s pick for key sorts shorter than [`TINY_KEYS`], by length, for each of
-    /// [`tiny_index`]'s classes, when it is a CPU backend: 16 keys sort in 10 ns, and the
-    /// general lookup took another 10 (auto at 0.5x avx2 on the AMD EPYC).
-    tiny: Vec<Option<&'static dyn SortBackend>>,
+    /// The key kernel of `auto`'s pick for key sorts shorter than [`TINY_KEYS`], for each
+    /// of [`tiny_index`]'s classes, by length, when the pick is a CPU backend with one
+    /// ([`KeyKernel`]); `None` sends the call through the general route. 16 keys sort in
+    /// 7.5 ns: the general lookup took another 10 (0.5x `avx2` on the AMD EPYC), a table of
+    /// backends and their trait method another 2.3 (0.76x).
+    tiny: [[Option<KeyKernel>; TINY_KEYS]; 4],
 }
 
-/// Key sorts shorter than this take their pick from a table ([`Routes::tiny`]).
-const TINY_KEYS: usize = 256;
+/// Key sorts shorter than this take their kernel from a table ([`Routes::tiny`]): up to 256
+/// keys (200 ns) the general route's 15 ns was 7% of the sort, past 512 keys it is under 3%.
+const TINY_KEYS: usize = 512;
 
 /// The class of a key sort in [`Routes::tiny`]: key width, and floats apart (their
 /// crossovers differ).
@@ -226,13 +229,13 @@ impl Auto {
             resolved_timed,
             nibbles_cpu: None,
             resolved,
-            tiny: Vec::new(),
+            tiny: [[None; TINY_KEYS]; 4],
         };
-        let mut tiny = vec![None; 4 * TINY_KEYS];
+        let mut tiny = [[None; TINY_KEYS]; 4];
         for width in [KeyWidth::W32, KeyWidth::W64] {
             for map in [KeyMap::Unsigned, KeyMap::Float] {
-                for len in 0..TINY_KEYS {
-                    tiny[tiny_index(width, map) * TINY_KEYS + len] = self
+                for (len, kernel) in tiny[tiny_index(width, map)].iter_mut().enumerate() {
+                    *kernel = self
                         .first_preferred_in(
                             &routes,
                             Workload::Keys(width),
@@ -240,7 +243,8 @@ impl Auto {
                             map,
                             Allowed::NotSoftware,
                         )
-                        .filter(|b| b.device() == Device::Cpu);
+                        .filter(|b| b.device() == Device::Cpu)
+                        .and_then(|b| KeyKernel::of(b.name()));
                 }
             }
         }
@@ -358,19 +362,16 @@ impl Auto {
         self.first_preferred(workload, len, map, Allowed::NotSoftware)
     }
 
-    /// The CPU backend for a key sort shorter than [`TINY_KEYS`], from the table.
+    /// The key kernel for a key sort shorter than [`TINY_KEYS`], from the table; `None`
+    /// for longer ones, picks without a kernel, and before the routes are built (the general
+    /// route builds them: keeping that call out of this path spares every short sort the
+    /// register saves it needs).
     #[inline]
-    fn tiny_pick(
-        &self,
-        width: KeyWidth,
-        len: usize,
-        map: KeyMap,
-    ) -> Option<&'static dyn SortBackend> {
+    fn tiny_kernel(&self, width: KeyWidth, len: usize, map: KeyMap) -> Option<KeyKernel> {
         if len >= TINY_KEYS {
             return None;
         }
-        let at = tiny_index(width, map) * TINY_KEYS + len;
-        self.routes().tiny.get(at).copied().flatten()
+        self.routes.get()?.tiny[tiny_index(width, map)][len]
     }
 
     /// The best CPU backend for `workload`, used as the fallback when a GPU fails.
@@ -417,6 +418,32 @@ impl Auto {
             b.sort_nibbles(words)
         })
     }
+
+    /// A 32-bit key sort the tiny table does not take, ascending or `descending`; out of
+    /// line so that the table's path stays a few instructions (inlined, this route's
+    /// register saves cost a short sort 20 instructions).
+    #[inline(never)]
+    fn route_keys32(&self, keys: &mut [u32], map: KeyMap, descending: bool) -> Result<()> {
+        self.route(Workload::Keys(KeyWidth::W32), keys.len(), map, |b| {
+            if descending {
+                b.sort_keys32_descending(keys, map)
+            } else {
+                b.sort_keys32(keys, map)
+            }
+        })
+    }
+
+    /// [`route_keys32`](Self::route_keys32) for 64-bit keys.
+    #[inline(never)]
+    fn route_keys64(&self, keys: &mut [u64], map: KeyMap, descending: bool) -> Result<()> {
+        self.route(Workload::Keys(KeyWidth::W64), keys.len(), map, |b| {
+            if descending {
+                b.sort_keys64_descending(keys, map)
+            } else {
+                b.sort_keys64(keys, map)
+            }
+        })
+    }
 }
 
 /// Where `auto` sends select and partial sort: the CPU (a GPU backend would sort the whole
@@ -459,21 +486,23 @@ impl SortBackend for Auto {
     }
 
     fn sort_keys32(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
-        if let Some(b) = self.tiny_pick(KeyWidth::W32, keys.len(), map) {
-            return b.sort_keys32(keys, map);
+        match self.tiny_kernel(KeyWidth::W32, keys.len(), map) {
+            Some(kernel) => {
+                kernel.sort32(keys, map);
+                Ok(())
+            }
+            None => self.route_keys32(keys, map, false),
         }
-        self.route(Workload::Keys(KeyWidth::W32), keys.len(), map, |b| {
-            b.sort_keys32(keys, map)
-        })
     }
 
     fn sort_keys64(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
-        if let Some(b) = self.tiny_pick(KeyWidth::W64, keys.len(), map) {
-            return b.sort_keys64(keys, map);
+        match self.tiny_kernel(KeyWidth::W64, keys.len(), map) {
+            Some(kernel) => {
+                kernel.sort64(keys, map);
+                Ok(())
+            }
+            None => self.route_keys64(keys, map, false),
         }
-        self.route(Workload::Keys(KeyWidth::W64), keys.len(), map, |b| {
-            b.sort_keys64(keys, map)
-        })
     }
 
     fn sort_pairs32(&self, keys: &mut [u32], values: &mut [u32], map: KeyMap) -> Result<()> {
@@ -489,21 +518,23 @@ impl SortBackend for Auto {
     }
 
     fn sort_keys32_descending(&self, keys: &mut [u32], map: KeyMap) -> Result<()> {
-        if let Some(b) = self.tiny_pick(KeyWidth::W32, keys.len(), map) {
-            return b.sort_keys32_descending(keys, map);
+        match self.tiny_kernel(KeyWidth::W32, keys.len(), map) {
+            Some(kernel) => {
+                kernel.sort32_descending(keys, map);
+                Ok(())
+            }
+            None => self.route_keys32(keys, map, true),
         }
-        self.route(Workload::Keys(KeyWidth::W32), keys.len(), map, |b| {
-            b.sort_keys32_descending(keys, map)
-        })
     }
 
     fn sort_keys64_descending(&self, keys: &mut [u64], map: KeyMap) -> Result<()> {
-        if let Some(b) = self.tiny_pick(KeyWidth::W64, keys.len(), map) {
-            return b.sort_keys64_descending(keys, map);
+        match self.tiny_kernel(KeyWidth::W64, keys.len(), map) {
+            Some(kernel) => {
+                kernel.sort64_descending(keys, map);
+                Ok(())
+            }
+            None => self.route_keys64(keys, map, true),
         }
-        self.route(Workload::Keys(KeyWidth::W64), keys.len(), map, |b| {
-            b.sort_keys64_descending(keys, map)
-        })
     }
 
     fn sort_pairs32_values(
@@ -578,7 +609,7 @@ mod tests {
                         if let (Workload::Keys(width), Allowed::NotSoftware) = (workload, allowed) {
                             if len < TINY_KEYS {
                                 assert_eq!(
-                                    name(auto.tiny_pick(width, len, map)),
+                                    auto.tiny_kernel(width, len, map).map(KeyKernel::name),
                                     name(auto.pick(workload, len, map)),
                                     "tiny {workload:?} {len} {map:?}"
                                 );
@@ -611,8 +642,9 @@ mod tests {
         );
         assert_eq!(pick(&auto, 100, KeyMap::Unsigned), Some("radix"));
         assert_eq!(pick(&auto, 100, KeyMap::Signed), Some("radix"));
-        let tiny = auto.tiny_pick(KeyWidth::W32, 100, KeyMap::Unsigned);
-        assert_eq!(tiny.map(|b| b.name()), Some("radix"));
+        auto.profile_state();
+        let tiny = auto.tiny_kernel(KeyWidth::W32, 100, KeyMap::Unsigned);
+        assert_eq!(tiny.map(KeyKernel::name), Some("radix"));
         assert_eq!(pick(&auto, 5000, KeyMap::Unsigned), Some("avx512"));
         assert_eq!(pick(&auto, 1 << 30, KeyMap::Unsigned), Some("avx512"));
         // Float keys keep the built-in crossovers where the profile measured radix, take

@@ -4,15 +4,17 @@
 //!
 //! The short measurement times only what the detected ISA and caches leave open: which of
 //! the vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys,
-//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (past
-//! 2^20 the built-in thresholds decide again), and on one thread 32-bit keys once more at
-//! [`ONE_THREAD_PROBE`] and 64-bit keys at [`ONE_THREAD_PROBE_64`], whose winners go on for
-//! longer slices. Zen 4 and the Xeon host disagree even on
+//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (to
+//! [`THREADS_TOP`] on several threads; past the top the built-in thresholds decide again),
+//! and on one thread 32-bit keys once more at [`ONE_THREAD_PROBE`] and 64-bit keys at
+//! [`ONE_THREAD_PROBE_64`], whose winners go on for longer slices. Zen 4 and the Xeon host
+//! disagree even on
 //! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
 //! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
 //! would start its driver), float keys and the nibble and pair routes (one candidate each
-//! on the CPU) stay built in. It takes 0.22-0.5 s on the 2-core AMD EPYC (Zen 4) build
-//! machine under load, 0.8-1.2 s on one thread with the 32-bit probe (which adds about 80 MB
+//! on the CPU) stay built in. It takes about 0.9 s on the 2-core AMD EPYC (Zen 4) build
+//! machine under load on both threads (2^21 and 2^22 about 0.4 s of it, 64 MB of keys and
+//! scratch while they run), 0.8-1.2 s on one thread with the 32-bit probe (which adds about 80 MB
 //! of memory while it runs; BENCHMARKS.md, "Auto's crossovers"), about 0.2 s more with the
 //! 64-bit one (64 MB of keys and scratch while it runs, after the 32-bit one has ended).
 
@@ -40,6 +42,17 @@ pub const ONE_THREAD_PROBE: usize = 1 << 23;
 /// `numpy_reference.py --backends auto,avx512`, auto then radix). Floats follow a measured
 /// quicksort win (`Auto`'s routes). 2^22 keys (32 MiB) take about 0.05 s per candidate.
 pub const ONE_THREAD_PROBE_64: usize = 1 << 22;
+
+/// The largest size the short measurement times when the process sorts on several threads
+/// (2^20 on one): from 2^20 to 2^22 the order of the quicksort and the radix sort depends on
+/// the machine, and the built-in radix lost on both; past it radix goes first again. Two
+/// threads, avx512 / radix, M keys/s (2026-11-27, `sortnet bench --stat best`; BENCHMARKS.md,
+/// "Auto's crossovers"): `u32` on the Xeon host (2 MiB L2) 2^20 220-226 / 199-204, 2^21
+/// 158-209 / 147-178, 2^22 131-196 / 132-187, 2^24 154-159 / 154-202; on the AMD EPYC (Zen
+/// 4, 1 MiB L2, under load) 2^21 106-179 / 96-102, 2^22 130-208 / 112-116; `u64` on the Xeon
+/// host 2^21 81-86 / 98-114, 2^22 75-112 / 100-137. The two sizes add about 0.4 s on two
+/// threads of either machine.
+pub const THREADS_TOP: usize = 1 << 22;
 
 /// What to time: which workloads, at which sizes, for how long.
 #[derive(Debug, Clone)]
@@ -79,7 +92,16 @@ impl Plan {
     pub fn quick() -> Plan {
         Plan {
             workloads: vec![Workload::Keys(KeyWidth::W32), Workload::Keys(KeyWidth::W64)],
-            sizes: (4..=20).map(|k| 1usize << k).collect(),
+            sizes: (4..)
+                .map(|k| 1usize << k)
+                .take_while(|&size| {
+                    size <= if rayon::current_num_threads() == 1 {
+                        1 << 20
+                    } else {
+                        THREADS_TOP
+                    }
+                })
+                .collect(),
             from: 0,
             rounds: 2,
             min_reps: 1,
@@ -451,7 +473,7 @@ mod tests {
     }
 
     #[test]
-    fn one_thread_probes_both_key_widths_past_the_l2_and_several_threads_none() {
+    fn one_thread_probes_both_key_widths_past_the_l2_and_several_threads_time_further() {
         let on = |threads| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -467,6 +489,15 @@ mod tests {
             ]
         );
         assert_eq!(on(2), []);
+        let top = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool");
+            pool.install(|| Plan::quick().sizes.last().copied())
+        };
+        assert_eq!(top(1), Some(1 << 20));
+        assert_eq!(top(2), Some(THREADS_TOP));
     }
 
     #[test]
@@ -517,7 +548,12 @@ mod tests {
             .iter()
             .filter(|w| plan.candidates(&backends, **w, 0).len() >= 2)
             .count();
-        assert_eq!(cells, open * plan.sizes.len());
+        let probes = plan
+            .probes
+            .iter()
+            .filter(|(w, _)| plan.candidates(&backends, *w, 0).len() >= 2)
+            .count();
+        assert_eq!(cells, open * plan.sizes.len() + probes);
         assert_eq!(profile.machine, Some(machine_key()));
         // It reads back from its text.
         assert_eq!(Profile::parse(&profile.to_text()).as_ref(), Ok(&profile));

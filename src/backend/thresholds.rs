@@ -40,12 +40,11 @@ pub(crate) const KEYS64_RADIX_MIN_LEN: usize = 768;
 pub(crate) const KEYS32_FLOAT_RADIX_MIN_LEN: usize = 1 << 17;
 
 /// `f64` keys from which `radix` beats the vectorised quicksort of `avx512`, as
-/// [`KEYS32_FLOAT_RADIX_MIN_LEN`]: avx512 / radix 2^11 keys 14.3 / 15.0 µs, 2^12 keys 30.8
-/// / 28.5 µs.
-///
-/// With the unrolled base case: 512 keys 217 / 153, 1024 keys 193 / 203, 2048 keys 189 / 233
-/// M keys/s.
-pub(crate) const KEYS64_FLOAT_RADIX_MIN_LEN: usize = 1024;
+/// [`KEYS32_FLOAT_RADIX_MIN_LEN`]. AMD EPYC (Zen 4), one thread, avx512 / radix, M keys/s
+/// (2026-11-27, `sortnet bench --no-profile --stat best`, three rounds in one run): 2^13
+/// 252 / 201-205, 2^14 240-241 / 226-232, 2^15 224-225 / 245-248. (With the quicksort of
+/// a year before, radix passed it at 1024 keys.)
+pub(crate) const KEYS64_FLOAT_RADIX_MIN_LEN: usize = 24 << 10;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx2`, for CPUs
 /// without AVX-512: avx2 / radix 512 keys 2.17 / 2.57 µs, 640 keys 2.95-3.08 / 2.86-2.89
@@ -72,9 +71,24 @@ pub(crate) const KEYS32_AVX512_MIN_LEN: usize = 65;
 /// ns, 24 keys 105 / 113 / 101 ns, 32 keys 107 / 110 / 152 ns.
 pub(crate) const KEYS64_SIMD_MIN_LEN: usize = 24;
 
+/// `f32` keys from which `radix` beats the vectorised quicksort of `avx2`, for CPUs without
+/// AVX-512: `avx2` compares floats by their signed image, as `avx512` does, and stays ahead
+/// of radix as long. AMD EPYC (Zen 4), one thread, `SORTNET_NO_AVX512=1`, avx2 / radix, M
+/// keys/s: 2^12 451 / 286, 2^15 381-387 / 286-289, 2^16 364-365 / 295-296, 2^17 341 /
+/// 129-130 (2026-11-27, `sortnet bench --no-profile --stat best`); radix at 2^16 had been
+/// `auto`'s pick there.
+pub(crate) const KEYS32_FLOAT_AVX2_RADIX_MIN_LEN: usize = KEYS32_FLOAT_RADIX_MIN_LEN;
+
+/// `f64` keys from which `radix` beats the vectorised quicksort of `avx2`, as
+/// [`KEYS32_FLOAT_AVX2_RADIX_MIN_LEN`]: avx2 / radix 1024 keys 234 / 193-206, 1536 keys 226
+/// / 226-227, 2048 keys 218 / 238 M keys/s (three rounds, one run).
+pub(crate) const KEYS64_FLOAT_AVX2_RADIX_MIN_LEN: usize = 1536;
+
 // A narrower ISA never beats radix where a wider one does not: `preference` relies on it.
 const _: () = assert!(KEYS32_AVX2_RADIX_MIN_LEN <= KEYS32_RADIX_MIN_LEN);
 const _: () = assert!(KEYS64_AVX2_RADIX_MIN_LEN <= KEYS64_RADIX_MIN_LEN);
+const _: () = assert!(KEYS32_FLOAT_AVX2_RADIX_MIN_LEN <= KEYS32_FLOAT_RADIX_MIN_LEN);
+const _: () = assert!(KEYS64_FLOAT_AVX2_RADIX_MIN_LEN <= KEYS64_FLOAT_RADIX_MIN_LEN);
 const _: () = assert!(KEYS32_RADIX_MIN_LEN <= KEYS32_FLOAT_RADIX_MIN_LEN);
 const _: () = assert!(KEYS64_RADIX_MIN_LEN <= KEYS64_FLOAT_RADIX_MIN_LEN);
 
@@ -131,7 +145,8 @@ static PAIRS_GPU: [&str; 2] = ["vulkan-radix", "radix"];
 /// 2^24 108 / 95; `u64` keys stay with radix (2^19 116 / 162, 2^22 66 / 85). With several
 /// threads radix's MSD buckets go to every thread and the single-threaded quicksort falls
 /// behind. The once-per-machine measurement overrides this rule where it times one thread
-/// past the L2 (`calibration::ONE_THREAD_PROBE`).
+/// past the L2 (`calibration::ONE_THREAD_PROBE`), and on several threads up to
+/// `calibration::THREADS_TOP`, where the two machines disagree.
 pub(crate) fn quicksort_beyond_cache(width: KeyWidth, len: usize) -> bool {
     width == KeyWidth::W32
         && len.saturating_mul(4) >= crate::keys::cache::l2_bytes()
@@ -161,23 +176,15 @@ pub(crate) fn preference(workload: Workload, len: usize, map: KeyMap) -> &'stati
         Workload::Nibbles => &NIBBLES,
         Workload::Keys(width) => {
             let float = map == KeyMap::Float;
-            let (avx512_to, avx2_to) = match width {
-                KeyWidth::W32 => (
-                    if float {
-                        KEYS32_FLOAT_RADIX_MIN_LEN
-                    } else {
-                        KEYS32_RADIX_MIN_LEN
-                    },
-                    KEYS32_AVX2_RADIX_MIN_LEN,
-                ),
-                KeyWidth::W64 => (
-                    if float {
-                        KEYS64_FLOAT_RADIX_MIN_LEN
-                    } else {
-                        KEYS64_RADIX_MIN_LEN
-                    },
-                    KEYS64_AVX2_RADIX_MIN_LEN,
-                ),
+            let (avx512_to, avx2_to) = match (width, float) {
+                (KeyWidth::W32, false) => (KEYS32_RADIX_MIN_LEN, KEYS32_AVX2_RADIX_MIN_LEN),
+                (KeyWidth::W32, true) => {
+                    (KEYS32_FLOAT_RADIX_MIN_LEN, KEYS32_FLOAT_AVX2_RADIX_MIN_LEN)
+                }
+                (KeyWidth::W64, false) => (KEYS64_RADIX_MIN_LEN, KEYS64_AVX2_RADIX_MIN_LEN),
+                (KeyWidth::W64, true) => {
+                    (KEYS64_FLOAT_RADIX_MIN_LEN, KEYS64_FLOAT_AVX2_RADIX_MIN_LEN)
+                }
             };
             if width == KeyWidth::W32 && len < KEYS32_AVX512_MIN_LEN {
                 &KEYS_TINY32
@@ -296,6 +303,33 @@ mod key_tests {
                 "avx512"
             );
             assert_eq!(first_mapped(w, float_to, KeyMap::Float, &with_512), "radix");
+        }
+        // Without AVX-512, `avx2` sorts floats by their image as long as its own crossover.
+        let with_avx2 = ["avx2", "portable", "radix"];
+        for (w, int_to, float_to) in [
+            (
+                KeyWidth::W32,
+                KEYS32_AVX2_RADIX_MIN_LEN,
+                KEYS32_FLOAT_AVX2_RADIX_MIN_LEN,
+            ),
+            (
+                KeyWidth::W64,
+                KEYS64_AVX2_RADIX_MIN_LEN,
+                KEYS64_FLOAT_AVX2_RADIX_MIN_LEN,
+            ),
+        ] {
+            assert_eq!(first_mapped(w, int_to, KeyMap::Signed, &with_avx2), "radix");
+            assert_eq!(first_mapped(w, int_to, KeyMap::Float, &with_avx2), "avx2");
+            assert_eq!(
+                first_mapped(w, float_to - 1, KeyMap::Float, &with_avx2),
+                "avx2"
+            );
+            if !quicksort_beyond_cache(w, float_to) {
+                assert_eq!(
+                    first_mapped(w, float_to, KeyMap::Float, &with_avx2),
+                    "radix"
+                );
+            }
         }
     }
 }

@@ -38,6 +38,7 @@ macro_rules! key_token {
         }
         impl $token {
             /// Sorts 32-bit keys ascending by `map.encode32(key)`.
+            #[inline]
             pub fn sort32(self, keys: &mut [u32], map: KeyMap) {
                 if map == KeyMap::Signed {
                     self.quicksort::<$s32>(bytemuck::cast_slice_mut(keys));
@@ -55,6 +56,7 @@ macro_rules! key_token {
             }
 
             /// Sorts 64-bit keys ascending by `map.encode64(key)`.
+            #[inline]
             pub fn sort64(self, keys: &mut [u64], map: KeyMap) {
                 $(
                     if map == KeyMap::Float {
