@@ -21,8 +21,9 @@
 //!   bucket-sized buffer that stays in cache, and one copy writes it to the final place.
 //!   Main memory sees about two reads and two writes of the data for the whole sort,
 //!   instead of one of each per digit. Where the top digit is skewed (a bucket of at least
-//!   [`BUCKET_MSD_MIN_BYTES`], as floats over a few binades make), the MSD pass takes a
-//!   13-bit field instead, counted by one more read.
+//!   [`BUCKET_MSD_MIN_BYTES`] and twice the mean, as floats over a few binades make), the
+//!   MSD pass takes a 13-bit field instead, counted by one more read; uniform keys keep the
+//!   8-bit digit at every size.
 //! * The MSD scatter goes through software write-combining buffers (one cache line per
 //!   bucket, in L1) and, for outputs of at least [`STREAM_MIN_BYTES`], writes whole lines
 //!   with non-temporal stores, as does the copy that ends every bucket's sort: no
@@ -138,8 +139,9 @@ pub(crate) const INSERTION_MAX_LEN: usize = 64;
 /// LSD (switch at 16 MiB) / MSD (switch at L2): 2^20: 115 / 168; 2^19: - / 184.
 pub(crate) const MSD_MIN_BYTES: usize = 16 << 20;
 
-/// Buckets of the MSD route with at least this many bytes of keys get an MSD pass of their
-/// own on the next digit instead of LSD passes.
+/// Buckets of the MSD route with at least this many bytes of keys, and at least twice the
+/// mean bucket (skewed keys; `msd::large_bucket`), get an MSD pass of their own on the next
+/// digit instead of LSD passes.
 ///
 /// Uniform keys make buckets of 1/256 of the input (256 KiB at 2^24 `u32` keys), whose LSD
 /// passes ping-pong within L2. Skewed keys, such as floats over a few binades, whose top

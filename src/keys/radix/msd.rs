@@ -55,15 +55,44 @@ pub(super) unsafe fn survey<K: RadixKey, V, C: Codec<K>, const W: u32, const ENC
 }
 
 /// The [`WIDE_MSD_BITS`] split at the top of [`NARROW`] digit `top`, where that digit leaves
-/// a bucket of `largest_bucket` keys that takes [`BUCKET_MSD_MIN_BYTES`] or more (and the
-/// field fits below the digit's top); `None` keeps the narrow digit.
-pub(super) fn wide_split<K, V>(top: usize, largest_bucket: usize) -> Option<Split> {
+/// a bucket of `largest_bucket` of the `len` keys that is [`large_bucket`] (and the field
+/// fits below the digit's top); `None` keeps the narrow digit.
+pub(super) fn wide_split<K, V>(top: usize, largest_bucket: usize, len: usize) -> Option<Split> {
     let top_bit = NARROW * (top as u32 + 1);
-    let skewed = largest_bucket.saturating_mul(elem_bytes::<K, V>()) >= BUCKET_MSD_MIN_BYTES;
+    let bytes = elem_bytes::<K, V>();
+    let skewed = large_bucket(
+        largest_bucket.saturating_mul(bytes),
+        len.saturating_mul(bytes),
+        1 << NARROW,
+    );
     (skewed && top_bit >= WIDE_MSD_BITS).then(|| Split {
         shift: top_bit - WIDE_MSD_BITS,
         bits: WIDE_MSD_BITS,
     })
+}
+
+/// A bucket is at least this many times the mean bucket before it counts as skewed
+/// ([`large_bucket`]). Uniform keys leave every bucket within a fraction of a percent of
+/// the mean at the sizes where buckets reach [`BUCKET_MSD_MIN_BYTES`]; the skew the wide
+/// split is for (floats over a few binades) leaves buckets of tens of times the mean.
+const SKEW_MIN: usize = 2;
+
+/// Whether a bucket of `bytes`, one of `buckets` that share `total_bytes`, is large enough
+/// for a pass of its own (the wide split at the top, an MSD pass on a bucket): at least
+/// [`BUCKET_MSD_MIN_BYTES`] and at least [`SKEW_MIN`] times the mean bucket.
+///
+/// Uniform keys never qualify, whatever their number: their buckets all grow with the
+/// input, and at 2^26 8-byte elements (buckets of 2 MiB) the wide split cost its extra
+/// count and a scatter into 8192 buckets for what it saved in the buckets' passes. Phase
+/// times of the MSD route, ms, wide split / buckets sorted by LSD passes, medians of 3: the
+/// 16-core Xeon host of the H200 machine, 16 threads, `u64`: count 13 / 0, scatter 42 /
+/// 26-28, buckets 62 / 92-95, whole route 133 / 136-142; pairs of `u32`: scatter 101 / 46,
+/// buckets 71 / 132, whole 191 / 188-192 (a tie). The 2-core AMD EPYC (Zen 4), both threads:
+/// `u64` 2^26 whole sort 923 / 620-632 ms, pairs 1237 / 758-771 ms; 2^27 `u64` 2018 / 1118,
+/// pairs 4204 / 2840 (there the split's 8192 write-combining lines of keys and values, 1 MiB,
+/// outgrow the core's L2).
+pub(super) fn large_bucket(bytes: usize, total_bytes: usize, buckets: usize) -> bool {
+    bytes >= BUCKET_MSD_MIN_BYTES && bytes >= (total_bytes / buckets).saturating_mul(SKEW_MIN)
 }
 
 /// The digit an MSD pass scatters on: the `bits` bits from bit `shift` up. The buckets are
@@ -182,7 +211,7 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         .map(|b| hists.iter().map(|h: &Vec<usize>| h[b]).sum::<usize>())
         .max()
         .unwrap_or(0);
-    let (split, hists) = match wide_split::<K, V>(top, largest_bucket) {
+    let (split, hists) = match wide_split::<K, V>(top, largest_bucket, len) {
         Some(wide) => (wide, count(wide)),
         None => (narrow, hists),
     };
@@ -252,9 +281,10 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     // bucket's size, one per task, that stays in cache; only the last pass writes to `out`.
     let below = split.shift.div_ceil(NARROW) as usize;
     // A bucket of `n` elements takes an MSD pass of its own (and no task buffer) when it is
-    // large and digits remain below; every other one is sorted in the task's buffer, which
-    // must hold the largest of them.
-    let takes_msd = |n: usize| n * elem_bytes::<K, V>() >= BUCKET_MSD_MIN_BYTES && below > 1;
+    // large for this input (skewed) and digits remain below; every other one is sorted in
+    // the task's buffer, which must hold the largest of them.
+    let eb = elem_bytes::<K, V>();
+    let takes_msd = |n: usize| large_bucket(n * eb, len * eb, buckets) && below > 1;
     let largest = (0..buckets)
         .map(|b| bucket_start[b + 1] - bucket_start[b])
         .filter(|&n| !takes_msd(n))

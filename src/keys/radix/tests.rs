@@ -419,26 +419,48 @@ fn skewed_buckets_recurse() {
 
 #[test]
 fn wide_split_only_for_skewed_top_digits() {
-    // u32 keys whose top digit (24..32) leaves a bucket of 2 MiB: the 13 bits from 19 up.
+    // u32 keys whose top digit (24..32) leaves a bucket of 2 MiB, a quarter of the keys:
+    // the 13 bits from 19 up.
     let big = BUCKET_MSD_MIN_BYTES / 4;
+    let len = 4 * big;
     assert_eq!(
-        wide_split::<u32, ()>(3, big),
+        wide_split::<u32, ()>(3, big, len),
         Some(Split {
             shift: 32 - WIDE_MSD_BITS,
             bits: WIDE_MSD_BITS
         })
     );
-    assert_eq!(wide_split::<u32, ()>(3, big - 1), None);
+    assert_eq!(wide_split::<u32, ()>(3, big - 1, len), None);
     // u64 keys count 8 bytes each; a top digit of 1 (bits 8..16) is wide enough.
     assert_eq!(
-        wide_split::<u64, ()>(1, big / 2),
+        wide_split::<u64, ()>(1, big / 2, len / 2),
         Some(Split {
             shift: 16 - WIDE_MSD_BITS,
             bits: WIDE_MSD_BITS
         })
     );
     // The lowest digit has only 8 bits: no wide field fits.
-    assert_eq!(wide_split::<u64, ()>(0, big), None);
+    assert_eq!(wide_split::<u64, ()>(0, big, len), None);
+    // Uniform keys: buckets of 2 MiB, but no larger than the mean (2^26 `u64` keys, or
+    // pairs of `u32`s), and at most twice it, keep the narrow digit.
+    let mean = 1 << 18;
+    assert_eq!(wide_split::<u64, ()>(3, mean + 600, 256 * mean), None);
+    assert_eq!(wide_split::<u32, u32>(3, mean + 600, 256 * mean), None);
+    assert_eq!(wide_split::<u32, ()>(3, 2 * big - 1, 256 * big), None);
+}
+
+#[test]
+fn large_buckets_are_large_and_skewed() {
+    let min = BUCKET_MSD_MIN_BYTES;
+    // Skewed: a quarter of 16 MiB.
+    assert!(large_bucket(min * 2, min * 8, 256));
+    // Below the size, however skewed.
+    assert!(!large_bucket(min - 1, min * 2, 256));
+    // As large as the size but as every other bucket (uniform keys of 512 MiB, 1 GiB).
+    assert!(!large_bucket(min, min * 256, 256));
+    assert!(!large_bucket(2 * min + 1, min * 512, 256));
+    // Twice the mean and large: skewed enough.
+    assert!(large_bucket(2 * min, min * 256, 256));
 }
 
 #[test]
