@@ -117,41 +117,61 @@ pub(super) struct Split {
 /// `voracious_mt_sort` took 72-78 in the same runs. Uniform `u32` / `u64` keys never take it.
 pub(super) const WIDE_MSD_BITS: u32 = 13;
 
-/// One MSD pass on the highest [`NARROW`] digit (below `digits`) that varies, or on the
-/// wider [`WIDE_MSD_BITS`] field at the top where that digit is skewed ([`choose_split`]),
-/// then each bucket sorted on the digits below it. Input at `src` (`encoded` or raw), scratch at `dst`; the decoded
-/// result ends in `dst` if `result_in_dst`, else in `src`.
-///
-/// # Safety
-/// As [`lsd`].
-pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
-    src: Buf<K, V>,
-    dst: Buf<K, V>,
-    len: usize,
-    digits: usize,
-    encoded: bool,
-    result_in_dst: bool,
-    bucket_wide: bool,
-) {
+/// Where the MSD pass sends every element: the digit it scatters on, where each bucket
+/// starts (and, last, the length), and each chunk's write offset in every bucket.
+pub(super) struct Plan {
+    pub(super) split: Split,
+    pub(super) bucket_start: Vec<usize>,
+    offsets: Vec<Vec<usize>>,
+}
+
+/// The input cut into one chunk per rayon thread when the MSD route runs in parallel
+/// (from [`PARALLEL_MIN_LEN`] elements on more than one thread), else one chunk.
+pub(super) fn msd_chunks(len: usize) -> (bool, Vec<(usize, usize)>) {
     let parallel = len >= PARALLEL_MIN_LEN && rayon::current_num_threads() > 1;
     let parts = if parallel {
         rayon::current_num_threads()
     } else {
         1
     };
-    let chunks = chunk_bounds(len, parts);
+    (parallel, chunk_bounds(len, parts))
+}
+
+/// The MSD pass's [`Plan`] for the `len` elements at `src` (keys `encoded` or raw), sorted on
+/// `digits` [`NARROW`] digits: the highest digit that varies, or the wider
+/// [`WIDE_MSD_BITS`] field at the top where that digit is skewed ([`wide_split`]); `None`
+/// when every key is equal.
+///
+/// # Safety
+/// `src` holds `len` initialised elements; `chunks` cut `0..len`.
+pub(super) unsafe fn plan<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
+    src: Buf<K, V>,
+    len: usize,
+    digits: usize,
+    encoded: bool,
+    parallel: bool,
+    chunks: &[(usize, usize)],
+) -> Option<Plan> {
     // One read: the histogram of the highest digit, and which bits vary at all (the AND and
     // OR of every key). Histograms of the lower digits would be wasted: the buckets recount
     // them while they are in cache.
     let guess = digits - 1;
+    // Large inputs survey the wide field at the top instead ([`wide_from_the_start`]).
+    let top_bit = NARROW * digits as u32;
+    let wide_guess =
+        (top_bit >= WIDE_MSD_BITS && wide_from_the_start::<K, V>(len)).then_some(Split {
+            shift: top_bit - WIDE_MSD_BITS,
+            bits: WIDE_MSD_BITS,
+        });
     let survey_chunk = |&(a, b): &(usize, usize)| {
         // SAFETY: `src[a..b]` is initialised and only read here.
         unsafe {
-            let (s, shift) = (src.add(a), NARROW * guess as u32);
-            if encoded {
-                survey::<K, V, C, NARROW, false>(s, b - a, shift)
-            } else {
-                survey::<K, V, C, NARROW, true>(s, b - a, shift)
+            let s = src.add(a);
+            match (wide_guess, encoded) {
+                (Some(w), true) => survey::<K, V, C, WIDE_MSD_BITS, false>(s, b - a, w.shift),
+                (Some(w), false) => survey::<K, V, C, WIDE_MSD_BITS, true>(s, b - a, w.shift),
+                (None, true) => survey::<K, V, C, NARROW, false>(s, b - a, NARROW * guess as u32),
+                (None, false) => survey::<K, V, C, NARROW, true>(s, b - a, NARROW * guess as u32),
             }
         }
     };
@@ -162,20 +182,9 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     };
     let varying = surveys.iter().fold(K::ZERO, |acc, s| acc | s.or)
         ^ surveys.iter().fold(K::ONES, |acc, s| acc & s.and);
-    let Some(top) = (0..digits).rev().find(|&d| varying.digit::<NARROW>(d) != 0) else {
-        // Every key is equal: already sorted; only the encoding (if any) must be undone and
-        // the data moved to where it is expected.
-        let out = if result_in_dst { dst } else { src };
-        // SAFETY: contract of this function.
-        unsafe {
-            if encoded {
-                copy_decode::<K, V, C, true>(src, out, len);
-            } else {
-                copy_decode::<K, V, C, false>(src, out, len);
-            }
-        }
-        return;
-    };
+    let top = (0..digits)
+        .rev()
+        .find(|&d| varying.digit::<NARROW>(d) != 0)?;
     // Per-chunk histograms of a split's digit: one more read of the keys.
     let count = |split: Split| -> Vec<Vec<usize>> {
         let count_chunk = |&(a, b): &(usize, usize)| {
@@ -200,7 +209,12 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         shift: NARROW * top as u32,
         bits: NARROW,
     };
-    let hists = if top == guess {
+    if let (Some(wide), true) = (wide_guess, top == guess) {
+        // The top digit varies: the surveyed wide field is the split.
+        let hists: Vec<Vec<usize>> = surveys.into_iter().map(|s| s.hist).collect();
+        return Some(plan_offsets(wide, &hists, len));
+    }
+    let hists = if top == guess && wide_guess.is_none() {
         surveys.into_iter().map(|s| s.hist).collect()
     } else {
         // The highest digit is constant (small numbers in wide keys): count the digit that
@@ -215,11 +229,17 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         Some(wide) => (wide, count(wide)),
         None => (narrow, hists),
     };
+    Some(plan_offsets(split, &hists, len))
+}
+
+/// The [`Plan`] of `split` from the chunks' histograms `hists` of its field over `len`
+/// elements.
+fn plan_offsets(split: Split, hists: &[Vec<usize>], len: usize) -> Plan {
     // Per-chunk write offsets: bucket `b` of chunk `t` starts after bucket `b` of chunks
     // `0..t`, which keeps equal keys in input order.
     let buckets = 1usize << split.bits;
     let mut bucket_start = vec![0usize; buckets + 1];
-    let mut offsets = vec![vec![0usize; buckets]; parts];
+    let mut offsets = vec![vec![0usize; buckets]; hists.len()];
     let mut sum = 0;
     for b in 0..buckets {
         bucket_start[b] = sum;
@@ -230,51 +250,135 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     }
     bucket_start[buckets] = sum;
     debug_assert_eq!(sum, len);
-    let stream = len * elem_bytes::<K, V>() >= STREAM_MIN_BYTES;
+    Plan {
+        split,
+        bucket_start,
+        offsets,
+    }
+}
+
+/// Whether the MSD pass over `len` elements takes the [`WIDE_MSD_BITS`] field at the top
+/// from the start, surveyed in the one read that finds the varying bits (no second count):
+/// where a bucket of the [`NARROW`] digit and the buffer its LSD passes ping-pong with
+/// would not fit one core's L2 (`cache::l2_bytes`), so that those passes would run from L3.
+/// With the wide field the buckets are 32 times smaller and sort inside L2.
+///
+/// Before, such inputs took the narrow digit unless it was skewed: at 2^26 8-byte elements
+/// (buckets of 2 MiB, twice a 2 MiB L2 with their buffer) on the 16-core Xeon host of the
+/// H200 machine, 16 threads, `u64`, ms: narrow digit: scatter 26-28, buckets 92-95, whole
+/// 136-142; wide split counted by a second read: count 13, scatter 42, buckets 62, whole
+/// 133. The survey of a wide field costs about 0.5 ns more per key and thread than a narrow
+/// one (one thread, 2^23 keys: 1.2-1.5 against 0.65-0.7 ns) instead of the 13 ms read.
+///
+/// Only with at least [`WIDE_START_MIN_THREADS`] threads: on the 2-core AMD EPYC (Zen 4, 1
+/// MiB L2), both threads, the wide split lost at these sizes (`u64` 2^26 whole sort 923
+/// against 620-632 ms, 2^27 2018 against 1118; see [`large_bucket`]).
+pub(super) fn wide_from_the_start<K, V>(len: usize) -> bool {
+    let bucket = len.saturating_mul(elem_bytes::<K, V>()) >> NARROW;
+    rayon::current_num_threads() >= WIDE_START_MIN_THREADS
+        && bucket.saturating_mul(2) > crate::keys::cache::l2_bytes()
+}
+
+/// Threads from which large inputs take the wide field from the start
+/// ([`wide_from_the_start`]): the 16 of the Xeon host, where the wide split already tied
+/// with a second read; two threads of the AMD EPYC lost with it.
+pub(super) const WIDE_START_MIN_THREADS: usize = 16;
+
+/// The MSD pass: every chunk of `src` scattered by `plan` into `dst`, each element as `P`
+/// makes it, with streaming stores when `stream` is set.
+///
+/// # Safety
+/// `src` holds the elements `plan` was made from, cut into `chunks`; `dst` has room for them,
+/// its keys aligned to their size, and does not overlap `src`.
+pub(super) unsafe fn scatter_chunks<K, V, P>(
+    src: Buf<K, V>,
+    dst: Buf<P::Key, P::Value>,
+    plan: &mut Plan,
+    parallel: bool,
+    chunks: &[(usize, usize)],
+    stream: bool,
+) where
+    K: RadixKey,
+    V: Copy + Send + Sync,
+    P: Pack<K, V>,
+    P::Key: Send,
+    P::Value: Send,
+{
+    let split = plan.split;
     let scatter_chunk = |(&(a, b), offs): (&(usize, usize), &mut Vec<usize>)| {
         // SAFETY: the chunk `src[a..b]` is initialised; its offsets were computed from its own
         // histogram, so its writes land in ranges of `dst` no other chunk writes.
         unsafe {
             let (s, n, at) = (src.add(a), b - a, split.shift);
-            match (split.bits == WIDE_MSD_BITS, encoded, stream) {
-                (true, true, true) => {
-                    scatter_wc::<K, V, C, WIDE_MSD_BITS, false, true>(s, dst, n, at, offs)
-                }
-                (true, true, false) => {
-                    scatter_wc::<K, V, C, WIDE_MSD_BITS, false, false>(s, dst, n, at, offs)
-                }
-                (true, false, true) => {
-                    scatter_wc::<K, V, C, WIDE_MSD_BITS, true, true>(s, dst, n, at, offs)
-                }
-                (true, false, false) => {
-                    scatter_wc::<K, V, C, WIDE_MSD_BITS, true, false>(s, dst, n, at, offs)
-                }
-                (false, true, true) => {
-                    scatter_wc::<K, V, C, NARROW, false, true>(s, dst, n, at, offs)
-                }
-                (false, true, false) => {
-                    scatter_wc::<K, V, C, NARROW, false, false>(s, dst, n, at, offs)
-                }
-                (false, false, true) => {
-                    scatter_wc::<K, V, C, NARROW, true, true>(s, dst, n, at, offs)
-                }
-                (false, false, false) => {
-                    scatter_wc::<K, V, C, NARROW, true, false>(s, dst, n, at, offs)
-                }
+            match (split.bits == WIDE_MSD_BITS, stream) {
+                (true, true) => scatter_wc::<K, V, P, WIDE_MSD_BITS, true>(s, dst, n, at, offs),
+                (true, false) => scatter_wc::<K, V, P, WIDE_MSD_BITS, false>(s, dst, n, at, offs),
+                (false, true) => scatter_wc::<K, V, P, NARROW, true>(s, dst, n, at, offs),
+                (false, false) => scatter_wc::<K, V, P, NARROW, false>(s, dst, n, at, offs),
             }
         }
     };
     if parallel {
         chunks
             .par_iter()
-            .zip(offsets.par_iter_mut())
+            .zip(plan.offsets.par_iter_mut())
             .for_each(scatter_chunk);
     } else {
         chunks
             .iter()
-            .zip(offsets.iter_mut())
+            .zip(plan.offsets.iter_mut())
             .for_each(scatter_chunk);
     }
+}
+
+/// One MSD pass on the highest [`NARROW`] digit (below `digits`) that varies, or on the
+/// wider [`WIDE_MSD_BITS`] field at the top where that digit is skewed ([`plan`]), then each
+/// bucket sorted on the digits below it. Input at `src` (`encoded` or raw), scratch at
+/// `dst`; the decoded result ends in `dst` if `result_in_dst`, else in `src`.
+///
+/// # Safety
+/// As [`lsd`].
+pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
+    src: Buf<K, V>,
+    dst: Buf<K, V>,
+    len: usize,
+    digits: usize,
+    encoded: bool,
+    result_in_dst: bool,
+    bucket_wide: bool,
+) {
+    let (parallel, chunks) = msd_chunks(len);
+    // SAFETY: contract of this function.
+    let Some(mut plan) = (unsafe { plan::<K, V, C>(src, len, digits, encoded, parallel, &chunks) })
+    else {
+        // Every key is equal: already sorted; only the encoding (if any) must be undone and
+        // the data moved to where it is expected.
+        let out = if result_in_dst { dst } else { src };
+        // SAFETY: contract of this function.
+        unsafe {
+            if encoded {
+                copy_decode::<K, V, C, true>(src, out, len);
+            } else {
+                copy_decode::<K, V, C, false>(src, out, len);
+            }
+        }
+        return;
+    };
+    let stream = len * elem_bytes::<K, V>() >= STREAM_MIN_BYTES;
+    // SAFETY: contract of this function; the plan was made from `src` and `chunks`.
+    unsafe {
+        if encoded {
+            scatter_chunks::<K, V, Plain<C, false>>(src, dst, &mut plan, parallel, &chunks, stream);
+        } else {
+            scatter_chunks::<K, V, Plain<C, true>>(src, dst, &mut plan, parallel, &chunks, stream);
+        }
+    }
+    let Plan {
+        split,
+        bucket_start,
+        ..
+    } = plan;
+    let buckets = 1usize << split.bits;
     // Every bucket now sits encoded in `dst`; sort each on the digits below the split (the
     // top one of them may hold bits of the split, the same in every key of the bucket).
     // The buckets' passes ping-pong between their place in `dst` and a buffer of the largest
