@@ -156,22 +156,14 @@ pub(super) unsafe fn plan<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     // OR of every key). Histograms of the lower digits would be wasted: the buckets recount
     // them while they are in cache.
     let guess = digits - 1;
-    // Large inputs survey the wide field at the top instead ([`wide_from_the_start`]).
-    let top_bit = NARROW * digits as u32;
-    let wide_guess =
-        (top_bit >= WIDE_MSD_BITS && wide_from_the_start::<K, V>(len)).then_some(Split {
-            shift: top_bit - WIDE_MSD_BITS,
-            bits: WIDE_MSD_BITS,
-        });
     let survey_chunk = |&(a, b): &(usize, usize)| {
         // SAFETY: `src[a..b]` is initialised and only read here.
         unsafe {
-            let s = src.add(a);
-            match (wide_guess, encoded) {
-                (Some(w), true) => survey::<K, V, C, WIDE_MSD_BITS, false>(s, b - a, w.shift),
-                (Some(w), false) => survey::<K, V, C, WIDE_MSD_BITS, true>(s, b - a, w.shift),
-                (None, true) => survey::<K, V, C, NARROW, false>(s, b - a, NARROW * guess as u32),
-                (None, false) => survey::<K, V, C, NARROW, true>(s, b - a, NARROW * guess as u32),
+            let (s, shift) = (src.add(a), NARROW * guess as u32);
+            if encoded {
+                survey::<K, V, C, NARROW, false>(s, b - a, shift)
+            } else {
+                survey::<K, V, C, NARROW, true>(s, b - a, shift)
             }
         }
     };
@@ -209,12 +201,7 @@ pub(super) unsafe fn plan<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         shift: NARROW * top as u32,
         bits: NARROW,
     };
-    if let (Some(wide), true) = (wide_guess, top == guess) {
-        // The top digit varies: the surveyed wide field is the split.
-        let hists: Vec<Vec<usize>> = surveys.into_iter().map(|s| s.hist).collect();
-        return Some(plan_offsets(wide, &hists, len));
-    }
-    let hists = if top == guess && wide_guess.is_none() {
+    let hists = if top == guess {
         surveys.into_iter().map(|s| s.hist).collect()
     } else {
         // The highest digit is constant (small numbers in wide keys): count the digit that
@@ -256,33 +243,6 @@ fn plan_offsets(split: Split, hists: &[Vec<usize>], len: usize) -> Plan {
         offsets,
     }
 }
-
-/// Whether the MSD pass over `len` elements takes the [`WIDE_MSD_BITS`] field at the top
-/// from the start, surveyed in the one read that finds the varying bits (no second count):
-/// where a bucket of the [`NARROW`] digit and the buffer its LSD passes ping-pong with
-/// would not fit one core's L2 (`cache::l2_bytes`), so that those passes would run from L3.
-/// With the wide field the buckets are 32 times smaller and sort inside L2.
-///
-/// Before, such inputs took the narrow digit unless it was skewed: at 2^26 8-byte elements
-/// (buckets of 2 MiB, twice a 2 MiB L2 with their buffer) on the 16-core Xeon host of the
-/// H200 machine, 16 threads, `u64`, ms: narrow digit: scatter 26-28, buckets 92-95, whole
-/// 136-142; wide split counted by a second read: count 13, scatter 42, buckets 62, whole
-/// 133. The survey of a wide field costs about 0.5 ns more per key and thread than a narrow
-/// one (one thread, 2^23 keys: 1.2-1.5 against 0.65-0.7 ns) instead of the 13 ms read.
-///
-/// Only with at least [`WIDE_START_MIN_THREADS`] threads: on the 2-core AMD EPYC (Zen 4, 1
-/// MiB L2), both threads, the wide split lost at these sizes (`u64` 2^26 whole sort 923
-/// against 620-632 ms, 2^27 2018 against 1118; see [`large_bucket`]).
-pub(super) fn wide_from_the_start<K, V>(len: usize) -> bool {
-    let bucket = len.saturating_mul(elem_bytes::<K, V>()) >> NARROW;
-    rayon::current_num_threads() >= WIDE_START_MIN_THREADS
-        && bucket.saturating_mul(2) > crate::keys::cache::l2_bytes()
-}
-
-/// Threads from which large inputs take the wide field from the start
-/// ([`wide_from_the_start`]): the 16 of the Xeon host, where the wide split already tied
-/// with a second read; two threads of the AMD EPYC lost with it.
-pub(super) const WIDE_START_MIN_THREADS: usize = 16;
 
 /// The MSD pass: every chunk of `src` scattered by `plan` into `dst`, each element as `P`
 /// makes it, with streaming stores when `stream` is set.
