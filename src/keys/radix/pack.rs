@@ -115,10 +115,10 @@ pub(super) unsafe fn msd_packed<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>
     };
     let stream = len * elem_bytes::<K, V>() >= STREAM_MIN_BYTES;
     let unit = std::ptr::NonNull::<()>::dangling().as_ptr();
+    let packed = Buf { k: words, v: unit };
     // SAFETY: `words` has room for `len` words inside the scratch, 8-byte aligned, disjoint
     // from `src`; the plan was made from `src` and `chunks`.
     unsafe {
-        let packed = Buf { k: words, v: unit };
         scatter_chunks::<K, V, Packed<C>>(src, packed, &mut plan, parallel, &chunks, stream);
     }
     let Plan {
@@ -135,14 +135,14 @@ pub(super) unsafe fn msd_packed<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>
         .filter(|&n| !takes_msd(n))
         .max()
         .unwrap_or(0);
-    let words_addr = words as usize;
     let sort_one = |tmp: &mut Scratch<u64>, b: usize| {
         let (a, e) = (bucket_start[b], bucket_start[b + 1]);
         let n = e - a;
         if n == 0 {
             return;
         }
-        let bucket = (words_addr as *mut u64).wrapping_add(a);
+        // SAFETY: `a < len`: inside the words.
+        let bucket = unsafe { packed.add(a).k };
         // SAFETY: `bucket[..n]` holds this bucket's packed pairs and `src[a..e]` is free room
         // (its pairs were packed); no other bucket touches these ranges; `tmp` belongs to
         // this task alone and has room for `n` words unless the bucket takes the MSD route.
