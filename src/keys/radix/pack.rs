@@ -277,7 +277,7 @@ unsafe fn sort_words<const W: u32>(
     let hists: Vec<Vec<usize>> = lowered.into_iter().chain(kept).collect();
     let (mut cur, mut other) = (words, tmp);
     for (i, h) in hists.iter().enumerate() {
-        if h.iter().any(|&c| c == len) {
+        if h.contains(&len) {
             // The digit is the same in every pair: the pass would move nothing.
             continue;
         }
