@@ -70,7 +70,6 @@ mod count;
 mod digits;
 mod lsd;
 mod msd;
-mod pack;
 mod runs;
 mod scatter;
 #[cfg(test)]
@@ -591,15 +590,15 @@ fn sort_kv<K, V, C>(
             bucket_digits: DigitWidth::Bits8,
         },
     };
-    // Pairs of 4-byte keys and values on the MSD route move packed (`pack`): one block.
-    let packed = pack::packs::<K, V>()
+    // Pairs of 4-byte keys and values on the MSD route move packed (`msd::msd_packed`): one block.
+    let packed = msd::packs::<K, V>()
         && runs.is_none()
         && match route {
             Route::BySize => use_msd::<K, V>(n),
             other => matches!(other, Route::Msd),
         };
     let (nk, nv) = if packed {
-        (pack::packed_scratch_len(n), 0)
+        (msd::packed_scratch_len(n), 0)
     } else {
         (n, n)
     };
@@ -638,7 +637,7 @@ fn sort_kv<K, V, C>(
                 let bucket_wide = config.bucket_digits == DigitWidth::Bits11;
                 let d = digits::<K, NARROW>();
                 if packed {
-                    pack::msd_packed::<K, V, C>(data, scratch.k, n, d, bucket_wide)
+                    msd::msd_packed::<K, V, C>(data, scratch.k, n, d, bucket_wide)
                 } else {
                     msd_lsd::<K, V, C>(data, scratch, n, d, false, false, bucket_wide)
                 }
