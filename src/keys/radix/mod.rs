@@ -590,9 +590,21 @@ fn sort_kv<K, V, C>(
             bucket_digits: DigitWidth::Bits8,
         },
     };
+    // Pairs of 4-byte keys and values on the MSD route move packed (`msd::msd_packed`): one block.
+    let packed = msd::packs::<K, V>()
+        && runs.is_none()
+        && match route {
+            Route::BySize => use_msd::<K, V>(n),
+            other => matches!(other, Route::Msd),
+        };
+    let (nk, nv) = if packed {
+        (msd::packed_scratch_len(n), 0)
+    } else {
+        (n, n)
+    };
     let (mut scratch_k, mut scratch_v) = match sorter {
-        Some(sorter) => (sorter.keys.take::<K>(n), sorter.values.take::<V>(n)),
-        None => (Scratch::<K>::new(n), Scratch::<V>::new(n)),
+        Some(sorter) => (sorter.keys.take::<K>(nk), sorter.values.take::<V>(nv)),
+        None => (Scratch::<K>::new(nk), Scratch::<V>::new(nv)),
     };
     let scratch = Buf {
         k: scratch_k.as_mut_ptr(),
@@ -616,11 +628,19 @@ fn sort_kv<K, V, C>(
             Route::BySize => Route::Lsd { wide },
             other => other,
         };
+        debug_assert!(
+            !packed || matches!(route, Route::Msd),
+            "packed scratch off the MSD route"
+        );
         match route {
             Route::Msd => {
                 let bucket_wide = config.bucket_digits == DigitWidth::Bits11;
                 let d = digits::<K, NARROW>();
-                msd_lsd::<K, V, C>(data, scratch, n, d, false, false, bucket_wide)
+                if packed {
+                    msd::msd_packed::<K, V, C>(data, scratch.k, n, d, bucket_wide)
+                } else {
+                    msd_lsd::<K, V, C>(data, scratch, n, d, false, false, bucket_wide)
+                }
             }
             Route::BySize => unreachable!("resolved above"),
             Route::ParallelLsd { wide: true } => lsd_parallel::<K, V, C, WIDE>(data, scratch, n),

@@ -92,45 +92,66 @@ pub(super) fn wc_block_len<K, V>(buckets: usize) -> usize {
     (1usize << fit.ilog2()).clamp(LINE_BYTES / size, (1 << 10) / size)
 }
 
-/// [`scatter`] on the `W`-bit field of the keys at bit `shift` (a digit of the MSD route's
-/// [`Split`]) through write-combining buffers: each bucket collects a block of keys (up to
-/// 1 KiB: [`WC_BUFFER_BYTES`]) in cache and writes it out whole, so main memory sees runs of
-/// full lines instead of 256 interleaved streams of single keys. Blocks that lie entirely
-/// inside the bucket go out with non-temporal stores when `STREAM` is set; the partial
-/// blocks at a bucket's two ends (shared with the neighbouring buckets, which another thread
-/// may be writing) always take plain stores of exactly this bucket's elements. Values travel
-/// in step with their keys through a second buffer. The keys are written encoded (the buckets'
-/// sorts decode them).
+/// What the MSD scatter writes for one input element: the element itself with its key
+/// encoded ([`Plain`]), or key and value packed into one word (`pack::Packed`).
+pub(super) trait Pack<K, V> {
+    /// The key written (the scatter's digit is a field of it).
+    type Key: RadixKey;
+    /// The value written beside it.
+    type Value: Copy;
+    fn pack(k: K, v: V) -> (Self::Key, Self::Value);
+}
+
+/// The element as it is, its key encoded as it is read when `ENC` is set.
+pub(super) struct Plain<C, const ENC: bool>(std::marker::PhantomData<C>);
+
+impl<K: RadixKey, V: Copy, C: Codec<K>, const ENC: bool> Pack<K, V> for Plain<C, ENC> {
+    type Key = K;
+    type Value = V;
+    #[inline(always)]
+    fn pack(k: K, v: V) -> (K, V) {
+        (if ENC { C::encode(k) } else { k }, v)
+    }
+}
+
+/// [`scatter`] on the `W`-bit field at bit `shift` of the keys `P` makes (a digit of the MSD
+/// route's [`Split`]) through write-combining buffers: each bucket collects a block of keys
+/// (up to 1 KiB: [`WC_BUFFER_BYTES`]) in cache and writes it out whole, so main memory sees
+/// runs of full lines instead of 256 interleaved streams of single keys. Blocks that lie
+/// entirely inside the bucket go out with non-temporal stores when `STREAM` is set; the
+/// partial blocks at a bucket's two ends (shared with the neighbouring buckets, which another
+/// thread may be writing) always take plain stores of exactly this bucket's elements. Values
+/// travel in step with their keys through a second buffer. The keys are written as `P`
+/// makes them (encoded; the buckets' sorts decode them).
 ///
 /// # Safety
 /// As [`scatter`]; additionally the keys at `dst.k` are aligned to their size.
 pub(super) unsafe fn scatter_wc<
     K: RadixKey,
     V: Copy,
-    C: Codec<K>,
+    P: Pack<K, V>,
     const W: u32,
-    const ENC: bool,
     const STREAM: bool,
 >(
     src: Buf<K, V>,
-    dst: Buf<K, V>,
+    dst: Buf<P::Key, P::Value>,
     len: usize,
     shift: u32,
     offsets: &mut [usize],
 ) {
     let buckets = 1 << W;
     debug_assert_eq!(offsets.len(), buckets);
-    let size = std::mem::size_of::<K>();
+    let size = std::mem::size_of::<P::Key>();
     debug_assert!((LINE_BYTES / size).is_power_of_two() && size >= 4);
-    let per_block = wc_block_len::<K, V>(buckets);
+    let per_block = wc_block_len::<P::Key, P::Value>(buckets);
     let block_bytes = per_block * size;
     // Element index `i` of `dst` starts a block iff `(i + phase) % per_block == 0`; blocks
     // then start on `block_bytes` boundaries, which are cache-line boundaries.
     let phase = (dst.k as usize / size) % per_block;
     let mask = per_block - 1;
     let mut kbuf = vec![Line([0; LINE_BYTES]); buckets * block_bytes / LINE_BYTES];
-    let mut vbuf: Vec<V> = Vec::with_capacity(buckets * per_block);
-    let kb = kbuf.as_mut_ptr().cast::<K>();
+    let mut vbuf: Vec<P::Value> = Vec::with_capacity(buckets * per_block);
+    let kb = kbuf.as_mut_ptr().cast::<P::Key>();
     let vb = vbuf.as_mut_ptr();
     let start = offsets.to_vec();
     let pos = offsets;
@@ -139,9 +160,7 @@ pub(super) unsafe fn scatter_wc<
         // `b`'s block of `kbuf`/`vbuf` (capacity `buckets * per_block`); flushed ranges lie
         // in `start[b]..pos[b]`, which this chunk owns in `dst` (caller's contract).
         unsafe {
-            let k = *src.k.add(i);
-            let v = *src.v.add(i);
-            let e = if ENC { C::encode(k) } else { k };
+            let (e, v) = P::pack(*src.k.add(i), *src.v.add(i));
             let b = e.field::<W>(shift);
             let p = *pos.get_unchecked(b);
             *pos.get_unchecked_mut(b) = p + 1;
@@ -157,7 +176,7 @@ pub(super) unsafe fn scatter_wc<
                 let skip = from_q - block_q;
                 // `from_q - phase` is this bucket's first element in the block.
                 let at = from_q - phase;
-                flush::<K, V, STREAM>(kb, vb, b * per_block, skip, per_block, dst, at);
+                flush::<P::Key, P::Value, STREAM>(kb, vb, b * per_block, skip, per_block, dst, at);
             }
         }
     }
@@ -171,7 +190,7 @@ pub(super) unsafe fn scatter_wc<
         if from_q < end_q {
             // SAFETY: as in the loop; a partial block never streams.
             unsafe {
-                flush::<K, V, false>(
+                flush::<P::Key, P::Value, false>(
                     kb,
                     vb,
                     b * per_block,

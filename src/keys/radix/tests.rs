@@ -719,3 +719,106 @@ fn the_machine_probe_gives_one_answer_per_process() {
     assert_eq!(RadixSorter::new().config(), first);
     assert_eq!(first.bucket_digits, DigitWidth::Bits8);
 }
+
+/// The packed route of pairs of 4-byte keys and values (`msd_packed`).
+mod packed {
+    use super::*;
+
+    fn rng(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    /// Sorts `keys` with values `0..n` on `route` (through a kept scratch when `sorter`) and
+    /// checks the result against std's stable sort by `map`'s order.
+    fn check(keys: &[u32], map: KeyMap, route: Route, sorter: Option<&mut RadixSorter>) {
+        let n = keys.len();
+        let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        want.sort_by_key(|p| map.encode32(p.0));
+        let (mut k, mut v) = (keys.to_vec(), (0..n as u32).collect::<Vec<_>>());
+        sort_with_map(&mut k, &mut v, map, route, sorter);
+        let got: Vec<(u32, u32)> = k.into_iter().zip(v).collect();
+        assert!(got == want, "{map:?} {route:?} n={n}");
+    }
+
+    #[test]
+    fn packed_pairs_are_sorted_stably_on_every_shape() {
+        let mut s = 0x9e37_79b9u64;
+        for n in [(1 << 17) - 1, 1 << 17, (1 << 18) + 13] {
+            let random: Vec<u32> = (0..n).map(|_| rng(&mut s) as u32).collect();
+            let shapes: Vec<Vec<u32>> = vec![
+                random.clone(),
+                vec![7; n],
+                random.iter().map(|&r| r % 5).collect(),
+                (0..n as u32).map(|i| i.min(n as u32 - i)).collect(),
+                (0..n as u32)
+                    .map(|i| i.wrapping_mul(0x0100_0193) & 0xff00_00ff)
+                    .collect(),
+                random.iter().map(|&r| r >> 24).collect(),
+            ];
+            for keys in &shapes {
+                for map in [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float] {
+                    check(keys, map, Route::Msd, None);
+                }
+                check(keys, KeyMap::Unsigned, Route::BySize, None);
+                check(
+                    keys,
+                    KeyMap::Signed,
+                    Route::Msd,
+                    Some(&mut RadixSorter::new()),
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn packed_skewed_buckets_take_an_msd_pass_of_their_own() {
+        // 90% of the keys share their top 13 bits: a bucket of more than
+        // BUCKET_MSD_MIN_BYTES even after the wide split, which is unpacked and sorted by
+        // `msd_lsd` in its own words' room; few distinct low bits keep many equal keys.
+        let n = 1 << 19;
+        assert!(n * 9 / 10 * 8 >= BUCKET_MSD_MIN_BYTES);
+        let mut s = 5u64;
+        let keys: Vec<u32> = (0..n)
+            .map(|i| {
+                let r = rng(&mut s) as u32;
+                if i % 10 == 0 {
+                    r
+                } else {
+                    0x4200_0000 | (r & 0x0007_f00f)
+                }
+            })
+            .collect();
+        check(&keys, KeyMap::Unsigned, Route::Msd, None);
+        check(&keys, KeyMap::Float, Route::Msd, None);
+    }
+
+    #[test]
+    fn packed_streaming_sizes_with_unaligned_byte_values() {
+        // Above STREAM_MIN_BYTES (the scatter and the unpacking stream), the values 4-byte
+        // arrays that start one byte into an allocation, so no line of them is aligned to
+        // their size: they take plain stores.
+        let n = STREAM_MIN_BYTES / 8 + 21;
+        let mut s = 11u64;
+        let keys: Vec<u32> = (0..n).map(|_| rng(&mut s) as u32 % 1_000_003).collect();
+        let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        want.sort_by_key(|p| p.0);
+        let mut raw = vec![0u8; 4 * n + 1];
+        for (i, chunk) in raw[1..].chunks_exact_mut(4).enumerate() {
+            chunk.copy_from_slice(&(i as u32).to_le_bytes());
+        }
+        // SAFETY: `raw[1..]` holds `4n` bytes, which are `n` arrays of 4 bytes (align 1).
+        let values: &mut [[u8; 4]] =
+            unsafe { std::slice::from_raw_parts_mut(raw.as_mut_ptr().add(1).cast(), n) };
+        let mut k = keys.clone();
+        sort_with_map(&mut k, values, KeyMap::Unsigned, Route::BySize, None);
+        let got: Vec<(u32, u32)> = k
+            .into_iter()
+            .zip(values.iter().map(|b| u32::from_le_bytes(*b)))
+            .collect();
+        assert!(got == want, "byte values n={n}");
+        check(&keys, KeyMap::Signed, Route::Msd, None);
+    }
+}
