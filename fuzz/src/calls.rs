@@ -3,9 +3,9 @@
 //! property and the reference's value at `n`. The first byte picks the key type (and for
 //! `select_nth` the position, from the second byte).
 
-use sortnet::{backend, Error, Workload};
+use sortnet::{Error, Workload};
 
-use super::{check_error, keys_from, same_bits, FuzzKey};
+use super::{backends, check_error, keys_from, same_bits, FuzzKey};
 
 /// The stable order of `keys` by the crate's total order.
 fn stable_order<K: FuzzKey>(keys: &[K]) -> Vec<usize> {
@@ -41,7 +41,7 @@ struct Record<K> {
 fn check_by_key<K: FuzzKey>(data: &[u8]) {
     let keys: Vec<K> = keys_from(data);
     let want = stable_order(&keys);
-    for b in backend::available() {
+    for b in backends() {
         let mut records: Vec<Record<K>> = keys
             .iter()
             .enumerate()
@@ -69,7 +69,7 @@ fn check_by_key<K: FuzzKey>(data: &[u8]) {
 fn check_argsort<K: FuzzKey>(data: &[u8]) {
     let keys: Vec<K> = keys_from(data);
     let want = stable_order(&keys);
-    for b in backend::available() {
+    for b in backends() {
         match b.argsort(&keys) {
             Ok(order) => assert!(order == want, "{}: argsort wrong", b.name()),
             Err(e) => check_error(b, Workload::Pairs(K::WIDTH), &e),
@@ -83,7 +83,7 @@ fn check_select<K: FuzzKey>(data: &[u8], pick: u8) {
     sorted.sort_by(K::key_cmp);
     // Positions past the end are asked for too: they must be refused, keys unchanged.
     let n = (pick as usize * (keys.len() + 2)) / 255;
-    for b in backend::available() {
+    for b in backends() {
         let mut v = keys.clone();
         match b.select_nth(&mut v, n) {
             Ok(()) => {

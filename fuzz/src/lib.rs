@@ -8,7 +8,7 @@
 mod calls;
 
 pub use calls::{fuzz_argsort, fuzz_by_key, fuzz_select};
-use sortnet::backend::{self, Device};
+use sortnet::backend::{self, Device, Options, ProfileChoice};
 use sortnet::{Error, Key, SortBackend, Workload};
 
 /// A key the fuzzers build from little-endian bytes and compare by bits (the crate's order
@@ -51,6 +51,17 @@ pub fn keys_from<K: FuzzKey>(data: &[u8]) -> Vec<K> {
     data.chunks_exact(K::BYTES).map(K::from_le).collect()
 }
 
+/// Every backend, `auto` last. `auto` follows its built-in routes: measuring a profile at
+/// the first input would time sorts under AddressSanitizer, past libFuzzer's per-input
+/// timeout, and the fuzzers check results, not routes' speed.
+pub fn backends() -> Vec<&'static dyn SortBackend> {
+    backend::configure(Options {
+        profile: ProfileChoice::BuiltIn,
+        ..Options::from_env()
+    });
+    backend::available()
+}
+
 fn same_bits<K: FuzzKey>(a: &[K], b: &[K]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.bits() == y.bits())
 }
@@ -76,7 +87,7 @@ pub fn check_keys<K: FuzzKey>(input: &[K]) {
     let mut expected = input.to_vec();
     expected.sort_by(K::key_cmp);
     let workload = Workload::Keys(K::WIDTH);
-    for b in backend::available() {
+    for b in backends() {
         let mut got = input.to_vec();
         match b.sort(&mut got) {
             Ok(()) => assert!(
@@ -105,7 +116,7 @@ pub fn check_nibbles(data: &[u8]) {
         .iter()
         .map(|&w| sortnet::nibble::reference(w))
         .collect();
-    for b in backend::available() {
+    for b in backends() {
         let mut got = input.clone();
         match b.sort_nibbles(&mut got) {
             Ok(()) => assert_eq!(got, expected, "{} sorted nibbles wrongly", b.name()),
@@ -151,7 +162,7 @@ pub fn check_pairs<K: FuzzKey>(data: &[u8], mismatch: bool) {
         } else {
             values.extend([1, 2]);
         }
-        for b in backend::available() {
+        for b in backends() {
             let (mut k, mut v) = (keys.clone(), values.clone());
             let result = b.sort_pairs(&mut k, &mut v);
             assert!(
@@ -174,7 +185,7 @@ pub fn check_pairs<K: FuzzKey>(data: &[u8], mismatch: bool) {
     let mut expected_keys = keys.clone();
     expected_keys.sort_by(K::key_cmp);
     let workload = Workload::Pairs(K::WIDTH);
-    for b in backend::available() {
+    for b in backends() {
         let (mut k, mut v) = (keys.clone(), values.clone());
         match b.sort_pairs(&mut k, &mut v) {
             Ok(()) => {
