@@ -318,7 +318,10 @@ impl Plan {
     /// Whether the buckets' LSD passes take [`WIDE`] digits (from `wide_min_len` elements):
     /// where the machine's widths say so (`bucket_wide`), and always after a split on the
     /// [`WIDE_START_BITS`] field, whose buckets of a few hundred KiB leave room in L2 for
-    /// the larger histograms (19 bits of 2^15-key buckets: 2 passes instead of 3).
+    /// the larger histograms (19 bits of 2^15-key buckets: 2 passes instead of 3). Xeon
+    /// host, 16 threads, 2^26 `u64`, M keys/s, best of each of 3 rounds, wide / 8-bit
+    /// digits: 762-916 / 782-829 (buckets phase 41 ms; main's narrow split 62). Packed
+    /// pairs lost with wide (12-bit) digits there, 804-863 / 869-916, and keep 8 bits.
     pub(super) fn wide_bucket_digits(&self, bucket_wide: bool) -> bool {
         bucket_wide || self.split.bits == WIDE_START_BITS
     }
@@ -360,6 +363,11 @@ pub(super) fn wide_from_the_start<K, V>(len: usize) -> bool {
 /// the start ([`wide_from_the_start`]): 2048 buckets, so that a bucket of 2^26 8-byte
 /// elements (256 KiB) and its buffer stay well inside a 2 MiB L2 and take 11-bit LSD digits
 /// (2 passes), while the scatter writes through 2048 write-combining blocks of two lines.
+/// Xeon host, 16 threads, 2^26, M elements/s, best of each of 3 rounds alternating, against
+/// IPS²Ra's parallel sort in the same run (its best 558 `u64`, 571 pairs): `u64` narrow
+/// split 615-743, 13 bits 691-755, 11 bits 756-916; pairs of `u32` 643-745 / 714-799 /
+/// 869-916. Phases, ms, `u64`: survey 8 / 15, scatter 20 / 23, buckets 41 / 62 (11 bits /
+/// narrow).
 pub(super) const WIDE_START_BITS: u32 = 11;
 
 /// Threads from which large inputs take the wide field from the start
@@ -621,9 +629,9 @@ pub(super) unsafe fn msd_packed<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>
     unsafe {
         scatter_chunks::<K, V, Packed<C>>(src, packed, &mut plan, parallel, &chunks, stream);
     }
+    // The packed buckets keep 8-bit digits after the wide start too (`Plan::wide_bucket_digits`).
     let (plan, below) = (&plan, plan.below());
     let largest = plan.largest_in_cache::<K, V>(len);
-    let wide_digits = plan.wide_bucket_digits(bucket_wide);
     let sort_one = |tmp: &mut Scratch<u64>, b: usize| {
         let (a, e) = plan.bucket(b);
         let n = e - a;
@@ -647,7 +655,7 @@ pub(super) unsafe fn msd_packed<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>
                 };
                 unpack_keys_encoded::<K, V>(bucket, out, n);
                 msd_lsd::<K, V, C>(out, room, n, below, true, false, bucket_wide);
-            } else if wide_digits {
+            } else if bucket_wide {
                 sort_packed_bucket::<K, V, C, PACKED_WIDE>(
                     bucket,
                     tmp.as_mut_ptr(),
