@@ -375,16 +375,6 @@ pub(super) const WIDE_START_BITS: u32 = 11;
 /// with a wide split.
 pub(super) const WIDE_START_MIN_THREADS: usize = 16;
 
-/// Test-only switches of the MSD route's choices, per thread.
-#[cfg(test)]
-pub(super) mod tests_force {
-    thread_local! {
-        /// Every MSD pass planned on this thread takes the wide field from the start.
-        pub(in crate::keys::radix) static WIDE_START: std::cell::Cell<bool> =
-            const { std::cell::Cell::new(false) };
-    }
-}
-
 /// The MSD pass: every chunk of `src` scattered by `plan` into `dst`, each element as `P`
 /// makes it, with streaming stores when `stream` is set.
 ///
@@ -939,5 +929,15 @@ impl<K> Codec<K> for EncodedAsIs {
     #[inline(always)]
     fn decode(k: K) -> K {
         k
+    }
+}
+
+/// Test-only switches of the MSD route's choices, per thread.
+#[cfg(test)]
+pub(super) mod tests_force {
+    thread_local! {
+        /// Every MSD pass planned on this thread takes the wide field from the start.
+        pub(in crate::keys::radix) static WIDE_START: std::cell::Cell<bool> =
+            const { std::cell::Cell::new(false) };
     }
 }
