@@ -140,10 +140,63 @@ pub(super) fn msd_chunks(len: usize) -> (bool, Vec<(usize, usize)>) {
     (parallel, chunk_bounds(len, parts))
 }
 
+/// Runs `$body` with `$W` bound to the width of an MSD field of `$bits` bits as a constant:
+/// [`NARROW`], [`WIDE_START_BITS`] or [`WIDE_MSD_BITS`] (the only widths a [`Split`] takes).
+macro_rules! with_field_width {
+    ($bits:expr, $W:ident => $body:expr) => {
+        match $bits {
+            NARROW => {
+                const $W: u32 = NARROW;
+                $body
+            }
+            WIDE_START_BITS => {
+                const $W: u32 = WIDE_START_BITS;
+                $body
+            }
+            bits => {
+                debug_assert_eq!(bits, WIDE_MSD_BITS, "a field width no split takes");
+                const $W: u32 = WIDE_MSD_BITS;
+                $body
+            }
+        }
+    };
+}
+
+/// Per-chunk histograms of `split`'s field over the chunks of `src` (keys `encoded` or raw),
+/// with the AND and OR of the keys: one read of the keys.
+///
+/// # Safety
+/// `src` holds initialised elements over every range of `chunks`.
+unsafe fn survey_chunks<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
+    src: Buf<K, V>,
+    split: Split,
+    encoded: bool,
+    parallel: bool,
+    chunks: &[(usize, usize)],
+) -> Vec<Survey<K>> {
+    let survey_chunk = |&(a, b): &(usize, usize)| {
+        // SAFETY: `src[a..b]` is initialised and only read here.
+        unsafe {
+            let (s, n, at) = (src.add(a), b - a, split.shift);
+            with_field_width!(split.bits, W => if encoded {
+                survey::<K, V, C, W, false>(s, n, at)
+            } else {
+                survey::<K, V, C, W, true>(s, n, at)
+            })
+        }
+    };
+    if parallel {
+        chunks.par_iter().map(survey_chunk).collect()
+    } else {
+        chunks.iter().map(survey_chunk).collect()
+    }
+}
+
 /// The MSD pass's [`Plan`] for the `len` elements at `src` (keys `encoded` or raw), sorted on
-/// `digits` [`NARROW`] digits: the highest digit that varies, or the wider
-/// [`WIDE_MSD_BITS`] field at the top where that digit is skewed ([`wide_split`]); `None`
-/// when every key is equal.
+/// `digits` [`NARROW`] digits: the highest digit that varies; the [`WIDE_START_BITS`] field
+/// at the top, surveyed in the same read, where narrow buckets would outgrow the cache
+/// ([`wide_from_the_start`]); or the wider [`WIDE_MSD_BITS`] field at the top where the
+/// narrow digit is skewed ([`wide_split`]). `None` when every key is equal.
 ///
 /// # Safety
 /// `src` holds `len` initialised elements; `chunks` cut `0..len`.
@@ -155,64 +208,54 @@ pub(super) unsafe fn plan<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
     parallel: bool,
     chunks: &[(usize, usize)],
 ) -> Option<Plan> {
-    // One read: the histogram of the highest digit, and which bits vary at all (the AND and
-    // OR of every key). Histograms of the lower digits would be wasted: the buckets recount
-    // them while they are in cache.
+    // One read: the histogram of the highest digit (or of the wide field at the top), and
+    // which bits vary at all (the AND and OR of every key). Histograms of the lower digits
+    // would be wasted: the buckets recount them while they are in cache.
     let guess = digits - 1;
-    let survey_chunk = |&(a, b): &(usize, usize)| {
-        // SAFETY: `src[a..b]` is initialised and only read here.
-        unsafe {
-            let (s, shift) = (src.add(a), NARROW * guess as u32);
-            if encoded {
-                survey::<K, V, C, NARROW, false>(s, b - a, shift)
-            } else {
-                survey::<K, V, C, NARROW, true>(s, b - a, shift)
-            }
+    let top_bit = NARROW * digits as u32;
+    let wide_start = top_bit >= WIDE_START_BITS && wide_from_the_start::<K, V>(len);
+    let first = if wide_start {
+        Split {
+            shift: top_bit - WIDE_START_BITS,
+            bits: WIDE_START_BITS,
+        }
+    } else {
+        Split {
+            shift: NARROW * guess as u32,
+            bits: NARROW,
         }
     };
-    let surveys: Vec<Survey<K>> = if parallel {
-        chunks.par_iter().map(survey_chunk).collect()
-    } else {
-        chunks.iter().map(survey_chunk).collect()
-    };
+    // SAFETY: contract of this function.
+    let surveys = unsafe { survey_chunks::<K, V, C>(src, first, encoded, parallel, chunks) };
     let varying = surveys.iter().fold(K::ZERO, |acc, s| acc | s.or)
         ^ surveys.iter().fold(K::ONES, |acc, s| acc & s.and);
     let top = (0..digits)
         .rev()
         .find(|&d| varying.digit::<NARROW>(d) != 0)?;
-    // Per-chunk histograms of a split's digit: one more read of the keys.
-    let count = |split: Split| -> Vec<Vec<usize>> {
-        let count_chunk = |&(a, b): &(usize, usize)| {
-            // SAFETY: `src[a..b]` is initialised and only read here.
-            unsafe {
-                let (s, n, at) = (src.add(a), b - a, split.shift);
-                match (split.bits == WIDE_MSD_BITS, encoded) {
-                    (true, true) => survey::<K, V, C, WIDE_MSD_BITS, false>(s, n, at).hist,
-                    (true, false) => survey::<K, V, C, WIDE_MSD_BITS, true>(s, n, at).hist,
-                    (false, true) => survey::<K, V, C, NARROW, false>(s, n, at).hist,
-                    (false, false) => survey::<K, V, C, NARROW, true>(s, n, at).hist,
-                }
-            }
-        };
-        if parallel {
-            chunks.par_iter().map(count_chunk).collect()
-        } else {
-            chunks.iter().map(count_chunk).collect()
-        }
+    let surveyed = || surveys.into_iter().map(|s| s.hist).collect::<Vec<_>>();
+    if wide_start && top == guess {
+        // The top digit varies: the surveyed wide field is the split.
+        return Some(plan_offsets(first, &surveyed(), len));
+    }
+    // Per-chunk histograms of another field: one more read of the keys.
+    let count = |split: Split| {
+        // SAFETY: contract of this function.
+        let surveys = unsafe { survey_chunks::<K, V, C>(src, split, encoded, parallel, chunks) };
+        surveys.into_iter().map(|s| s.hist).collect::<Vec<_>>()
     };
     let narrow = Split {
         shift: NARROW * top as u32,
         bits: NARROW,
     };
-    let hists = if top == guess {
-        surveys.into_iter().map(|s| s.hist).collect()
+    let hists = if first == narrow {
+        surveyed()
     } else {
         // The highest digit is constant (small numbers in wide keys): count the digit that
         // varies.
         count(narrow)
     };
     let largest_bucket = (0..1usize << NARROW)
-        .map(|b| hists.iter().map(|h: &Vec<usize>| h[b]).sum::<usize>())
+        .map(|b| hists.iter().map(|h| h[b]).sum::<usize>())
         .max()
         .unwrap_or(0);
     let (split, hists) = match wide_split::<K, V>(top, largest_bucket, len) {
@@ -247,6 +290,91 @@ fn plan_offsets(split: Split, hists: &[Vec<usize>], len: usize) -> Plan {
     }
 }
 
+impl Plan {
+    /// Buckets of the split.
+    pub(super) fn buckets(&self) -> usize {
+        1 << self.split.bits
+    }
+
+    /// Where bucket `b` starts and ends.
+    pub(super) fn bucket(&self, b: usize) -> (usize, usize) {
+        (self.bucket_start[b], self.bucket_start[b + 1])
+    }
+
+    /// [`NARROW`] digits the buckets are sorted on: those below the split (the top one may
+    /// hold bits of the split, the same in every key of a bucket).
+    pub(super) fn below(&self) -> usize {
+        self.split.shift.div_ceil(NARROW) as usize
+    }
+
+    /// Whether a bucket of `n` of the plan's `len` elements of keys `K` and values `V`
+    /// takes an MSD pass of its own (and no task buffer): when it is large for this input
+    /// (skewed, [`large_bucket`]) and digits remain below.
+    pub(super) fn takes_msd<K, V>(&self, n: usize, len: usize) -> bool {
+        let eb = elem_bytes::<K, V>();
+        large_bucket(n * eb, len * eb, self.buckets()) && self.below() > 1
+    }
+
+    /// Whether the buckets' LSD passes take [`WIDE`] digits (from `wide_min_len` elements):
+    /// where the machine's widths say so (`bucket_wide`), and always after a split on the
+    /// [`WIDE_START_BITS`] field, whose buckets of a few hundred KiB leave room in L2 for
+    /// the larger histograms (19 bits of 2^15-key buckets: 2 passes instead of 3). Xeon
+    /// host, 16 threads, 2^26 `u64`, M keys/s, best of each of 3 rounds, wide / 8-bit
+    /// digits: 762-916 / 782-829 (buckets phase 41 ms; main's narrow split 62). Packed
+    /// pairs lost with wide (12-bit) digits there, 804-863 / 869-916, and keep 8 bits.
+    pub(super) fn wide_bucket_digits(&self, bucket_wide: bool) -> bool {
+        bucket_wide || self.split.bits == WIDE_START_BITS
+    }
+
+    /// Elements of the largest bucket sorted in a task's buffer (not [`Plan::takes_msd`]):
+    /// the room that buffer needs.
+    pub(super) fn largest_in_cache<K, V>(&self, len: usize) -> usize {
+        (0..self.buckets())
+            .map(|b| self.bucket_start[b + 1] - self.bucket_start[b])
+            .filter(|&n| !self.takes_msd::<K, V>(n, len))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Whether the MSD pass over `len` elements takes the [`WIDE_START_BITS`] field at the top
+/// from the start, surveyed in the one read that finds the varying bits (no second count):
+/// with at least [`WIDE_START_MIN_THREADS`] threads, where a bucket of the [`NARROW`] digit
+/// and the buffer its LSD passes ping-pong with would not fit one core's L2
+/// (`cache::l2_bytes`), so that those passes would run from L3.
+///
+/// On the 16-core Xeon host of the H200 machine (2 MiB L2), 16 threads, 2^26 `u64` keys
+/// (narrow buckets of 2 MiB), ms: narrow digit: scatter 26-28, buckets 92-95, whole 136-142;
+/// a 13-bit split counted by a second read: count 13, scatter 42, buckets 62, whole 133.
+/// On the 2-core AMD EPYC (Zen 4, 1 MiB L2), both threads, a 13-bit split lost at these
+/// sizes (`u64` 2^26 whole sort 923 against 620-632 ms, 2^27 2018 against 1118; see
+/// [`large_bucket`]).
+pub(super) fn wide_from_the_start<K, V>(len: usize) -> bool {
+    #[cfg(test)]
+    if tests_force::WIDE_START.with(|f| f.get()) {
+        return true;
+    }
+    let bucket = len.saturating_mul(elem_bytes::<K, V>()) >> NARROW;
+    rayon::current_num_threads() >= WIDE_START_MIN_THREADS
+        && bucket.saturating_mul(2) > crate::keys::cache::l2_bytes()
+}
+
+/// Bits of the field at the top that large inputs on many threads survey and split on from
+/// the start ([`wide_from_the_start`]): 2048 buckets, so that a bucket of 2^26 8-byte
+/// elements (256 KiB) and its buffer stay well inside a 2 MiB L2 and take 11-bit LSD digits
+/// (2 passes), while the scatter writes through 2048 write-combining blocks of two lines.
+/// Xeon host, 16 threads, 2^26, M elements/s, best of each of 3 rounds alternating, against
+/// IPS²Ra's parallel sort in the same run (its best 558 `u64`, 571 pairs): `u64` narrow
+/// split 615-743, 13 bits 691-755, 11 bits 756-916; pairs of `u32` 643-745 / 714-799 /
+/// 869-916. Phases, ms, `u64`: survey 8 / 15, scatter 20 / 23, buckets 41 / 62 (11 bits /
+/// narrow).
+pub(super) const WIDE_START_BITS: u32 = 11;
+
+/// Threads from which large inputs take the wide field from the start
+/// ([`wide_from_the_start`]): the 16 of the Xeon host; two threads of the AMD EPYC lost
+/// with a wide split.
+pub(super) const WIDE_START_MIN_THREADS: usize = 16;
+
 /// The MSD pass: every chunk of `src` scattered by `plan` into `dst`, each element as `P`
 /// makes it, with streaming stores when `stream` is set.
 ///
@@ -273,12 +401,11 @@ pub(super) unsafe fn scatter_chunks<K, V, P>(
         // histogram, so its writes land in ranges of `dst` no other chunk writes.
         unsafe {
             let (s, n, at) = (src.add(a), b - a, split.shift);
-            match (split.bits == WIDE_MSD_BITS, stream) {
-                (true, true) => scatter_wc::<K, V, P, WIDE_MSD_BITS, true>(s, dst, n, at, offs),
-                (true, false) => scatter_wc::<K, V, P, WIDE_MSD_BITS, false>(s, dst, n, at, offs),
-                (false, true) => scatter_wc::<K, V, P, NARROW, true>(s, dst, n, at, offs),
-                (false, false) => scatter_wc::<K, V, P, NARROW, false>(s, dst, n, at, offs),
-            }
+            with_field_width!(split.bits, W => if stream {
+                scatter_wc::<K, V, P, W, true>(s, dst, n, at, offs)
+            } else {
+                scatter_wc::<K, V, P, W, false>(s, dst, n, at, offs)
+            })
         }
     };
     if parallel {
@@ -336,30 +463,16 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
             scatter_chunks::<K, V, Plain<C, true>>(src, dst, &mut plan, parallel, &chunks, stream);
         }
     }
-    let Plan {
-        split,
-        bucket_start,
-        ..
-    } = plan;
-    let buckets = 1usize << split.bits;
-    // Every bucket now sits encoded in `dst`; sort each on the digits below the split (the
-    // top one of them may hold bits of the split, the same in every key of the bucket).
+    // Every bucket now sits encoded in `dst`; sort each on the digits below the split.
     // The buckets' passes ping-pong between their place in `dst` and a buffer of the largest
     // bucket's size, one per task, that stays in cache; only the last pass writes to `out`.
-    let below = split.shift.div_ceil(NARROW) as usize;
-    // A bucket of `n` elements takes an MSD pass of its own (and no task buffer) when it is
-    // large for this input (skewed) and digits remain below; every other one is sorted in
-    // the task's buffer, which must hold the largest of them.
-    let eb = elem_bytes::<K, V>();
-    let takes_msd = |n: usize| large_bucket(n * eb, len * eb, buckets) && below > 1;
-    let largest = (0..buckets)
-        .map(|b| bucket_start[b + 1] - bucket_start[b])
-        .filter(|&n| !takes_msd(n))
-        .max()
-        .unwrap_or(0);
+    // A bucket that takes an MSD pass of its own needs no task buffer.
+    let (plan, below) = (&plan, plan.below());
+    let largest = plan.largest_in_cache::<K, V>(len);
+    let wide_digits = plan.wide_bucket_digits(bucket_wide);
     let new_tmp = || (Scratch::<K>::new(largest), Scratch::<V>::new(largest));
     let sort_bucket = |tmp: &mut (Scratch<K>, Scratch<V>), b: usize| {
-        let (a, e) = (bucket_start[b], bucket_start[b + 1]);
+        let (a, e) = plan.bucket(b);
         let n = e - a;
         if n == 0 {
             return;
@@ -369,7 +482,7 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         // has room for `n` elements unless the bucket takes the MSD route.
         unsafe {
             let (s, d) = (dst.add(a), src.add(a));
-            if takes_msd(n) {
+            if plan.takes_msd::<K, V>(n, len) {
                 msd_lsd::<K, V, C>(s, d, n, below, true, !result_in_dst, bucket_wide);
             } else {
                 let out = if result_in_dst { s } else { d };
@@ -377,8 +490,8 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
                     k: tmp.0.as_mut_ptr(),
                     v: tmp.1.as_mut_ptr(),
                 };
-                if bucket_wide && n >= wide_min_len::<K>() {
-                    let wide_below = split.shift.div_ceil(WIDE) as usize;
+                if wide_digits && n >= wide_min_len::<K>() {
+                    let wide_below = plan.split.shift.div_ceil(WIDE) as usize;
                     lsd::<K, V, C, WIDE>(s, t, out, n, wide_below, true, stream);
                 } else {
                     lsd::<K, V, C, NARROW>(s, t, out, n, below, true, stream);
@@ -387,12 +500,12 @@ pub(super) unsafe fn msd_lsd<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>(
         }
     };
     if parallel {
-        (0..buckets)
+        (0..plan.buckets())
             .into_par_iter()
             .for_each_init(new_tmp, sort_bucket);
     } else {
         let mut tmp = new_tmp();
-        (0..buckets).for_each(|b| sort_bucket(&mut tmp, b));
+        (0..plan.buckets()).for_each(|b| sort_bucket(&mut tmp, b));
     }
 }
 
@@ -506,22 +619,11 @@ pub(super) unsafe fn msd_packed<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>
     unsafe {
         scatter_chunks::<K, V, Packed<C>>(src, packed, &mut plan, parallel, &chunks, stream);
     }
-    let Plan {
-        split,
-        bucket_start,
-        ..
-    } = plan;
-    let buckets = 1usize << split.bits;
-    let below = split.shift.div_ceil(NARROW) as usize;
-    let total = len * elem_bytes::<K, V>();
-    let takes_msd = |n: usize| large_bucket(n * elem_bytes::<K, V>(), total, buckets) && below > 1;
-    let largest = (0..buckets)
-        .map(|b| bucket_start[b + 1] - bucket_start[b])
-        .filter(|&n| !takes_msd(n))
-        .max()
-        .unwrap_or(0);
+    // The packed buckets keep 8-bit digits after the wide start too (`Plan::wide_bucket_digits`).
+    let (plan, below) = (&plan, plan.below());
+    let largest = plan.largest_in_cache::<K, V>(len);
     let sort_one = |tmp: &mut Scratch<u64>, b: usize| {
-        let (a, e) = (bucket_start[b], bucket_start[b + 1]);
+        let (a, e) = plan.bucket(b);
         let n = e - a;
         if n == 0 {
             return;
@@ -533,7 +635,7 @@ pub(super) unsafe fn msd_packed<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>
         // this task alone and has room for `n` words unless the bucket takes the MSD route.
         unsafe {
             let out = src.add(a);
-            if takes_msd(n) {
+            if plan.takes_msd::<K, V>(n, len) {
                 // The words' `8n` bytes serve as the bucket's scratch: `n` keys, then `n`
                 // values (4-byte aligned, as are keys and values of 4 bytes).
                 let keys = bucket.cast::<K>();
@@ -549,7 +651,7 @@ pub(super) unsafe fn msd_packed<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>
                     tmp.as_mut_ptr(),
                     out,
                     n,
-                    split.shift,
+                    plan.split.shift,
                     stream,
                 );
             } else {
@@ -558,7 +660,7 @@ pub(super) unsafe fn msd_packed<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>
                     tmp.as_mut_ptr(),
                     out,
                     n,
-                    split.shift,
+                    plan.split.shift,
                     stream,
                 );
             }
@@ -566,12 +668,12 @@ pub(super) unsafe fn msd_packed<K: RadixKey, V: Copy + Send + Sync, C: Codec<K>>
     };
     let new_tmp = || Scratch::<u64>::new(largest);
     if parallel {
-        (0..buckets)
+        (0..plan.buckets())
             .into_par_iter()
             .for_each_init(new_tmp, sort_one);
     } else {
         let mut tmp = new_tmp();
-        (0..buckets).for_each(|b| sort_one(&mut tmp, b));
+        (0..plan.buckets()).for_each(|b| sort_one(&mut tmp, b));
     }
 }
 
@@ -827,5 +929,15 @@ impl<K> Codec<K> for EncodedAsIs {
     #[inline(always)]
     fn decode(k: K) -> K {
         k
+    }
+}
+
+/// Test-only switches of the MSD route's choices, per thread.
+#[cfg(test)]
+pub(super) mod tests_force {
+    thread_local! {
+        /// Every MSD pass planned on this thread takes the wide field from the start.
+        pub(in crate::keys::radix) static WIDE_START: std::cell::Cell<bool> =
+            const { std::cell::Cell::new(false) };
     }
 }

@@ -822,3 +822,62 @@ mod packed {
         check(&keys, KeyMap::Signed, Route::Msd, None);
     }
 }
+
+/// The wide field at the top from the start (`wide_from_the_start`: many threads and inputs
+/// too large for a test), forced on smaller ones: keys, pairs and packed pairs, every
+/// pattern, stably, a skewed bucket with an MSD pass of its own included.
+#[test]
+fn the_wide_start_sorts_every_pattern_stably() {
+    tests_force::WIDE_START.with(|f| f.set(true));
+    let mut s = 99u64;
+    let skewed: Vec<u64> = (0..1 << 19)
+        .map(|i| {
+            let r = rng(&mut s);
+            if i % 10 == 0 {
+                r
+            } else {
+                0x4200_0000_0000_0000 | (r & 0x0000_00ff_f00f_0f0f)
+            }
+        })
+        .collect();
+    let mut inputs = patterns((1 << 17) + 3, 7);
+    inputs.extend(patterns(1 << 18, 8));
+    inputs.push(("skewed", skewed));
+    for (name, keys) in inputs {
+        let n = keys.len();
+        // The plan splits on the surveyed wide field wherever the top digit varies.
+        let (mut k, mut units) = (keys.clone(), vec![(); n]);
+        let (parallel, chunks) = msd_chunks(n);
+        let buf = Buf {
+            k: k.as_mut_ptr(),
+            v: units.as_mut_ptr(),
+        };
+        // SAFETY: `k` and `units` hold `n` elements; `chunks` cut `0..n`.
+        let plan = unsafe { plan::<u64, (), Unsigned>(buf, n, 8, false, parallel, &chunks) };
+        let top_varies = keys.iter().any(|&x| x >> 56 != keys[0] >> 56);
+        if let (Some(plan), true) = (plan, top_varies) {
+            assert_eq!(plan.split.bits, WIDE_START_BITS, "{name}");
+        }
+        // `u64` pairs and signed keys.
+        let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
+        want.sort_by_key(|p| p.0);
+        let mut v: Vec<u32> = (0..n as u32).collect();
+        sort_with_map(&mut k, &mut v, KeyMap::Unsigned, Route::Msd, None);
+        let got: Vec<(u64, u32)> = k.into_iter().zip(v).collect();
+        assert!(got == want, "u64 pairs {name} n={n}");
+        let mut k = keys.clone();
+        sort_with_map(&mut k, &mut vec![(); n], KeyMap::Signed, Route::Msd, None);
+        let mut want: Vec<i64> = keys.iter().map(|&x| x as i64).collect();
+        want.sort_unstable();
+        assert!(k.iter().map(|&x| x as i64).eq(want), "i64 {name} n={n}");
+        // Packed pairs of `u32` keys (the high halves: the skew stays at the top).
+        let k32: Vec<u32> = keys.iter().map(|&x| (x >> 32) as u32).collect();
+        let mut want: Vec<(u32, u32)> = k32.iter().copied().zip(0..n as u32).collect();
+        want.sort_by_key(|p| KeyMap::Float.encode32(p.0));
+        let (mut k, mut v) = (k32, (0..n as u32).collect::<Vec<_>>());
+        sort_with_map(&mut k, &mut v, KeyMap::Float, Route::Msd, None);
+        let got: Vec<(u32, u32)> = k.into_iter().zip(v).collect();
+        assert!(got == want, "packed f32 pairs {name} n={n}");
+    }
+    tests_force::WIDE_START.with(|f| f.set(false));
+}
