@@ -103,6 +103,7 @@ const BRACKET_MIN_LEN: usize = 1 << 13;
 /// Between 2^20 and 2^24 it was not measured: 2^22 keys (32 MiB) is past both machines'
 /// L2 and at the AMD machine's L3. `u32` takes the one pass at every size (Xeon 4.70 / 5.21
 /// / 3.04-3.38x against 4.69-4.78 / 4.80-4.83 / 2.62-2.87x).
+#[cfg(target_arch = "x86_64")]
 const ONE_PASS_MIN_LEN_64: usize = 1 << 22;
 
 /// One Floyd-Rivest step: two pivots drawn from a sorted sample of about `2 sqrt(len)` keys,
