@@ -40,8 +40,10 @@ fi
 # cargo-fuzz's default build is optimized with debug assertions and overflow checks on,
 # under AddressSanitizer. Its default of one codegen unit builds the instrumented crate in
 # one thread for over half an hour on two cores; sixteen units take well under half that.
+# `run` takes the same options, or it would build the targets again.
+build=(--codegen-units 16 "${features[@]}")
 echo "== building fuzz targets: ${targets[*]}"
-(cd fuzz && cargo fuzz build --codegen-units 16 "${features[@]}")
+(cd fuzz && cargo fuzz build "${build[@]}")
 
 # New inputs go to a scratch corpus; the kept corpus is only read, so runs leave the tree
 # clean.
@@ -52,7 +54,7 @@ for t in "${targets[@]}"; do
     mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t" "$scratch/$t"
     echo "== fuzz $t for ${seconds}s"
     log="$scratch/$t.log"
-    if (cd fuzz && cargo fuzz run --codegen-units 16 "${features[@]}" "$t" "$scratch/$t" "corpus/$t" -- "${extra[@]}" \
+    if (cd fuzz && cargo fuzz run "${build[@]}" "$t" "$scratch/$t" "corpus/$t" -- "${extra[@]}" \
             -max_total_time="$seconds" -max_len="$max_len" -timeout=20 \
             -artifact_prefix="artifacts/$t/" -print_final_stats=1) >"$log" 2>&1; then
         grep -E '^(Done|stat::number_of_executed_units|INFO: seed corpus)' "$log" || tail -n 3 "$log"

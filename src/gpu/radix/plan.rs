@@ -107,8 +107,8 @@ pub(crate) const PARTITIONS: u32 = 512;
 /// The most partitions a [`RadixConfig`](super::RadixConfig) may ask for (the state holds
 /// their offsets).
 pub(crate) const MAX_PARTITIONS: u32 = 1024;
-/// Reduce-then-scan sorts of fewer keys than this run each pass's scan in the first
-/// workgroups of its scatter, larger ones as a dispatch of its own. In the pass it saves the
+/// Reduce-then-scan sorts below this many keys do each pass's scan in the first workgroups
+/// of its scatter; larger ones give the scan a dispatch of its own. In the pass it saves the
 /// dispatch, but the scatter compiled with it runs slower per tile: on an H200 the scan in
 /// the pass won at 2^25 and lost at 2^26 and 2^28 (BENCHMARKS.md, "GPU radix tiles").
 pub(crate) const SCAN_IN_PASS_BELOW: u64 = 1 << 26;
