@@ -4,7 +4,8 @@
 //!
 //! quickcheck's `Vec<T>` generator makes short slices; `Spread` stretches some of them past
 //! the small-slice networks and radix's insertion sort so that the partition and the LSD
-//! passes are exercised too.
+//! passes are exercised too, and some into a sorted slice with quickcheck's keys out of
+//! place in it (the scan for nearly sorted input).
 
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 use sortnet::{backend, Key, KeyWidth, Workload};
@@ -14,10 +15,10 @@ use sortnet::{backend, Key, KeyWidth, Workload};
 #[derive(Clone, Debug)]
 struct Spread<K>(Vec<K>);
 
-impl<K: Arbitrary + Copy> Arbitrary for Spread<K> {
+impl<K: Arbitrary + Key> Arbitrary for Spread<K> {
     fn arbitrary(g: &mut Gen) -> Self {
         let base: Vec<K> = Vec::arbitrary(g);
-        let v = match u8::arbitrary(g) % 4 {
+        let v = match u8::arbitrary(g) % 5 {
             0 if !base.is_empty() => {
                 let reps = 1 + usize::arbitrary(g) % 40;
                 base.iter()
@@ -31,6 +32,19 @@ impl<K: Arbitrary + Copy> Arbitrary for Spread<K> {
                 let mut v = base;
                 for _ in 0..extra {
                     v.push(K::arbitrary(g));
+                }
+                v
+            }
+            // Sorted but for quickcheck's keys, inserted at places of its choosing: the
+            // nearly-sorted scan of the key sorts (from 4096 keys).
+            2 => {
+                let mut v: Vec<K> = (0..4096 + usize::arbitrary(g) % 512)
+                    .map(|_| K::arbitrary(g))
+                    .collect();
+                v.sort_by(K::key_cmp);
+                for k in base {
+                    let at = usize::arbitrary(g) % (v.len() + 1);
+                    v.insert(at, k);
                 }
                 v
             }

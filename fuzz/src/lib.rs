@@ -109,6 +109,18 @@ pub fn check_keys<K: FuzzKey>(input: &[K]) {
     }
 }
 
+/// The keys of `input` sorted, repeated to at least 4096 (where the key sorts try their
+/// scan for nearly sorted input), with `input`'s first 64 keys put back out of place.
+pub fn nearly_sorted<K: FuzzKey>(input: &[K]) -> Vec<K> {
+    let mut keys: Vec<K> = input.iter().copied().cycle().take(4096).collect();
+    keys.sort_by(K::key_cmp);
+    for (i, &k) in input.iter().take(64).enumerate() {
+        let at = (i.wrapping_mul(2_654_435_761) ^ k.bits() as usize) % (keys.len() + 1);
+        keys.insert(at, k);
+    }
+    keys
+}
+
 /// Every backend sorts every word's nibbles as `nibble::reference` does.
 pub fn check_nibbles(data: &[u8]) {
     let input: Vec<u64> = keys_from(data);

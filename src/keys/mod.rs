@@ -7,6 +7,7 @@
 //! MSD, scatter), `network` and `portable` (the vectorised quicksort over a vector trait),
 //! `bitonic` (the quicksort's base case), `cache` (cache sizes read at run time),
 //! `x86_64/` (its AVX2 and AVX-512 instantiations), `few` (counting few distinct keys),
+//! `nearly` (sorted input but for a few keys),
 //! `scratch` (the radix sort's memory), `small` (counting sort of 1- and 2-byte keys),
 //! `select` (select and partial sort), `records` (values of any type, records by key and
 //! argsort through (key, index) pairs and one gather).
@@ -15,6 +16,7 @@ pub(crate) mod bitonic;
 pub(crate) mod cache;
 pub(crate) mod few;
 pub(crate) mod key;
+pub(crate) mod nearly;
 pub(crate) mod network;
 pub(crate) mod portable;
 pub(crate) mod radix;

@@ -34,8 +34,9 @@
 //!   straight to memory as they do tied for `u32` and lost for `u64` there (and is microcoded
 //!   on AMD Zen 4). What is left of their loop is the prefetch of the next batch (now ours
 //!   too, Intel figures pending) and their min/max tracking. Float keys take no key-map pass
-//!   with AVX2 or AVX-512. Input order costs nothing extra: sorted halves, sawtooth and 1%
-//!   noise take 0.7-0.96x random keys' time at 2^20 / 2^24 on the Xeon, ascending 0.1x. `auto`
+//!   with AVX2 or AVX-512. Input order costs nothing extra: sorted halves and sawtooth take
+//!   0.7-0.96x random keys' time at 2^20 / 2^24 on the Xeon, ascending 0.1x, sorted input
+//!   with 1% of the keys out of place 0.2-0.4x (only those are sorted, `nearly`). `auto`
 //!   sends slices here below radix's crossover (`backend::thresholds`); the `wide`
 //!   instantiation (`portable`) is slower than `radix` on x86-64.
 
@@ -351,8 +352,22 @@ unsafe fn partition_vectors<V: KeyVector, const U: usize>(
 /// the median and more partition passes.
 pub(crate) const PIVOT_SAMPLE: usize = 16;
 
-/// The median of [`PIVOT_SAMPLE`] keys spread evenly over `keys` (its image, for
-/// [`KeyVector::IMAGE`] vectors).
+/// Where the `i`-th of `samples` keys spread over a range of `n` is read: one key in each
+/// `n / samples` stretch, at an offset in it that changes from one stretch to the next (the
+/// fractional parts of `i` times the golden ratio). At one fixed offset, input made of sorted
+/// runs whose length divides the stretch (sawtooth, blocks sorted one by one) showed the
+/// sample only the first key of each run, the pivot fell near the minimum and every level
+/// took a second partition: 1.1-1.4x random keys' time on the Xeon build machine.
+#[inline(always)]
+pub(crate) fn sample_position(n: usize, samples: usize, i: usize) -> usize {
+    let step = n / samples;
+    let fraction = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let offset = ((u128::from(fraction) * step as u128) >> 64) as usize;
+    i * step + offset
+}
+
+/// The median of [`PIVOT_SAMPLE`] keys spread over `keys` ([`sample_position`]; their
+/// image, for [`KeyVector::IMAGE`] vectors).
 ///
 /// # Safety
 /// The CPU supports `V`'s instructions; `keys.len() > block_max::<V>()`.
@@ -360,9 +375,8 @@ pub(crate) const PIVOT_SAMPLE: usize = 16;
 pub(crate) unsafe fn pick_pivot<V: KeyVector>(keys: &[V::Key]) -> V::Key {
     let n = keys.len();
     let mut sample = [V::MAX; PIVOT_SAMPLE];
-    let step = n / PIVOT_SAMPLE;
     for (i, x) in sample.iter_mut().enumerate() {
-        *x = keys[i * step + step / 2];
+        *x = keys[sample_position(n, PIVOT_SAMPLE, i)];
     }
     // SAFETY: caller's guarantee; the sample is no larger than a block (16 vectors).
     unsafe { sort_block::<V>(&mut sample) };
@@ -458,6 +472,28 @@ where
         keys.reverse();
         return;
     }
+    // Sorted but for a few keys: only those are sorted (`nearly`).
+    if let Some(mut aside) = super::nearly::set_aside(keys, image) {
+        // SAFETY: caller's guarantee.
+        unsafe { partition_down::<V>(&mut aside) };
+        super::nearly::merge_back(keys, &aside, image);
+        return;
+    }
+    // SAFETY: caller's guarantee.
+    unsafe { partition_down::<V>(keys) };
+}
+
+/// The quicksort's partitions and blocks, without its checks of the input's order.
+///
+/// # Safety
+/// The CPU supports `V`'s instructions.
+#[inline(always)]
+unsafe fn partition_down<V: KeyVector>(keys: &mut [V::Key])
+where
+    V::Key: VecKey,
+{
+    let block = block_max::<V>();
+    let n = keys.len();
     // Partition budget per range: 2 * log2(n) levels.
     let budget = 2 * (usize::BITS - n.leading_zeros()) as usize;
     // (start, end, depth); the smaller side is pushed last so it is taken first, which keeps

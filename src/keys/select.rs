@@ -17,7 +17,8 @@
 
 use super::key::KeyMap;
 use super::network::{
-    block_max, partition, partition_le, pick_pivot, quicksort, sort_block, KeyVector, VecKey,
+    block_max, partition, partition_le, pick_pivot, quicksort, sample_position, sort_block,
+    KeyVector, VecKey,
 };
 use super::radix;
 
@@ -124,9 +125,8 @@ where
 {
     let len = keys.len();
     let samples = (2 * len.isqrt()).clamp(64, 1 << 14);
-    let stride = len / samples;
     let mut sample: Vec<V::Key> = (0..samples)
-        .map(|i| keys[i * stride + stride / 2])
+        .map(|i| keys[sample_position(len, samples, i)])
         .collect();
     // SAFETY: caller's guarantee.
     unsafe { quicksort::<V>(&mut sample) };

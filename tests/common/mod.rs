@@ -34,9 +34,11 @@ pub enum Pattern {
     PipeOrgan,
     AllEqual,
     FewDistinct,
+    /// Ascending, then one key in a hundred (at least one) swapped to a random place.
+    NearlySorted,
 }
 
-pub const PATTERNS: [Pattern; 7] = [
+pub const PATTERNS: [Pattern; 8] = [
     Pattern::Random,
     Pattern::Ascending,
     Pattern::Descending,
@@ -44,6 +46,7 @@ pub const PATTERNS: [Pattern; 7] = [
     Pattern::PipeOrgan,
     Pattern::AllEqual,
     Pattern::FewDistinct,
+    Pattern::NearlySorted,
 ];
 
 /// Every length 0..=300, then 2^k - 1, 2^k, 2^k + 1 for 2^9..=2^max_log2.
@@ -174,6 +177,15 @@ pub fn keys<K: TestKey>(pattern: Pattern, len: usize, seed: u64) -> Vec<K> {
             let distinct: Vec<K> = (0..4).map(|_| K::random(&mut rng)).collect();
             v.iter_mut()
                 .for_each(|x| *x = distinct[rng.below(4) as usize]);
+        }
+        Pattern::NearlySorted => {
+            sort(&mut v);
+            if len > 1 {
+                for _ in 0..(len / 100).max(1) {
+                    let (i, j) = (rng.below(len as u64), rng.below(len as u64));
+                    v.swap(i as usize, j as usize);
+                }
+            }
         }
     }
     v

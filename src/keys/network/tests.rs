@@ -321,9 +321,8 @@ fn adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap), map: KeyMap) {
     let mut small = order.iter();
     let mut len = n;
     while len > 256 {
-        let step = len / samples;
         for i in 0..samples {
-            let at = i * step + step / 2;
+            let at = super::sample_position(len, samples, i);
             if let Some(&k) = small.next() {
                 let j = a.iter().position(|&x| x == k).expect("present");
                 a.swap(at, j);
