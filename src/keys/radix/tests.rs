@@ -652,6 +652,19 @@ fn few_runs_are_merged_stably() {
     assert_eq!(runs(&[3, 3, 2, 2, 1], false), Some(3));
     assert_eq!(runs(&[1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2], true), Some(4));
     assert_eq!(runs(&[1, 2, 1, 2, 1, 2, 1, 2, 1, 2], true), None);
+    // Long slices are scanned in pieces on all threads, with the serial scan's runs.
+    let ascending: Vec<u32> = (0..1u32 << 19).map(|i| i / 3).collect();
+    let descending: Vec<u32> = ascending.iter().rev().copied().collect();
+    let pipe: Vec<u32> = ascending.iter().chain(&descending).copied().collect();
+    assert_eq!(runs(&ascending, false), Some(1));
+    assert_eq!(runs(&descending, true), Some(1));
+    assert_eq!(runs(&descending, false), None, "ties end strict runs");
+    assert_eq!(runs(&pipe, true), Some(2));
+    let mut k = pipe.clone();
+    sort32(&mut k, KeyMap::Unsigned);
+    let mut want = pipe;
+    want.sort_unstable();
+    assert_eq!(k, want);
 }
 
 /// Every combination of digit widths.
