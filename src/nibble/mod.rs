@@ -9,7 +9,12 @@ pub(crate) mod portable;
 pub(crate) mod scalar;
 pub(crate) mod thresholds;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod x86_64;
+pub(crate) mod x86_64 {
+    //! x86-64 nibble kernels: the shared network over AVX2 and AVX-512 byte vectors.
+
+    pub mod avx2;
+    pub mod avx512;
+}
 
 pub use network::GREEN_16;
 
