@@ -586,6 +586,7 @@ fn sort_kv<K, V, C>(
     if matches!(route, Route::BySize)
         && keys_only
         && runs.is_none()
+        && n >= nearly::MIN_LEN
         && rayon::current_num_threads() <= NEARLY_SORTED_MAX_THREADS
     {
         if let Some(mut aside) = nearly::set_aside(keys, C::encode) {

@@ -41,10 +41,11 @@ const PARALLEL_SCAN_MIN_LEN: usize = 1 << 18;
 /// on random keys after a few elements; long slices are scanned in pieces on all threads
 /// once their start has shown few runs.
 pub(super) fn find_runs<K: RadixKey, C: Codec<K>>(keys: &[K], keys_only: bool) -> Option<Runs> {
-    let threads = rayon::current_num_threads();
-    if keys.len() < PARALLEL_SCAN_MIN_LEN || threads == 1 {
+    // The length first: asking for the thread count starts rayon's pool.
+    if keys.len() < PARALLEL_SCAN_MIN_LEN || rayon::current_num_threads() == 1 {
         return find_runs_serial::<K, C>(keys, keys_only);
     }
+    let threads = rayon::current_num_threads();
     // Random keys give up within the first few elements, on this thread.
     find_runs_serial::<K, C>(&keys[..PARALLEL_SCAN_MIN_LEN / 64], keys_only)?;
     let piece = keys.len().div_ceil(threads);
@@ -162,12 +163,13 @@ pub(super) unsafe fn reverse_descending<K: Send + Sync, V: Send + Sync>(
 /// # Safety
 /// `p` points to `len` initialised elements owned by the caller.
 unsafe fn reverse<T: Send + Sync>(p: *mut T, len: usize) {
-    let threads = rayon::current_num_threads();
-    if len < PARALLEL_SCAN_MIN_LEN || threads == 1 {
+    // The length first: asking for the thread count starts rayon's pool.
+    if len < PARALLEL_SCAN_MIN_LEN || rayon::current_num_threads() == 1 {
         // SAFETY: the caller's contract.
         unsafe { std::slice::from_raw_parts_mut(p, len).reverse() };
         return;
     }
+    let threads = rayon::current_num_threads();
     let half = len / 2;
     let piece = half.div_ceil(threads);
     // SAFETY: the caller's contract; the first half and the rest do not overlap.
