@@ -114,12 +114,11 @@ pub(crate) const MAX_PARTITIONS: u32 = 1024;
 pub(crate) const SCAN_IN_PASS_BELOW: u64 = 1 << 26;
 
 /// Below how many keys `variant`'s reduce-then-scan passes scan in the pass
-/// ([`SCAN_IN_PASS_BELOW`]; 0 where `in_pass` is false). Pairs never do: a build of the
-/// scatter that differed only in code that pairs of unsigned keys never run sorted u32 pairs
-/// wrong on the H200 wherever their scan ran in the pass (with pairs' 512 x 11 tile and the
-/// key map fixed in the pipeline, whatever the spin limit; the cause not found), and right
-/// with the scan in its own dispatch, which costs pairs 2-5% at 2^24 (BENCHMARKS.md, "GPU
-/// radix sort").
+/// ([`SCAN_IN_PASS_BELOW`]; 0 where `in_pass` is false). Pairs never do: with the scan in
+/// the pass, the scatter sorts u32 pairs wrong on the H200 (pairs' 512 x 11 tile, key map
+/// fixed in the pipeline, any spin limit; cause unknown, in code pairs of unsigned keys never
+/// run); with the scan in its own dispatch they sort right, at 2-5% of their time at 2^24
+/// (BENCHMARKS.md, "GPU radix sort").
 pub(crate) fn scan_in_pass_below(variant: Variant, in_pass: bool) -> u64 {
     if variant.pairs || !in_pass {
         0
