@@ -25,6 +25,15 @@ pub(super) struct Runs {
     descending: [bool; MAX_RUNS],
 }
 
+impl Runs {
+    /// No runs yet: what the scans start from.
+    const NONE: Runs = Runs {
+        count: 0,
+        bounds: [0; MAX_RUNS + 1],
+        descending: [false; MAX_RUNS],
+    };
+}
+
 /// Slices of at least this many elements are scanned for runs, and their descending runs
 /// reversed, on all rayon threads, one piece each. On one thread the scan of sorted keys
 /// took as long as the radix passes over random keys on the 16 threads of the Xeon host:
@@ -35,17 +44,27 @@ pub(super) struct Runs {
 /// the threads (microseconds); shorter slices were not measured.
 const PARALLEL_SCAN_MIN_LEN: usize = 1 << 18;
 
+/// The threads that scan or reverse `len` elements: all of rayon's from
+/// [`PARALLEL_SCAN_MIN_LEN`], else one. The length is looked at first, because asking for
+/// the thread count starts rayon's pool.
+fn threads_for(len: usize) -> usize {
+    if len < PARALLEL_SCAN_MIN_LEN {
+        1
+    } else {
+        rayon::current_num_threads()
+    }
+}
+
 /// The runs of `keys` in the order of `C`, if there are at most [`MAX_RUNS`]. A run is
 /// non-descending, or descending: strictly, unless `keys_only` (reversing a run of equal
 /// keys would swap their values). One scan, which stops at the run after the last allowed:
 /// on random keys after a few elements; long slices are scanned in pieces on all threads
 /// once their start has shown few runs.
 pub(super) fn find_runs<K: RadixKey, C: Codec<K>>(keys: &[K], keys_only: bool) -> Option<Runs> {
-    // The length first: asking for the thread count starts rayon's pool.
-    if keys.len() < PARALLEL_SCAN_MIN_LEN || rayon::current_num_threads() == 1 {
+    let threads = threads_for(keys.len());
+    if threads == 1 {
         return find_runs_serial::<K, C>(keys, keys_only);
     }
-    let threads = rayon::current_num_threads();
     // Random keys give up within the first few elements, on this thread.
     find_runs_serial::<K, C>(&keys[..PARALLEL_SCAN_MIN_LEN / 64], keys_only)?;
     let piece = keys.len().div_ceil(threads);
@@ -67,11 +86,7 @@ fn join_pieces<K: RadixKey, C: Codec<K>>(
     keys_only: bool,
 ) -> Option<Runs> {
     let enc = |i: usize| C::encode(keys[i]);
-    let mut runs = Runs {
-        count: 0,
-        bounds: [0; MAX_RUNS + 1],
-        descending: [false; MAX_RUNS],
-    };
+    let mut runs = Runs::NONE;
     for (p, part) in pieces.iter().enumerate() {
         let start = p * piece;
         for r in 0..part.count {
@@ -104,11 +119,7 @@ fn join_pieces<K: RadixKey, C: Codec<K>>(
 fn find_runs_serial<K: RadixKey, C: Codec<K>>(keys: &[K], keys_only: bool) -> Option<Runs> {
     let n = keys.len();
     let enc = |i: usize| C::encode(keys[i]);
-    let mut runs = Runs {
-        count: 0,
-        bounds: [0; MAX_RUNS + 1],
-        descending: [false; MAX_RUNS],
-    };
+    let mut runs = Runs::NONE;
     let mut i = 0;
     while i < n {
         if runs.count == MAX_RUNS {
@@ -163,13 +174,12 @@ pub(super) unsafe fn reverse_descending<K: Send + Sync, V: Send + Sync>(
 /// # Safety
 /// `p` points to `len` initialised elements owned by the caller.
 unsafe fn reverse<T: Send + Sync>(p: *mut T, len: usize) {
-    // The length first: asking for the thread count starts rayon's pool.
-    if len < PARALLEL_SCAN_MIN_LEN || rayon::current_num_threads() == 1 {
+    let threads = threads_for(len);
+    if threads == 1 {
         // SAFETY: the caller's contract.
         unsafe { std::slice::from_raw_parts_mut(p, len).reverse() };
         return;
     }
-    let threads = rayon::current_num_threads();
     let half = len / 2;
     let piece = half.div_ceil(threads);
     // SAFETY: the caller's contract; the first half and the rest do not overlap.
