@@ -64,7 +64,7 @@ pub(super) unsafe fn count_digits<
     for block in keys.chunks(COUNT_BLOCK) {
         // SAFETY: the top digit is below `buckets`: inside the top digit's counters.
         unsafe {
-            count_field(block, h.add(top), |k| {
+            count_field(block, h.add(top), buckets, |k| {
                 let e = if ENC { C::encode(k) } else { k };
                 for d in 0..D - 1 {
                     // SAFETY: `d < D - 1` and a digit is below `buckets`: inside
@@ -79,23 +79,51 @@ pub(super) unsafe fn count_digits<
     flat.chunks(buckets).map(<[usize]>::to_vec).collect()
 }
 
-/// Adds one to `counts[field(k)]` for every key of `keys`, four keys at a time: where all
-/// four land on one counter (sorted or nearly sorted input, whose neighbours share their top
-/// digit), one add of 4 replaces four adds of 1 that would each wait for the last one's
-/// store (a store-to-load forward, about 5 cycles a key). Random keys take the four single
-/// adds; the test predicts well either way. Sorted-with-1%-noise `u32` keys, 2^24, two
-/// threads, AMD EPYC: 1.24x the time of random keys before, the MSD pass's survey twice its
-/// random-key time.
+/// Adds one to `counts[field(k)]` for every key of `keys`; `field` returns values below
+/// `buckets`.
+///
+/// Neighbouring keys that share a field would add to one counter one after another, each add
+/// waiting for the last one's store (a store-to-load forward, about 5 cycles a key). Narrow
+/// fields spread each four neighbours over four tables of their own ([`SPREAD_MAX_BUCKETS`]),
+/// which leaves no such chain shorter than four keys apart and no branch: sawtooth input
+/// (sorted runs of `sqrt(n)` keys), whose neighbours share their top digit by threes and
+/// fours, made the earlier test for four equal fields mispredict. Wide fields, whose four
+/// tables would not fit the first-level cache, keep that test: where all four land on one
+/// counter, one add of 4 replaces four adds of 1.
 ///
 /// # Safety
-/// `field` returns an index inside the counters at `counts` for every key.
+/// `field` returns a value below `buckets` for every key, and `counts` holds `buckets`
+/// counters.
 #[inline(always)]
 pub(super) unsafe fn count_field<T: Copy>(
     keys: &[T],
     counts: *mut u32,
+    buckets: usize,
     mut field: impl FnMut(T) -> usize,
 ) {
     let mut quads = keys.chunks_exact(4);
+    if buckets <= SPREAD_MAX_BUCKETS && keys.len() >= SPREAD_MIN_KEYS {
+        let mut tables = [[0u32; SPREAD_MAX_BUCKETS]; 4];
+        for q in &mut quads {
+            // SAFETY: every field is below `buckets <= SPREAD_MAX_BUCKETS` (caller's contract).
+            unsafe {
+                *tables[0].get_unchecked_mut(field(q[0])) += 1;
+                *tables[1].get_unchecked_mut(field(q[1])) += 1;
+                *tables[2].get_unchecked_mut(field(q[2])) += 1;
+                *tables[3].get_unchecked_mut(field(q[3])) += 1;
+            }
+        }
+        for &k in quads.remainder() {
+            // SAFETY: as above.
+            unsafe { *tables[0].get_unchecked_mut(field(k)) += 1 };
+        }
+        // SAFETY: `counts` holds `buckets` counters (caller's contract).
+        let counts = unsafe { std::slice::from_raw_parts_mut(counts, buckets) };
+        for (b, c) in counts.iter_mut().enumerate() {
+            *c += tables[0][b] + tables[1][b] + tables[2][b] + tables[3][b];
+        }
+        return;
+    }
     for q in &mut quads {
         let f = [field(q[0]), field(q[1]), field(q[2]), field(q[3])];
         // SAFETY: every `f` is inside the counters (caller's contract).
@@ -114,6 +142,14 @@ pub(super) unsafe fn count_field<T: Copy>(
         unsafe { *counts.add(field(k)) += 1 };
     }
 }
+
+/// The widest field [`count_field`] spreads over four tables: four 256-entry tables of `u32`
+/// take 4 KiB of the first-level cache beside the keys' stream.
+const SPREAD_MAX_BUCKETS: usize = 1 << NARROW;
+
+/// The fewest keys [`count_field`] spreads: below this, clearing and adding up the four
+/// tables (1024 counters) costs more than the chains it breaks.
+const SPREAD_MIN_KEYS: usize = 1024;
 
 /// Keys counted into `u32` counters before they are added to the `usize` totals: the
 /// counters take half the cache of `usize` ones, which the 11-bit histograms need (three
@@ -177,7 +213,11 @@ pub(super) unsafe fn count_one<K: RadixKey, V, const W: u32>(
     let mut block_counts = vec![0u32; 1 << W];
     for block in keys.chunks(COUNT_BLOCK) {
         // SAFETY: a digit is below `1 << W`, the counters' length.
-        unsafe { count_field(block, block_counts.as_mut_ptr(), |k| k.digit::<W>(d)) };
+        unsafe {
+            count_field(block, block_counts.as_mut_ptr(), 1 << W, |k| {
+                k.digit::<W>(d)
+            })
+        };
         add_block_counts(&mut hist, &mut block_counts);
     }
     hist

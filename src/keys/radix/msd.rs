@@ -45,7 +45,7 @@ pub(super) unsafe fn survey<K: RadixKey, V, C: Codec<K>, const W: u32, const ENC
     for block in keys.chunks(COUNT_BLOCK) {
         // SAFETY: a `W`-bit field is below `1 << W`, the counters' length.
         unsafe {
-            count_field(block, block_counts.as_mut_ptr(), |k| {
+            count_field(block, block_counts.as_mut_ptr(), 1 << W, |k| {
                 let e = if ENC { C::encode(k) } else { k };
                 and = and & e;
                 or = or | e;

@@ -894,3 +894,26 @@ fn the_wide_start_sorts_every_pattern_stably() {
     }
     tests_force::WIDE_START.with(|f| f.set(false));
 }
+
+/// `count_field` gives std's counts whether it spreads neighbours over four tables (narrow
+/// fields, long slices) or tests for four equal fields (wide fields, short slices): every
+/// pattern, lengths around the spread's minimum and the quads' remainder.
+#[test]
+fn counting_matches_a_plain_count_on_every_shape() {
+    for bits in [8u32, 11] {
+        let buckets = 1usize << bits;
+        for n in [0, 1, 3, 4, 5, 1023, 1024, 1025, 1027, 4096, 5003] {
+            for (name, keys) in patterns(n, n as u64 + 3) {
+                let field = |k: u64| (k >> 3) as usize & (buckets - 1);
+                let mut want = vec![0u32; buckets];
+                keys.iter().for_each(|&k| want[field(k)] += 1);
+                // Counts already in the table are added to, not replaced.
+                let mut got = vec![1u32; buckets];
+                // SAFETY: `field` masks to below `buckets`, the table's length.
+                unsafe { super::count::count_field(&keys, got.as_mut_ptr(), buckets, field) };
+                let got: Vec<u32> = got.iter().map(|c| c - 1).collect();
+                assert_eq!(got, want, "{bits}-bit field, {name}, n = {n}");
+            }
+        }
+    }
+}
