@@ -472,14 +472,13 @@ pub(crate) fn histogram_groups(capacity: u64, max_groups_x: u32, keys_per_invoca
         .clamp(1, u64::from(max_groups_x.min(65535))) as u32
 }
 
-/// Workgroups the histogram of a smaller look-back sort spreads its keys over: 128 keys an
-/// invocation left 2 workgroups at 2^16 keys and 32 at 2^20, and the histogram took a
-/// quarter of the sort (H200, phase timestamps: 23-27 us of 88-110). Spread over 128
-/// workgroups (2 keys an invocation at 2^14-2^16, 8 at 2^18, 32 at 2^20), u32 keys / pairs
-/// took 0.058 / 0.061 ms against 0.067 / 0.069 at 2^14, 0.073 / 0.084 against 0.088 / 0.095
-/// at 2^16, 0.080 / 0.088 against 0.092 / 0.103 at 2^18, 0.101 / 0.113 against 0.110 /
-/// 0.122 at 2^20, and the same at 2^22 (BENCHMARKS.md, "In the application's own Vulkan
-/// device").
+/// Workgroups the histogram of a smaller look-back sort spreads its keys over, so that a
+/// short sort's histogram runs on many multiprocessors rather than a few: at a fixed 128
+/// keys an invocation, 2^16 keys would fill 2 workgroups and the histogram would take a
+/// quarter of the sort (H200, phase timestamps: 23-27 us of 88-110). With 128 workgroups (2
+/// keys an invocation at 2^14-2^16, 8 at 2^18, 32 at 2^20), u32 keys and pairs take 12-17%
+/// less time on an H200 at 2^14-2^18, 7-8% less at 2^20 and the same at 2^22 (BENCHMARKS.md,
+/// "In the application's own Vulkan device").
 pub(crate) const HISTOGRAM_SPREAD_GROUPS: u64 = 128;
 /// The fewest keys a histogram invocation counts (1 was no faster than 2 at 2^14-2^16).
 pub(crate) const HISTOGRAM_MIN_KEYS_PER_INVOCATION: u64 = 2;
