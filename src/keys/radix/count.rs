@@ -85,11 +85,11 @@ pub(super) unsafe fn count_digits<
 /// Neighbouring keys that share a field would add to one counter one after another, each add
 /// waiting for the last one's store (a store-to-load forward, about 5 cycles a key). Narrow
 /// fields spread each four neighbours over four tables of their own ([`SPREAD_MAX_BUCKETS`]),
-/// which leaves no such chain shorter than four keys apart and no branch: sawtooth input
-/// (sorted runs of `sqrt(n)` keys), whose neighbours share their top digit by threes and
-/// fours, made the earlier test for four equal fields mispredict. Wide fields, whose four
-/// tables would not fit the first-level cache, keep that test: where all four land on one
-/// counter, one add of 4 replaces four adds of 1.
+/// which leaves no such chain shorter than four keys apart and no branch to mispredict:
+/// sawtooth input (sorted runs of `sqrt(n)` keys) has neighbours that share their top digit
+/// by threes and fours, so a test for four equal fields would go either way at random. Wide
+/// fields, whose four tables would not fit the first-level cache, take that test: where all
+/// four land on one counter, one add of 4 replaces four adds of 1.
 ///
 /// # Safety
 /// `field` returns a value below `buckets` for every key, and `counts` holds `buckets`
