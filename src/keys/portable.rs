@@ -243,7 +243,9 @@ mod tests {
         // SAFETY: the portable vectors need no CPU feature.
         unsafe {
             shared::check_vector_ops::<Wide32>(|s| (s ^ (s >> 32)) as u32);
+            shared::check_partition::<Wide32>(|s| (s ^ (s >> 32)) as u32);
             shared::check_vector_ops::<Wide64>(|s| s);
+            shared::check_partition::<Wide64>(|s| s);
         }
     }
 

@@ -25,7 +25,8 @@ unsafe fn lanes<V: KeyVector>(v: V) -> Vec<V::Key> {
 
 /// `partition_store` on one vector for every below-pivot lane mask, with the two output
 /// ranges apart and with them coinciding (the last write of a partition): the result
-/// is right and nothing outside `left[..LANES]` and `right_end[-LANES..]` is written.
+/// is right and nothing outside `left[..LANES]` and `right_end[-LANES..]` is written; and
+/// `split`, the same in registers.
 /// `key(lane, below)` makes a key below `pivot` when `below`, else one at or above it.
 ///
 /// # Safety
@@ -72,6 +73,15 @@ pub(crate) unsafe fn check_partition_store<V: KeyVector>(
         let want: Vec<V::Key> = below.iter().chain(&rest).copied().collect();
         assert_eq!(buf[l..2 * l], want[..], "mask {mask:b}: coinciding");
         assert!(buf[..l].iter().chain(&buf[2 * l..]).all(|&k| k == guard));
+
+        // In registers.
+        // SAFETY: the caller guarantees the CPU.
+        let (low, high, got) = unsafe { v.split(p) };
+        assert_eq!(got, c, "mask {mask:b}: split");
+        // SAFETY: as above.
+        let (low, high) = unsafe { (lanes(low), lanes(high)) };
+        assert_eq!(low[..c], below[..], "mask {mask:b}: split, low");
+        assert_eq!(high[..l - c], rest[..], "mask {mask:b}: split, high");
     }
 }
 
@@ -161,6 +171,64 @@ where
                 va.store_first(out.as_mut_ptr(), n);
                 let want: Vec<_> = (0..l).map(|i| if i < n { a[i] } else { b[i] }).collect();
                 assert_eq!(out, want, "store_first {n}");
+            }
+        }
+    }
+}
+
+/// `partition` on slices that start at every offset from a vector boundary and end at
+/// every remainder of a vector, with pivots that leave no key, few keys, half of them or all
+/// below: the keys below the pivot come first, the returned split is their count, the
+/// keys are the same (a permutation) and the keys around the slice are untouched. `key`
+/// makes keys from random bits; `V` compares without an image.
+///
+/// # Safety
+/// The CPU supports `V`'s instructions.
+pub(crate) unsafe fn check_partition<V: KeyVector>(key: impl Fn(u64) -> V::Key)
+where
+    V::Key: std::fmt::Debug,
+{
+    assert!(!V::IMAGE, "pivots here are keys, not images");
+    let l = V::LANES;
+    let mut s = 0x0bad_cafe_f00d_1234u64;
+    let lens = (0..=2 * l + 1)
+        .map(|d| 8 * l + d)
+        .chain([33 * l + 3, 64 * l + l - 1]);
+    for len in lens {
+        for offset in 0..l {
+            for distinct in [u64::MAX, 3] {
+                let pool: Vec<V::Key> = (0..len + 2 * l)
+                    .map(|_| key(rng(&mut s) % distinct.max(1)))
+                    .collect();
+                let mut sorted = pool[offset..offset + len].to_vec();
+                sorted.sort_unstable();
+                let pivots = [
+                    sorted[0],
+                    sorted[len / 16],
+                    sorted[len / 2],
+                    sorted[len - 1],
+                ];
+                for pivot in pivots {
+                    let mut buf = pool.clone();
+                    let keys = &mut buf[offset..offset + len];
+                    // SAFETY: the caller guarantees the CPU.
+                    let b = unsafe { super::partition::<V>(keys, pivot) };
+                    let below = sorted.iter().filter(|&&k| k < pivot).count();
+                    assert_eq!(b, below, "len {len} offset {offset} pivot {pivot:?}");
+                    assert!(
+                        keys[..b].iter().all(|&k| k < pivot),
+                        "len {len} offset {offset}"
+                    );
+                    assert!(
+                        keys[b..].iter().all(|&k| k >= pivot),
+                        "len {len} offset {offset}"
+                    );
+                    let mut got = keys.to_vec();
+                    got.sort_unstable();
+                    assert_eq!(got, sorted, "len {len} offset {offset}: not a permutation");
+                    assert_eq!(buf[..offset], pool[..offset]);
+                    assert_eq!(buf[offset + len..], pool[offset + len..]);
+                }
             }
         }
     }

@@ -596,7 +596,9 @@ mod tests {
         // SAFETY: AVX2 was detected above.
         unsafe {
             shared::check_vector_ops::<U32x8>(|s| (s ^ (s >> 32)) as u32);
+            shared::check_partition::<U32x8>(|s| (s ^ (s >> 32)) as u32);
             shared::check_vector_ops::<I64x4>(|s| s as i64);
+            shared::check_partition::<I64x4>(|s| s as i64);
         }
     }
 

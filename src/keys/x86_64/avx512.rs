@@ -303,6 +303,16 @@ macro_rules! vector32 {
                     c
                 }
             }
+            #[inline(always)]
+            unsafe fn split(self, pivot: Self) -> (Self, Self, usize) {
+                // SAFETY: see the impl comment.
+                unsafe {
+                    let below = $lt(self.flip().0, pivot.0);
+                    let lo = _mm512_maskz_compress_epi32(below, self.0);
+                    let hi = _mm512_maskz_compress_epi32(not_mask16(below), self.0);
+                    ($t(lo), $t(hi), below.count_ones() as usize)
+                }
+            }
         }
     };
 }
@@ -477,6 +487,16 @@ macro_rules! vector64 {
                     below.count_ones() as usize
                 }
             }
+            #[inline(always)]
+            unsafe fn split(self, pivot: Self) -> (Self, Self, usize) {
+                // SAFETY: see the impl comment.
+                unsafe {
+                    let below = $lt(self.flip().0, pivot.0);
+                    let lo = _mm512_maskz_compress_epi64(below, self.0);
+                    let hi = _mm512_maskz_compress_epi64(!below, self.0);
+                    ($t(lo), $t(hi), below.count_ones() as usize)
+                }
+            }
         }
     };
 }
@@ -535,7 +555,9 @@ mod tests {
         // SAFETY: AVX-512F was detected above.
         unsafe {
             shared::check_vector_ops::<U32x16>(|s| (s ^ (s >> 32)) as u32);
+            shared::check_partition::<U32x16>(|s| (s ^ (s >> 32)) as u32);
             shared::check_vector_ops::<U64x8>(|s| s);
+            shared::check_partition::<U64x8>(|s| s);
         }
     }
 
