@@ -2,21 +2,20 @@
 //! measurement `auto` runs once per machine ([`Plan::quick`]) and the full one of `sortnet
 //! calibrate` ([`Plan::full`]) go through the same [`measure`].
 //!
-//! The short measurement times only what the detected ISA and caches leave open: which of
-//! the vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys,
-//! on the threads the process sorts with, at every power of two from 16 to 2^20 keys (to
-//! [`THREADS_TOP`] on several threads; past the top the built-in thresholds decide again),
-//! and on one thread 32-bit keys once more at [`ONE_THREAD_PROBE`] and 64-bit keys at
-//! [`ONE_THREAD_PROBE_64`], whose winners go on for longer slices. Zen 4 and the Xeon host
-//! disagree even on
-//! 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips that
-//! depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU
-//! would start its driver), float keys and the nibble and pair routes (one candidate each
-//! on the CPU) stay built in. It takes about 0.9 s on the 2-core AMD EPYC (Zen 4) build
-//! machine under load on both threads (2^21 and 2^22 about 0.4 s of it, 64 MB of keys and
-//! scratch while they run), 0.8-1.2 s on one thread with the 32-bit probe (which adds about 80 MB
-//! of memory while it runs; BENCHMARKS.md, "Auto's crossovers"), about 0.2 s more with the
-//! 64-bit one (64 MB of keys and scratch while it runs, after the 32-bit one has ended).
+//! The short measurement times only what the detected ISA and caches leave open: which of the
+//! vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys, on the
+//! threads the process sorts with, at every power of two from 16 to 2^20 keys (to [`THREADS_TOP`]
+//! on several threads), then both widths once more at a larger size: on one thread 32-bit keys at
+//! [`ONE_THREAD_PROBE`] and 64-bit keys at [`ONE_THREAD_PROBE_64`], on several at [`THREADS_PROBE`]
+//! and [`THREADS_PROBE_64`]; those winners go on for longer slices. Zen 4 and the Xeon host
+//! disagree even on 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips
+//! that depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU would
+//! start its driver), float keys and the nibble and pair routes (one candidate each on the CPU)
+//! stay built in. It takes about 0.9 s on the 2-core AMD EPYC (Zen 4) build machine under load on
+//! both threads (before the probes, with the ladder to 2^22: 2^21 and 2^22 about 0.4 s of it, 64 MB
+//! of keys and scratch while they run), 0.8-1.2 s on one thread with the 32-bit probe (which adds
+//! about 80 MB of memory while it runs; BENCHMARKS.md, "Auto's crossovers"), about 0.2 s more with
+//! the 64-bit one (64 MB of keys and scratch while it runs, after the 32-bit one has ended).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -43,16 +42,31 @@ pub const ONE_THREAD_PROBE: usize = 1 << 23;
 /// quicksort win (`Auto`'s routes). 2^22 keys (32 MiB) take about 0.05 s per candidate.
 pub const ONE_THREAD_PROBE_64: usize = 1 << 22;
 
-/// The largest size the short measurement times when the process sorts on several threads
-/// (2^20 on one): from 2^20 to 2^22 the order of the quicksort and the radix sort depends on
-/// the machine, and the built-in radix lost on both; past it radix goes first again. Two
-/// threads, avx512 / radix, M keys/s (2026-11-27, `sortnet bench --stat best`; BENCHMARKS.md,
+/// The largest size of the short measurement's ladder when the process sorts on several
+/// threads (2^20 on one): from 2^20 the order of the quicksort and the radix sort depends on
+/// the machine, and the built-in radix lost on both. Two threads, avx512 / radix, M keys/s
+/// (2026-11-27, single-threaded quicksort, `sortnet bench --stat best`; BENCHMARKS.md,
 /// "Auto's crossovers"): `u32` on the Xeon host (2 MiB L2) 2^20 220-226 / 199-204, 2^21
-/// 158-209 / 147-178, 2^22 131-196 / 132-187, 2^24 154-159 / 154-202; on the AMD EPYC (Zen
-/// 4, 1 MiB L2, under load) 2^21 106-179 / 96-102, 2^22 130-208 / 112-116; `u64` on the Xeon
-/// host 2^21 81-86 / 98-114, 2^22 75-112 / 100-137. The two sizes add about 0.4 s on two
-/// threads of either machine.
-pub const THREADS_TOP: usize = 1 << 22;
+/// 158-209 / 147-178, 2^22 131-196 / 132-187; on the AMD EPYC (Zen 4, 1 MiB L2, under load)
+/// 2^21 106-179 / 96-102, 2^22 130-208 / 112-116; `u64` on the Xeon host 2^21 81-86 / 98-114.
+/// Past it, [`THREADS_PROBE`] and [`THREADS_PROBE_64`].
+pub const THREADS_TOP: usize = 1 << 21;
+
+/// The size at which the short measurement times 32-bit keys once more when the process
+/// sorts on several threads; the winner goes on for longer slices. With the quicksort split
+/// over the threads (`keys::network::PARALLEL_SPLIT_MIN_LEN`) radix no longer wins past
+/// the ladder on every machine: two threads of the Xeon host, avx512 / radix, M keys/s
+/// (2026-11-28, `sortnet bench --stat best`, two rounds): 2^22 340-342 / 141-159, 2^24
+/// 254-268 / 137-153; 16 threads 2^24 984-1112 / 854-908, 2^26 701-762 / 759-796.
+pub const THREADS_PROBE: usize = 1 << 23;
+
+/// [`THREADS_PROBE`] for 64-bit keys, a size smaller for the memory it takes (32 MiB of keys
+/// and as much scratch while it runs): two threads of the Xeon host, avx512 / radix, M
+/// keys/s, 2^22 164-189 / 95-108, 2^24 135-152 / 99-100; 16 threads 2^24 471-516 / 501-641.
+/// With both probes (and the ladder to 2^21) the measurement took 1.34 s and 162 MB at its
+/// peak on both threads of the 2-core Xeon build machine; without them (the ladder to 2^22)
+/// 1.03-1.33 s and 137-161 MB.
+pub const THREADS_PROBE_64: usize = 1 << 22;
 
 /// What to time: which workloads, at which sizes, for how long.
 #[derive(Debug, Clone)]
@@ -78,8 +92,8 @@ pub struct Plan {
     pub batch_elements: usize,
     /// Only CPU backends (the short measurement), or GPU ones on hardware too.
     pub cpu_only: bool,
-    /// Hand lengths past the largest size back to the built-in thresholds (the short
-    /// measurement: one noisy winner at its largest size must not rule every longer slice),
+    /// Hand lengths past the largest size of a workload without probes back to the built-in
+    /// thresholds (one noisy winner at its largest size must not rule every longer slice),
     /// instead of letting that size's winner go on.
     pub built_in_beyond: bool,
     /// Larger sizes timed for one workload only, after `sizes`; the winner at the last of
@@ -116,7 +130,10 @@ impl Plan {
                     (Workload::Keys(KeyWidth::W64), ONE_THREAD_PROBE_64),
                 ]
             } else {
-                Vec::new()
+                vec![
+                    (Workload::Keys(KeyWidth::W32), THREADS_PROBE),
+                    (Workload::Keys(KeyWidth::W64), THREADS_PROBE_64),
+                ]
             },
         }
     }
@@ -473,7 +490,7 @@ mod tests {
     }
 
     #[test]
-    fn one_thread_probes_both_key_widths_past_the_l2_and_several_threads_time_further() {
+    fn both_key_widths_are_probed_past_the_ladder_on_any_thread_count() {
         let on = |threads| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -488,7 +505,13 @@ mod tests {
                 (Workload::Keys(KeyWidth::W64), ONE_THREAD_PROBE_64)
             ]
         );
-        assert_eq!(on(2), []);
+        assert_eq!(
+            on(2),
+            [
+                (Workload::Keys(KeyWidth::W32), THREADS_PROBE),
+                (Workload::Keys(KeyWidth::W64), THREADS_PROBE_64)
+            ]
+        );
         let top = |threads| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)

@@ -143,10 +143,11 @@ static PAIRS_GPU: [&str; 2] = ["vulkan-radix", "radix"];
 /// the quicksort's partitions shrink into it. One thread on the AMD EPYC (1 MiB L2), avx512 /
 /// radix, M keys/s: 2^18 280 / 176, 2^19 251 / 184, 2^20 234 / 168, 2^22 148-171 / 126-143,
 /// 2^24 108 / 95; `u64` keys stay with radix (2^19 116 / 162, 2^22 66 / 85). With several
-/// threads radix's MSD buckets go to every thread and the single-threaded quicksort falls
-/// behind. The once-per-machine measurement overrides this rule where it times one thread
-/// past the L2 (`calibration::ONE_THREAD_PROBE`), and on several threads up to
-/// `calibration::THREADS_TOP`, where the two machines disagree.
+/// threads radix's MSD buckets go to every thread; the quicksort splits its ranges over
+/// them too, and which wins depends on the machine. The once-per-machine measurement
+/// overrides this rule where it times one thread past the L2
+/// (`calibration::ONE_THREAD_PROBE`), and on several threads up to
+/// `calibration::THREADS_PROBE`.
 pub(crate) fn quicksort_beyond_cache(width: KeyWidth, len: usize) -> bool {
     width == KeyWidth::W32
         && len.saturating_mul(4) >= crate::keys::cache::l2_bytes()

@@ -26,19 +26,21 @@
 //! * **Worst cases.** Ranges are kept on an explicit stack (smaller side first), and a
 //!   range that is still large after `2 * log2(n)` partitions goes to the radix sort, so
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
+//! * **Threads.** On several rayon threads (the SIMD backends' own entry points) the ranges
+//!   of at least [`PARALLEL_SPLIT_MIN_LEN`] keys are split by one partition each and their
+//!   two sides sorted by `rayon::join` ([`Steps`]); one thread sorts as above.
 //! * **Where it stands.** One thread, random keys, on the Intel Xeon host (BENCHMARKS.md,
-//!   "CPU key sort, one thread"): `avx512` 0.82-1.57x numpy's `np.sort` (x86-simd-sort) at
-//!   2^12-2^24, 0.77-1.02x from 2^20 (`u32` 0.85 / 0.82 at 2^20 / 2^24). The
-//!   measured limit is the partition pass: 1.2-1.4x x86-simd-sort's (`u32` 0.28 / 0.50 ns per
-//!   key at 2^20 / 2^24 against 0.22-0.23 / 0.36-0.38), and not its store: compressing
-//!   straight to memory as they do tied for `u32` and lost for `u64` there (and is microcoded
-//!   on AMD Zen 4). What is left of their loop is the prefetch of the next batch (now ours
-//!   too, Intel figures pending) and their min/max tracking. Float keys take no key-map pass
-//!   with AVX2 or AVX-512. Input order costs nothing extra: sorted halves and sawtooth take
-//!   0.7-0.96x random keys' time at 2^20 / 2^24 on the Xeon, ascending 0.1x, sorted input
-//!   with 1% of the keys out of place 0.2-0.4x (only those are sorted, `nearly`). `auto`
-//!   sends slices here below radix's crossover (`backend::thresholds`); the `wide`
-//!   instantiation (`portable`) is slower than `radix` on x86-64.
+//!   "CPU key sort, one thread"): `avx512` 0.93-1.75x numpy's `np.sort` (x86-simd-sort) at
+//!   2^10-2^24, `u32` 1.00 / 0.97 at 2^20 / 2^24. The partition pass was 1.2-1.4x
+//!   x86-simd-sort's (`u32` 0.28 / 0.50 ns per key at 2^20 / 2^24 against 0.22-0.23 /
+//!   0.36-0.38) before its head and tail took one vector split each, and not for its store:
+//!   compressing straight to memory as they do tied for `u32` and lost for `u64` there (and
+//!   is microcoded on AMD Zen 4). Float keys take no key-map pass with AVX2 or AVX-512. Input
+//!   order costs nothing extra: sorted halves and sawtooth take 0.7-0.96x random keys' time
+//!   at 2^20 / 2^24 on the Xeon, ascending 0.1x, sorted input with 1% of the keys out of
+//!   place 0.2-0.4x (only those are sorted, `nearly`). `auto` sends slices here below
+//!   radix's crossover (`backend::thresholds`); the `wide` instantiation (`portable`) is
+//!   slower than `radix` on x86-64.
 
 use super::key::KeyMap;
 use super::radix;
@@ -507,7 +509,7 @@ pub(crate) unsafe fn pick_pivot<V: KeyVector>(keys: &[V::Key]) -> V::Key {
 }
 
 /// What the quicksort needs of an unsigned key beyond the vector operations.
-pub(crate) trait VecKey: Copy + Ord {
+pub(crate) trait VecKey: Copy + Ord + Send {
     /// Sorts encoded (unsigned) keys by radix: the way out for ranges whose pivots went bad.
     fn radix_sort(keys: &mut [Self]);
     /// The next larger key (`self` is not the maximum).
@@ -577,6 +579,22 @@ pub(crate) unsafe fn quicksort<V: KeyVector>(keys: &mut [V::Key])
 where
     V::Key: VecKey,
 {
+    // SAFETY: caller's guarantee.
+    unsafe { quicksort_on_threads::<V>(keys, None) }
+}
+
+/// [`quicksort`], with large ranges split over rayon's threads by `steps` (compiled for
+/// `V`'s instruction set) where there are several.
+///
+/// # Safety
+/// The CPU supports `V`'s instructions.
+#[inline(always)]
+pub(crate) unsafe fn quicksort_on_threads<V: KeyVector>(
+    keys: &mut [V::Key],
+    steps: Option<Steps<V::Key>>,
+) where
+    V::Key: VecKey,
+{
     let block = block_max::<V>();
     let n = keys.len();
     if n <= block {
@@ -602,8 +620,93 @@ where
         super::nearly::merge_back(keys, &aside, image);
         return;
     }
+    match steps {
+        Some(steps) if n >= PARALLEL_SPLIT_MIN_LEN && rayon::current_num_threads() > 1 => {
+            // SAFETY: caller's guarantee (`steps` are `V`'s).
+            unsafe { sort_on_threads(keys, steps, partition_budget(n)) }
+        }
+        // SAFETY: caller's guarantee.
+        _ => unsafe { partition_down::<V>(keys) },
+    }
+}
+
+/// Ranges of at least this many keys are split over rayon's threads, each side of a
+/// partition a task of its own ([`sort_on_threads`]): a range this long takes a few hundred
+/// µs on one thread, against a few µs to hand one to another thread.
+pub(crate) const PARALLEL_SPLIT_MIN_LEN: usize = 1 << 16;
+
+/// The quicksort's steps as functions compiled for one vector type's instruction set, which
+/// rayon's tasks call ([`sort_on_threads`]; a closure does not take on the target features
+/// of the function it is written in).
+#[derive(Clone, Copy)]
+pub(crate) struct Steps<K> {
+    /// [`split_step`]: one partition.
+    pub(crate) split: unsafe fn(&mut [K]) -> Option<(usize, usize)>,
+    /// [`partition_down`]: the rest of the sort on this thread.
+    pub(crate) sort: unsafe fn(&mut [K]),
+}
+
+/// Sorts `keys` by partitions whose sides are sorted in parallel (`rayon::join`) while
+/// they hold at least [`PARALLEL_SPLIT_MIN_LEN`] keys and `budget` partitions are left (bad
+/// pivots end in `steps.sort`, which has a budget of its own and then the radix sort).
+///
+/// # Safety
+/// The CPU supports the instructions `steps` were compiled for.
+unsafe fn sort_on_threads<K: Copy + Send>(keys: &mut [K], steps: Steps<K>, budget: usize) {
+    if keys.len() < PARALLEL_SPLIT_MIN_LEN || budget == 0 {
+        // SAFETY: caller's guarantee.
+        unsafe { (steps.sort)(keys) };
+        return;
+    }
     // SAFETY: caller's guarantee.
-    unsafe { partition_down::<V>(keys) };
+    let Some((mid, high)) = (unsafe { (steps.split)(keys) }) else {
+        return;
+    };
+    let (left, rest) = keys.split_at_mut(mid);
+    let right = &mut rest[high - mid..];
+    rayon::join(
+        || {
+            // SAFETY: caller's guarantee, on this thread or another of the same CPU.
+            unsafe { sort_on_threads(left, steps, budget - 1) }
+        },
+        || {
+            // SAFETY: as above.
+            unsafe { sort_on_threads(right, steps, budget - 1) }
+        },
+    );
+}
+
+/// Partitions a range of `n` keys may take before it goes to the radix sort: 2 * log2(n).
+fn partition_budget(n: usize) -> usize {
+    2 * (usize::BITS - n.leading_zeros()) as usize
+}
+
+/// One partition of `keys` (longer than a block) around the median of a sample: `(mid,
+/// high)` with the keys below the pivot in `keys[..mid]`, those equal to it in
+/// `keys[mid..high]` where they were split off (when no key is below it, the pivot is the
+/// minimum), the rest after; `None` when every key is the largest (sorted).
+///
+/// # Safety
+/// The CPU supports `V`'s instructions; `keys.len() > block_max::<V>()`.
+#[inline(always)]
+pub(crate) unsafe fn split_step<V: KeyVector>(keys: &mut [V::Key]) -> Option<(usize, usize)>
+where
+    V::Key: VecKey,
+{
+    // SAFETY: caller's guarantee.
+    let pivot = unsafe { pick_pivot::<V>(keys) };
+    // SAFETY: caller's guarantee.
+    let mid = unsafe { partition::<V>(keys, pivot) };
+    if mid > 0 {
+        return Some((mid, mid));
+    }
+    // No key below the pivot: it is the minimum. Split off every key equal to it (they are
+    // done) by partitioning on "below or equal".
+    if pivot == V::MAX {
+        return None;
+    }
+    // SAFETY: caller's guarantee. Keys `< succ(pivot)` are exactly those equal to it.
+    Some((0, unsafe { partition_le::<V>(keys, pivot) }))
 }
 
 /// The quicksort's partitions and blocks, without its checks of the input's order.
@@ -611,14 +714,13 @@ where
 /// # Safety
 /// The CPU supports `V`'s instructions.
 #[inline(always)]
-unsafe fn partition_down<V: KeyVector>(keys: &mut [V::Key])
+pub(crate) unsafe fn partition_down<V: KeyVector>(keys: &mut [V::Key])
 where
     V::Key: VecKey,
 {
     let block = block_max::<V>();
     let n = keys.len();
-    // Partition budget per range: 2 * log2(n) levels.
-    let budget = 2 * (usize::BITS - n.leading_zeros()) as usize;
+    let budget = partition_budget(n);
     // (start, end, depth); the smaller side is pushed last so it is taken first, which keeps
     // at most log2(n) entries on the stack.
     let mut stack: Vec<(usize, usize, usize)> = Vec::with_capacity(64);
@@ -640,20 +742,9 @@ where
             continue;
         }
         // SAFETY: caller's guarantee; `len > block`.
-        let pivot = unsafe { pick_pivot::<V>(range) };
-        // SAFETY: caller's guarantee.
-        let mut mid = unsafe { partition::<V>(range, pivot) };
-        let mut high = mid;
-        if mid == 0 {
-            // No key below the pivot: it is the minimum. Split off every key equal to it
-            // (they are done) by partitioning on "below or equal".
-            if pivot == V::MAX {
-                continue; // every key is MAX
-            }
-            // SAFETY: caller's guarantee. Keys `< succ(pivot)` are exactly those equal to it.
-            high = unsafe { partition_le::<V>(range, pivot) };
-            mid = 0;
-        }
+        let Some((mid, high)) = (unsafe { split_step::<V>(range) }) else {
+            continue; // every key is MAX
+        };
         let left = (start, start + mid, depth + 1);
         let right = (start + high, end, depth + 1);
         if mid < len - high {

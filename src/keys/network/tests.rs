@@ -296,6 +296,49 @@ pub(crate) fn check_sorts(
     check_adversarial_pivots(&sort32);
 }
 
+/// The sorts on a pool of four rayon threads, where ranges from
+/// [`PARALLEL_SPLIT_MIN_LEN`](super::PARALLEL_SPLIT_MIN_LEN) keys are split over them
+/// (whatever the test machine's cores): std's patterns, float and signed keys, and
+/// adversarial pivots past the split's length.
+pub(crate) fn check_sorts_on_threads(
+    sort32: impl Fn(&mut [u32], KeyMap) + Sync,
+    sort64: impl Fn(&mut [u64], KeyMap) + Sync,
+) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .expect("a pool of four threads");
+    pool.install(|| {
+        for n in [super::PARALLEL_SPLIT_MIN_LEN, (1 << 18) + 5] {
+            for (p, input) in inputs(n, n as u64).into_iter().enumerate() {
+                let mut a: Vec<u32> = input.iter().map(|&x| (x ^ (x >> 32)) as u32).collect();
+                let mut want = a.clone();
+                want.sort_unstable();
+                sort32(&mut a, KeyMap::Unsigned);
+                assert_eq!(a, want, "u32 pattern {p} n={n}");
+                let mut b = input.clone();
+                let mut want = b.clone();
+                want.sort_unstable();
+                sort64(&mut b, KeyMap::Unsigned);
+                assert_eq!(b, want, "u64 pattern {p} n={n}");
+                for map in [KeyMap::Signed, KeyMap::Float] {
+                    let mut a: Vec<u32> = input.iter().map(|&x| x as u32).collect();
+                    let mut want = a.clone();
+                    want.sort_unstable_by_key(|&k| map.encode32(k));
+                    sort32(&mut a, map);
+                    assert_eq!(a, want, "u32 {map:?} pattern {p} n={n}");
+                    let mut b = input.clone();
+                    let mut want = b.clone();
+                    want.sort_unstable_by_key(|&k| map.encode64(k));
+                    sort64(&mut b, map);
+                    assert_eq!(b, want, "u64 {map:?} pattern {p} n={n}");
+                }
+            }
+        }
+        adversarial_pivots(&sort32, KeyMap::Unsigned, 1 << 17);
+    });
+}
+
 fn check_floats_and_signed(
     sort32: &impl Fn(&mut [u32], KeyMap),
     sort64: &impl Fn(&mut [u64], KeyMap),
@@ -374,12 +417,13 @@ fn check_floats_and_signed(
 /// AVX-512 as they are by their image).
 fn check_adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap)) {
     for map in [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float] {
-        adversarial_pivots(sort32, map);
+        adversarial_pivots(sort32, map, 1 << 15);
     }
 }
 
-fn adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap), map: KeyMap) {
-    let n = 1 << 15;
+/// `n` keys that put the smallest keys at the pivot sample's places of the range and of
+/// its first 7/8, 49/64, ...: each pivot is a minimum, each partition peels off a few keys.
+fn adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap), map: KeyMap, n: usize) {
     let samples = super::PIVOT_SAMPLE;
     let mut a: Vec<u32> = (0..n as u32)
         .map(|i| i.wrapping_mul(2_654_435_761))

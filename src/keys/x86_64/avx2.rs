@@ -622,6 +622,15 @@ mod tests {
     }
 
     #[test]
+    fn u32_and_u64_against_std_on_four_threads() {
+        let Some(token) = Avx2KeysToken::new() else {
+            eprintln!("no AVX2 here: skipped");
+            return;
+        };
+        shared::check_sorts_on_threads(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
+    }
+
+    #[test]
     fn select_and_partial_sort_against_std() {
         let Some(t) = Avx2KeysToken::new() else {
             eprintln!("no AVX2 here: skipped");

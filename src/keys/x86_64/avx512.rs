@@ -584,6 +584,16 @@ mod tests {
     }
 
     #[test]
+    fn u32_and_u64_against_std_on_four_threads() {
+        if Avx512KeysToken::new().is_none() {
+            eprintln!("no AVX-512F here: skipped");
+            return;
+        }
+        let token = Avx512KeysToken::new().unwrap();
+        shared::check_sorts_on_threads(|k, m| token.sort32(k, m), |k, m| token.sort64(k, m));
+    }
+
+    #[test]
     fn select_and_partial_sort_against_std() {
         if Avx512KeysToken::new().is_none() {
             eprintln!("no AVX-512F here: skipped");

@@ -24,7 +24,8 @@ macro_rules! key_token {
         key_token!(@kernels select_32, partial_32, $features, $v32, u32);
         key_token!(@kernels select_64, partial_64, $features, $v64, $k64);
 
-        /// The shared quicksort over vector `V`, compiled with the token's features.
+        /// The shared quicksort over vector `V`, compiled with the token's features, on
+        /// rayon's threads where there are several.
         ///
         /// # Safety
         /// The CPU has the features (only the token, which checked them, calls this).
@@ -33,8 +34,40 @@ macro_rules! key_token {
         where
             V::Key: $crate::keys::network::VecKey,
         {
+            let steps = $crate::keys::network::Steps {
+                split: split_kernel::<V>,
+                sort: partition_down_kernel::<V>,
+            };
             // SAFETY: the features are enabled here; caller's guarantee for the CPU.
-            unsafe { $crate::keys::network::quicksort::<V>(keys) }
+            unsafe { $crate::keys::network::quicksort_on_threads::<V>(keys, Some(steps)) }
+        }
+
+        /// `network::split_step` compiled with the token's features.
+        ///
+        /// # Safety
+        /// As [`quicksort_kernel`]; `keys` is longer than a block.
+        #[target_feature(enable = $features)]
+        unsafe fn split_kernel<V: $crate::keys::network::KeyVector>(
+            keys: &mut [V::Key],
+        ) -> Option<(usize, usize)>
+        where
+            V::Key: $crate::keys::network::VecKey,
+        {
+            // SAFETY: the features are enabled here; caller's guarantee for the rest.
+            unsafe { $crate::keys::network::split_step::<V>(keys) }
+        }
+
+        /// `network::partition_down` compiled with the token's features.
+        ///
+        /// # Safety
+        /// As [`quicksort_kernel`].
+        #[target_feature(enable = $features)]
+        unsafe fn partition_down_kernel<V: $crate::keys::network::KeyVector>(keys: &mut [V::Key])
+        where
+            V::Key: $crate::keys::network::VecKey,
+        {
+            // SAFETY: the features are enabled here; caller's guarantee for the CPU.
+            unsafe { $crate::keys::network::partition_down::<V>(keys) }
         }
         impl $token {
             /// Sorts 32-bit keys ascending by `map.encode32(key)`.
