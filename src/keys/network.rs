@@ -514,6 +514,10 @@ pub(crate) trait VecKey: Copy + Ord + Send {
     fn radix_sort(keys: &mut [Self]);
     /// The next larger key (`self` is not the maximum).
     fn succ(self) -> Self;
+    /// [`radix::sort32_if_monotonic`] (or its 64-bit twin) for these keys: unsigned, or
+    /// signed for the vectors that compare signed, float bits as signed integers where
+    /// `floats`.
+    fn sort_if_monotonic(keys: &mut [Self], floats: bool) -> bool;
     /// Sorts float bits (as signed integers of their width) in total order by radix: the
     /// way out for [`KeyVector::IMAGE`] vectors.
     fn radix_sort_floats(_keys: &mut [Self]) {
@@ -522,6 +526,9 @@ pub(crate) trait VecKey: Copy + Ord + Send {
 }
 
 impl VecKey for u32 {
+    fn sort_if_monotonic(keys: &mut [u32], _floats: bool) -> bool {
+        radix::sort32_if_monotonic(keys, KeyMap::Unsigned)
+    }
     fn radix_sort(keys: &mut [u32]) {
         radix::sort32(keys, KeyMap::Unsigned);
     }
@@ -531,6 +538,9 @@ impl VecKey for u32 {
 }
 
 impl VecKey for u64 {
+    fn sort_if_monotonic(keys: &mut [u64], _floats: bool) -> bool {
+        radix::sort64_if_monotonic(keys, KeyMap::Unsigned)
+    }
     fn radix_sort(keys: &mut [u64]) {
         radix::sort64(keys, KeyMap::Unsigned);
     }
@@ -541,6 +551,14 @@ impl VecKey for u64 {
 
 /// Signed keys, for vectors that compare signed: `i32` slices sort as they are.
 impl VecKey for i32 {
+    fn sort_if_monotonic(keys: &mut [i32], floats: bool) -> bool {
+        let map = if floats {
+            KeyMap::Float
+        } else {
+            KeyMap::Signed
+        };
+        radix::sort32_if_monotonic(bytemuck::cast_slice_mut::<i32, u32>(keys), map)
+    }
     fn radix_sort(keys: &mut [i32]) {
         radix::sort32(bytemuck::cast_slice_mut(keys), KeyMap::Signed);
     }
@@ -555,6 +573,14 @@ impl VecKey for i32 {
 /// 64-bit keys with the sign bit flipped, for vectors that compare signed (AVX2 has only
 /// `vpcmpgtq`): the unsigned order of `k` is the signed order of `(k ^ 1 << 63) as i64`.
 impl VecKey for i64 {
+    fn sort_if_monotonic(keys: &mut [i64], floats: bool) -> bool {
+        let map = if floats {
+            KeyMap::Float
+        } else {
+            KeyMap::Signed
+        };
+        radix::sort64_if_monotonic(bytemuck::cast_slice_mut::<i64, u64>(keys), map)
+    }
     fn radix_sort(keys: &mut [i64]) {
         radix::sort64(bytemuck::cast_slice_mut(keys), KeyMap::Signed);
     }
@@ -622,6 +648,10 @@ pub(crate) unsafe fn quicksort_on_threads<V: KeyVector>(
     }
     match steps {
         Some(steps) if n >= PARALLEL_SPLIT_MIN_LEN && rayon::current_num_threads() > 1 => {
+            // Sorted or reversed input is scanned and reversed on all threads.
+            if V::Key::sort_if_monotonic(keys, V::IMAGE) {
+                return;
+            }
             // SAFETY: caller's guarantee (`steps` are `V`'s).
             unsafe { sort_on_threads(keys, steps, partition_budget(n)) }
         }
