@@ -31,16 +31,16 @@
 //!   two sides sorted by `rayon::join` ([`Steps`]); one thread sorts as above.
 //! * **Where it stands.** One thread, random keys, on the Intel Xeon host (BENCHMARKS.md,
 //!   "CPU key sort, one thread"): `avx512` 0.93-1.75x numpy's `np.sort` (x86-simd-sort) at
-//!   2^10-2^24, `u32` 1.00 / 0.97 at 2^20 / 2^24. The partition pass was 1.2-1.4x
-//!   x86-simd-sort's (`u32` 0.28 / 0.50 ns per key at 2^20 / 2^24 against 0.22-0.23 /
-//!   0.36-0.38) before its head and tail took one vector split each, and not for its store:
-//!   compressing straight to memory as they do tied for `u32` and lost for `u64` there (and
+//!   2^10-2^24, `u32` 1.00 / 0.97 at 2^20 / 2^24. Where time goes at 2^24: the partition
+//!   loop's loads, then the 256-key blocks (a fifth); the store is not it: compressing
+//!   straight to memory, as x86-simd-sort does, tied for `u32` and lost for `u64` there (and
 //!   is microcoded on AMD Zen 4). Float keys take no key-map pass with AVX2 or AVX-512. Input
-//!   order costs nothing extra: sorted halves and sawtooth take 0.7-0.96x random keys' time
-//!   at 2^20 / 2^24 on the Xeon, ascending 0.1x, sorted input with 1% of the keys out of
-//!   place 0.2-0.4x (only those are sorted, `nearly`). `auto` sends slices here below
-//!   radix's crossover (`backend::thresholds`); the `wide` instantiation (`portable`) is
-//!   slower than `radix` on x86-64.
+//!   order, one thread: sorted halves and sawtooth take 0.7-0.96x random keys' time at 2^20
+//!   / 2^24 on the Xeon, ascending 0.1x, sorted input with 1% of the keys out of place
+//!   0.2-0.4x (only those are sorted, `nearly`); on two threads sorted halves and organ
+//!   pipes take up to 1.5x. `auto` sends slices here wherever the once-per-machine
+//!   measurement finds them faster than radix (`backend::calibration`); the `wide`
+//!   instantiation (`portable`) is slower than `radix` on x86-64.
 
 use super::key::KeyMap;
 use super::radix;
