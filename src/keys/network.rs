@@ -630,14 +630,23 @@ pub(crate) unsafe fn quicksort_on_threads<V: KeyVector>(
     }
     // Input already in order (or in reverse) takes one scan, not n log n: users re-sort
     // sorted data most often. The scans stop at the first key out of order, so on random
-    // keys they cost a few compares.
+    // keys they cost a few compares. On several threads the radix sort's scan and reversal
+    // run on all of them.
+    let threaded =
+        steps.is_some() && n >= PARALLEL_SPLIT_MIN_LEN && rayon::current_num_threads() > 1;
     let image = V::flip_key;
-    if keys.windows(2).all(|w| image(w[0]) <= image(w[1])) {
-        return;
-    }
-    if keys.windows(2).all(|w| image(w[0]) >= image(w[1])) {
-        keys.reverse();
-        return;
+    if threaded {
+        if V::Key::sort_if_monotonic(keys, V::IMAGE) {
+            return;
+        }
+    } else {
+        if keys.windows(2).all(|w| image(w[0]) <= image(w[1])) {
+            return;
+        }
+        if keys.windows(2).all(|w| image(w[0]) >= image(w[1])) {
+            keys.reverse();
+            return;
+        }
     }
     // Sorted but for a few keys: only those are sorted (`nearly`).
     if let Some(mut aside) = super::nearly::set_aside(keys, image) {
@@ -647,14 +656,8 @@ pub(crate) unsafe fn quicksort_on_threads<V: KeyVector>(
         return;
     }
     match steps {
-        Some(steps) if n >= PARALLEL_SPLIT_MIN_LEN && rayon::current_num_threads() > 1 => {
-            // Sorted or reversed input is scanned and reversed on all threads.
-            if V::Key::sort_if_monotonic(keys, V::IMAGE) {
-                return;
-            }
-            // SAFETY: caller's guarantee (`steps` are `V`'s).
-            unsafe { sort_on_threads(keys, steps, partition_budget(n)) }
-        }
+        // SAFETY: caller's guarantee (`steps` are `V`'s).
+        Some(steps) if threaded => unsafe { sort_on_threads(keys, steps, partition_budget(n)) },
         // SAFETY: caller's guarantee.
         _ => unsafe { partition_down::<V>(keys) },
     }

@@ -207,12 +207,13 @@ pub(crate) fn sort64(keys: &mut [u64], map: KeyMap) {
 
 /// Sorts 32-bit keys (ascending by `map`) that are in order or in reverse order, by the
 /// runs scan and reversal on all threads, and says whether they were: the check the SIMD
-/// quicksorts make on several threads, where their own scan and reversal run on one. Two
-/// threads of the Xeon host, descending input, time / random keys' time at 2^16 / 2^20 / 2^24
-/// (2026-11-28): `u32` 0.39 / 0.51 / 0.35 -> 0.16 / 0.24 / 0.34. Inputs of two to four runs
-/// (sorted halves, organ pipes) stay with the quicksort: the merge was no faster there
-/// (0.76-1.52x random keys' time, the partitions 0.66-1.48x, same call). The scan stops at
-/// the second run, after a few keys on random input.
+/// quicksorts make on several threads, where their own scan and reversal run on one (on
+/// the radix route the threaded scan took ascending input from 0.54-0.90x to 0.12-0.17x
+/// random keys' time, `runs::PARALLEL_SCAN_MIN_LEN`). Inputs of two to four runs (sorted
+/// halves, organ pipes) stay with the quicksort: merging them measured no faster there on
+/// two threads of the Xeon host (0.76-1.52x random keys' time against the partitions'
+/// 0.66-1.48x, 2026-11-28). The scan stops at the second run, after a few keys on random
+/// input.
 pub(crate) fn sort32_if_monotonic(keys: &mut [u32], map: KeyMap) -> bool {
     sort_if_monotonic(keys, map)
 }
