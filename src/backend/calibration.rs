@@ -12,8 +12,8 @@
 //! that depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU would
 //! start its driver), float keys and the nibble and pair routes (one candidate each on the CPU)
 //! stay built in. It takes about 0.9 s on the 2-core AMD EPYC (Zen 4) build machine under load on
-//! both threads (before the probes, with the ladder to 2^22: 2^21 and 2^22 about 0.4 s of it, 64 MB
-//! of keys and scratch while they run), 0.8-1.2 s on one thread with the 32-bit probe (which adds
+//! both threads (with a ladder to 2^22 and no probes: 2^21 and 2^22 about 0.4 s of it, 64 MB of
+//! keys and scratch while they run), 0.8-1.2 s on one thread with the 32-bit probe (which adds
 //! about 80 MB of memory while it runs; BENCHMARKS.md, "Auto's crossovers"), about 0.2 s more with
 //! the 64-bit one (64 MB of keys and scratch while it runs, after the 32-bit one has ended).
 
@@ -54,7 +54,7 @@ pub const THREADS_TOP: usize = 1 << 21;
 
 /// The size at which the short measurement times 32-bit keys once more when the process
 /// sorts on several threads; the winner goes on for longer slices. With the quicksort split
-/// over the threads (`keys::network::PARALLEL_SPLIT_MIN_LEN`) radix no longer wins past
+/// over the threads (`keys::network::PARALLEL_SPLIT_MIN_LEN`) radix does not win past
 /// the ladder on every machine: two threads of the Xeon host, avx512 / radix, M keys/s
 /// (2026-11-28, `sortnet bench --stat best`, two rounds): 2^22 340-342 / 141-159, 2^24
 /// 254-268 / 137-153; 16 threads 2^24 984-1112 / 854-908, 2^26 701-762 / 759-796.

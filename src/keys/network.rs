@@ -237,10 +237,11 @@ fn prefetch<T>(p: *const T, bytes: usize) {
 pub(crate) unsafe fn partition<V: KeyVector>(keys: &mut [V::Key], pivot: V::Key) -> usize {
     let lanes = V::LANES;
     let n = keys.len();
-    // The vectors start at a vector-size boundary (so do their reads from both ends): the
-    // keys before it and after the last whole vector join their sides afterwards. Unaligned, every read and most writes span
-    // two cache lines; on the AMD EPYC build machine one pass over 2^20 / 2^24 random `u32`
-    // keys took 0.175 / 1.48 ns per key at 16 bytes past a 64-byte line, 0.132 / 0.71 on it.
+    // The vectors start at a vector-size boundary (so do their reads from both ends): the keys
+    // before it and after the last whole vector join their sides afterwards. Unaligned, every read
+    // and most writes span two cache lines; on the AMD EPYC build machine one pass over 2^20 /
+    // 2^24 random `u32` keys took 0.175 / 1.48 ns per key at 16 bytes past a 64-byte line, 0.132 /
+    // 0.71 on it.
     let line = lanes * std::mem::size_of::<V::Key>();
     let head = (line - keys.as_ptr() as usize % line) % line / std::mem::size_of::<V::Key>();
     let head = head.min(n);
