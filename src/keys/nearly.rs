@@ -13,7 +13,8 @@
 //!
 //! Only key-only sorts use it: the scan moves keys past equal ones, which pairs would
 //! notice (their values are not stable across it). The scan runs on one thread and is tried
-//! where a sample of neighbouring pairs is almost all in order; it gives up (the keys, in
+//! where a sample of neighbouring pairs is almost all in order and most of the sampled keys
+//! stand in ascending order ([`MIN_SAMPLE_KEPT`]); it gives up (the keys, in
 //! another order, go to the caller's usual sort) as soon as more than one key in
 //! [`MAX_ASIDE_SHARE`] goes aside. With it, 1% of the keys swapped to random places take
 //! 0.11-0.40x random keys' time on one thread of the Xeon build machine (2^20 and 2^24
@@ -53,14 +54,44 @@ pub(crate) fn set_aside<K: Copy, O: Ord>(keys: &mut [K], order: impl Fn(K) -> O)
     keep_ascending(keys, &order)
 }
 
-/// Whether few of [`PROBES`] neighbouring pairs spread over `keys` are out of order.
+/// Whether few of [`PROBES`] neighbouring pairs spread over `keys` are out of order, and the
+/// first keys of those pairs, in the order they stand, hold an ascending subsequence of at
+/// least [`MIN_SAMPLE_KEPT`].
 fn looks_nearly_sorted<K: Copy, O: Ord>(keys: &[K], order: &impl Fn(K) -> O) -> bool {
     let pairs = keys.len() - 1;
-    let out_of_order = (0..PROBES)
-        .map(|i| sample_position(pairs, PROBES, i))
+    let positions = (0..PROBES).map(|i| sample_position(pairs, PROBES, i));
+    let out_of_order = positions
+        .clone()
         .filter(|&p| order(keys[p]) > order(keys[p + 1]))
         .count();
     out_of_order <= MAX_PROBES_OUT_OF_ORDER
+        && longest_ascending(positions.map(|p| order(keys[p]))) >= MIN_SAMPLE_KEPT
+}
+
+/// The least length of the sample's longest ascending subsequence for the scan to be tried.
+/// Where the scan succeeds, at least seven keys in eight are kept in one ascending
+/// subsequence, and as many of the sample's keys in expectation; this leaves room for the
+/// sample's spread. Input made of a few long sorted runs passes the pairs but not this:
+/// two sorted halves keep about half the sample (its keys of one half, or those below some
+/// key in the first half and above it in the second), an organ pipe too. The scan gives up
+/// on two sorted halves more than half way through, on one thread: with the scans for order
+/// (`network::sample_is_monotonic`) it had taken them to 1.3-2.3x random keys' time on two
+/// threads of the Xeon build machine.
+const MIN_SAMPLE_KEPT: usize = PROBES - 2 * PROBES / MAX_ASIDE_SHARE;
+
+/// The length of the longest non-descending subsequence of `sample` (patience sorting:
+/// `tails[l]` is the least last key of such a subsequence of length `l + 1` so far).
+fn longest_ascending<O: Ord>(sample: impl Iterator<Item = O>) -> usize {
+    let mut tails: Vec<O> = Vec::with_capacity(PROBES);
+    for x in sample {
+        let at = tails.partition_point(|t| *t <= x);
+        if at == tails.len() {
+            tails.push(x);
+        } else {
+            tails[at] = x;
+        }
+    }
+    tails.len()
 }
 
 /// Moves an ascending subsequence of `keys` to its front, in order, and returns the other
@@ -227,6 +258,40 @@ mod tests {
             assert_eq!(set_aside(&mut keys, |k| k), None, "{name}");
             assert_eq!(sorted_copy(&keys), sorted_copy(&input), "{name}: keys lost");
         }
+    }
+
+    #[test]
+    fn few_long_sorted_runs_are_not_scanned() {
+        let mut s = 5;
+        let random: Vec<u32> = (0..1 << 14).map(|_| xorshift(&mut s) as u32).collect();
+        let n = random.len();
+        let mut halves = random.clone();
+        halves[..n / 2].sort_unstable();
+        halves[n / 2..].sort_unstable();
+        let mut organ_pipe = sorted_copy(&random);
+        organ_pipe[n / 2..].reverse();
+        for (name, keys) in [("sorted halves", halves), ("organ pipe", organ_pipe)] {
+            // The pairs alone would try the scan: only the sample's subsequence stops it.
+            let pairs = n - 1;
+            let out_of_order = (0..PROBES)
+                .map(|i| sample_position(pairs, PROBES, i))
+                .filter(|&p| keys[p] > keys[p + 1])
+                .count();
+            if name == "sorted halves" {
+                assert!(out_of_order <= MAX_PROBES_OUT_OF_ORDER, "{name}");
+            }
+            assert!(!looks_nearly_sorted(&keys, &|k| k), "{name}");
+        }
+        let noisy = nearly_sorted(n, n / 100, 13);
+        assert!(looks_nearly_sorted(&noisy, &|k| k));
+    }
+
+    #[test]
+    fn longest_ascending_subsequence() {
+        assert_eq!(longest_ascending([0u32; 0].into_iter()), 0);
+        assert_eq!(longest_ascending([3, 1, 2, 2, 5, 4].into_iter()), 4);
+        assert_eq!(longest_ascending([5, 4, 3, 2, 1].into_iter()), 1);
+        assert_eq!(longest_ascending((0..100).into_iter()), 100);
     }
 
     #[test]

@@ -278,19 +278,7 @@ pub(crate) fn check_sorts(
     sort64: impl Fn(&mut [u64], KeyMap),
 ) {
     for n in lengths() {
-        for (p, input) in inputs(n, n as u64).into_iter().enumerate() {
-            let mut a: Vec<u32> = input.iter().map(|&x| (x ^ (x >> 32)) as u32).collect();
-            let mut want = a.clone();
-            want.sort_unstable();
-            sort32(&mut a, KeyMap::Unsigned);
-            assert_eq!(a, want, "u32 pattern {p} n={n}");
-
-            let mut b = input;
-            let mut want = b.clone();
-            want.sort_unstable();
-            sort64(&mut b, KeyMap::Unsigned);
-            assert_eq!(b, want, "u64 pattern {p} n={n}");
-        }
+        check_patterns(n, &sort32, &sort64, &[KeyMap::Unsigned]);
     }
     check_floats_and_signed(&sort32, &sort64);
     check_adversarial_pivots(&sort32);
@@ -310,33 +298,40 @@ pub(crate) fn check_sorts_on_threads(
         .expect("a pool of four threads");
     pool.install(|| {
         for n in [super::PARALLEL_SPLIT_MIN_LEN, (1 << 18) + 5] {
-            for (p, input) in inputs(n, n as u64).into_iter().enumerate() {
-                let mut a: Vec<u32> = input.iter().map(|&x| (x ^ (x >> 32)) as u32).collect();
-                let mut want = a.clone();
-                want.sort_unstable();
-                sort32(&mut a, KeyMap::Unsigned);
-                assert_eq!(a, want, "u32 pattern {p} n={n}");
-                let mut b = input.clone();
-                let mut want = b.clone();
-                want.sort_unstable();
-                sort64(&mut b, KeyMap::Unsigned);
-                assert_eq!(b, want, "u64 pattern {p} n={n}");
-                for map in [KeyMap::Signed, KeyMap::Float] {
-                    let mut a: Vec<u32> = input.iter().map(|&x| x as u32).collect();
-                    let mut want = a.clone();
-                    want.sort_unstable_by_key(|&k| map.encode32(k));
-                    sort32(&mut a, map);
-                    assert_eq!(a, want, "u32 {map:?} pattern {p} n={n}");
-                    let mut b = input.clone();
-                    let mut want = b.clone();
-                    want.sort_unstable_by_key(|&k| map.encode64(k));
-                    sort64(&mut b, map);
-                    assert_eq!(b, want, "u64 {map:?} pattern {p} n={n}");
-                }
-            }
+            let maps = [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float];
+            check_patterns(n, &sort32, &sort64, &maps);
         }
         adversarial_pivots(&sort32, KeyMap::Unsigned, 1 << 17);
     });
+}
+
+/// std's patterns of `n` keys ([`inputs`]) as `u32` and `u64` keys, sorted in the order of
+/// each of `maps` and compared with std's sort. Unsigned `u32` keys fold both halves of the
+/// pattern's 64-bit keys, so that patterns in their high bits show in the low ones.
+fn check_patterns(
+    n: usize,
+    sort32: &impl Fn(&mut [u32], KeyMap),
+    sort64: &impl Fn(&mut [u64], KeyMap),
+    maps: &[KeyMap],
+) {
+    for (p, input) in inputs(n, n as u64).into_iter().enumerate() {
+        for &map in maps {
+            let narrow = |x: u64| match map {
+                KeyMap::Unsigned => (x ^ (x >> 32)) as u32,
+                _ => x as u32,
+            };
+            let mut a: Vec<u32> = input.iter().map(|&x| narrow(x)).collect();
+            let mut want = a.clone();
+            want.sort_unstable_by_key(|&k| map.encode32(k));
+            sort32(&mut a, map);
+            assert_eq!(a, want, "u32 {map:?} pattern {p} n={n}");
+            let mut b = input.clone();
+            let mut want = b.clone();
+            want.sort_unstable_by_key(|&k| map.encode64(k));
+            sort64(&mut b, map);
+            assert_eq!(b, want, "u64 {map:?} pattern {p} n={n}");
+        }
+    }
 }
 
 fn check_floats_and_signed(
@@ -497,4 +492,30 @@ pub(crate) unsafe fn check_float_images<F: KeyVector<Key = i32>, D: KeyVector<Ke
         let want: Vec<i64> = chunk.iter().map(|&k| D::flip_key(k)).collect();
         assert_eq!(out[..D::LANES], want[..]);
     }
+}
+
+#[test]
+fn the_sample_turns_away_few_long_runs_not_one_run() {
+    let n = 1 << 12;
+    let ascending: Vec<u32> = (0..n).map(|i| i / 3).collect();
+    let descending: Vec<u32> = ascending.iter().rev().copied().collect();
+    let monotonic = |keys: &[u32]| super::sample_is_monotonic(keys, |k| k);
+    assert!(monotonic(&ascending) && monotonic(&descending));
+    assert!(monotonic(&[0u32; 100]), "equal keys go either way");
+    assert!(
+        monotonic(&[3, 1, 2]),
+        "too short to sample: the scans decide"
+    );
+    let halves: Vec<u32> = ascending[..n as usize / 2].repeat(2);
+    let pipe: Vec<u32> = ascending
+        .iter()
+        .step_by(2)
+        .chain(descending.iter().step_by(2))
+        .copied()
+        .collect();
+    assert!(!monotonic(&halves) && !monotonic(&pipe));
+    // Reversed by the order it is given.
+    assert!(monotonic(
+        &ascending.iter().map(|&k| !k).collect::<Vec<_>>()
+    ));
 }

@@ -212,8 +212,9 @@ pub(crate) fn sort64(keys: &mut [u64], map: KeyMap) {
 /// random keys' time, `runs::PARALLEL_SCAN_MIN_LEN`). Inputs of two to four runs (sorted
 /// halves, organ pipes) stay with the quicksort: merging them measured no faster there on
 /// two threads of the Xeon host (0.76-1.52x random keys' time against the partitions'
-/// 0.66-1.48x, 2026-11-28). The scan stops at the second run, after a few keys on random
-/// input.
+/// 0.66-1.48x, 2026-11-28). Keys sampled over the slice are looked at first
+/// (`runs::find_one_run`), so such inputs are not scanned; the scan of random keys stops
+/// after a few.
 pub(crate) fn sort32_if_monotonic(keys: &mut [u32], map: KeyMap) -> bool {
     sort_if_monotonic(keys, map)
 }
@@ -230,11 +231,11 @@ where
     Float: Codec<K>,
 {
     let runs = match map {
-        KeyMap::Unsigned => runs::find_runs::<K, Unsigned>(keys, true),
-        KeyMap::Signed => runs::find_runs::<K, Signed>(keys, true),
-        KeyMap::Float => runs::find_runs::<K, Float>(keys, true),
+        KeyMap::Unsigned => runs::find_one_run::<K, Unsigned>(keys),
+        KeyMap::Signed => runs::find_one_run::<K, Signed>(keys),
+        KeyMap::Float => runs::find_one_run::<K, Float>(keys),
     };
-    let Some(runs) = runs.filter(|r| r.count == 1) else {
+    let Some(runs) = runs else {
         return false;
     };
     let mut units = unit_values(keys.len());

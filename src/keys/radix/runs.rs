@@ -7,6 +7,7 @@
 use rayon::prelude::*;
 
 use super::digits::{Buf, Codec, RadixKey};
+use crate::keys::network::sample_is_monotonic;
 
 /// Inputs of at most this many runs are merged (two rounds of merges at most, the traffic
 /// of the MSD route's two reads and two writes with no counting).
@@ -73,6 +74,16 @@ pub(super) fn find_runs<K: RadixKey, C: Codec<K>>(keys: &[K], keys_only: bool) -
         .map(|p| find_runs_serial::<K, C>(p, keys_only))
         .collect();
     join_pieces::<K, C>(keys, piece, &pieces?, keys_only)
+}
+
+/// The run of `keys` if they are one run (keys only: equal keys may stand in a descending
+/// run). A sample is looked at first ([`sample_is_monotonic`]), so that inputs of a few long
+/// runs are not scanned to their end.
+pub(super) fn find_one_run<K: RadixKey, C: Codec<K>>(keys: &[K]) -> Option<Runs> {
+    if !sample_is_monotonic(keys, C::encode) {
+        return None;
+    }
+    find_runs::<K, C>(keys, true).filter(|r| r.count == 1)
 }
 
 /// The runs of `keys` from the runs of its pieces of `piece` elements: a piece's first run

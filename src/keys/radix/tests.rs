@@ -662,9 +662,32 @@ fn few_runs_are_merged_stably() {
     assert_eq!(runs(&pipe, true), Some(2));
     let mut k = pipe.clone();
     sort32(&mut k, KeyMap::Unsigned);
-    let mut want = pipe;
+    let mut want = pipe.clone();
     want.sort_unstable();
     assert_eq!(k, want);
+    // The quicksorts' check: one run only, several long runs turned away by the sample.
+    let one = |keys: &[u32]| runs::find_one_run::<u32, Unsigned>(keys).map(|r| r.count);
+    assert_eq!(one(&ascending), Some(1));
+    assert_eq!(one(&descending), Some(1));
+    assert_eq!(one(&pipe), None);
+    let halves: Vec<u32> = ascending.iter().chain(&ascending).copied().collect();
+    assert_eq!(one(&halves), None);
+    // One key out of order between two sampled keys passes the sample, not the scan.
+    let mut bump = ascending.clone();
+    let (n, m) = (bump.len(), bump.len() / 2 + 1);
+    bump[m] = u32::MAX;
+    assert_eq!(one(&bump), None);
+    let mut k = bump.clone();
+    assert!(!sort32_if_monotonic(&mut k, KeyMap::Unsigned));
+    assert_eq!(k, bump, "a slice not in order is left as it was");
+    let mut k = descending.clone();
+    assert!(sort32_if_monotonic(&mut k, KeyMap::Unsigned));
+    assert_eq!(k, ascending);
+    assert_eq!(
+        one(&descending[n - 100..]),
+        Some(1),
+        "short slices: the scan alone"
+    );
 }
 
 /// Every combination of digit widths.
