@@ -7,9 +7,9 @@
 //! crossovers", which names the command). The key crossovers were measured again after the
 //! quicksort's base case was unrolled into registers (`RAYON_NUM_THREADS=1 sortnet bench
 //! --stat best`, the machine under load from other builds: best of the runs). Where the
-//! radix sort's speed depends on the cache (32-bit keys past the L2 on one thread), the pick
-//! follows the L2 size read at run time ([`quicksort_beyond_cache`]); the 16-core Intel Xeon
-//! host of the GPU machine sorts large inputs on all its threads, where radix goes first.
+//! radix sort's speed depends on the cache (32-bit keys past the L2), the pick follows the
+//! L2 size read at run time ([`quicksort_beyond_cache`], with figures from two and 16
+//! threads of the Intel Xeon host of the GPU machine).
 //!
 //! For integer keys from 256 elements, the profile `auto` measures once per machine
 //! (`calibration`) goes before the quicksort/radix crossovers below: they are what `auto`
@@ -132,35 +132,43 @@ static KEYS_TINY64: [&str; 4] = ["radix", "avx512", "avx2", "portable"];
 static KEYS_SIMD: [&str; 4] = ["avx512", "avx2", "radix", "portable"];
 static KEYS_AVX512_THEN_RADIX: [&str; 4] = ["avx512", "radix", "avx2", "portable"];
 static KEYS_GPU: [&str; 5] = ["vulkan-radix", "radix", "avx512", "avx2", "portable"];
+static KEYS_GPU_THEN_SIMD: [&str; 5] = ["vulkan-radix", "avx512", "avx2", "radix", "portable"];
 static KEYS_RADIX: [&str; 4] = ["radix", "avx512", "avx2", "portable"];
 static PAIRS: [&str; 1] = ["radix"];
 static PAIRS_GPU: [&str; 2] = ["vulkan-radix", "radix"];
 
 /// Every list [`preference`] returns.
 /// Whether 32-bit keys of `len` go to the vectorised quicksort although they are past
-/// radix's crossover: on one rayon thread, once the keys are larger than the core's L2 (read
-/// at run time), the radix sort's passes leave it (an MSD pass, or LSD passes from L3) while
-/// the quicksort's partitions shrink into it. One thread on the AMD EPYC (1 MiB L2), avx512 /
-/// radix, M keys/s: 2^18 280 / 176, 2^19 251 / 184, 2^20 234 / 168, 2^22 148-171 / 126-143,
-/// 2^24 108 / 95; `u64` keys stay with radix (2^19 116 / 162, 2^22 66 / 85). With several
-/// threads radix's MSD buckets go to every thread; the quicksort splits its ranges over
-/// them too, and which wins depends on the machine. The once-per-machine measurement
-/// overrides this rule where it times one thread past the L2
-/// (`calibration::ONE_THREAD_PROBE`), and on several threads up to
+/// radix's crossover: once the keys are larger than the core's L2 (read at run time), the
+/// radix sort's passes leave it (an MSD pass, or LSD passes from L3) while the quicksort's
+/// partitions shrink into it.
+///
+/// - One thread on the AMD EPYC (1 MiB L2), avx512 / radix, M keys/s: 2^18 280 / 176, 2^19
+///   251 / 184, 2^20 234 / 168, 2^22 148-171 / 126-143, 2^24 108 / 95; `u64` keys stay with
+///   radix (2^19 116 / 162, 2^22 66 / 85).
+/// - Several threads, where the quicksort splits its ranges over them as radix does its
+///   buckets: two threads of the Xeon host of the H200 machine (2 MiB L2), 2^22 / 2^24
+///   340-342 / 254-268 against 141-159 / 137-153, and 16 threads, 2^20 / 2^22 / 2^24
+///   940-1029 / 1130-1285 / 984-1112 against 631-804 / 804-829 / 854-908 (2^26 701-762
+///   against 759-796, within 8%). On two threads of the AMD EPYC the quicksort on one of
+///   them already beat radix on both at 2^24 (1.3x in three runs). `avx2`'s quicksort
+///   splits its ranges the same way; on several threads without AVX-512 it was not timed.
+///
+/// The once-per-machine measurement overrides this rule where it times one thread past the
+/// L2 (`calibration::ONE_THREAD_PROBE`), and on several threads up to
 /// `calibration::THREADS_PROBE`.
 pub(crate) fn quicksort_beyond_cache(width: KeyWidth, len: usize) -> bool {
-    width == KeyWidth::W32
-        && len.saturating_mul(4) >= crate::keys::cache::l2_bytes()
-        && rayon::current_num_threads() == 1
+    width == KeyWidth::W32 && len.saturating_mul(4) >= crate::keys::cache::l2_bytes()
 }
 
-pub(crate) static LISTS: [&[&str]; 9] = [
+pub(crate) static LISTS: [&[&str]; 10] = [
     &NIBBLES,
     &KEYS_TINY32,
     &KEYS_TINY64,
     &KEYS_SIMD,
     &KEYS_AVX512_THEN_RADIX,
     &KEYS_GPU,
+    &KEYS_GPU_THEN_SIMD,
     &KEYS_RADIX,
     &PAIRS,
     &PAIRS_GPU,
@@ -195,8 +203,14 @@ pub(crate) fn preference(workload: Workload, len: usize, map: KeyMap) -> &'stati
                 &KEYS_SIMD
             } else if quicksort_beyond_cache(width, len) {
                 // Either quicksort before radix (AVX2 f32 at 2^20 one thread: avx2 163 /
-                // radix 68 M keys/s).
-                &KEYS_SIMD
+                // radix 68 M keys/s), after a hardware GPU (which beat radix on all 16
+                // threads of the H200 host 1.6-3.3x in the window; radix's lead over the
+                // quicksort there is at most 1.3x).
+                if GPU_WINDOW.contains(&len) {
+                    &KEYS_GPU_THEN_SIMD
+                } else {
+                    &KEYS_SIMD
+                }
             } else if len < avx512_to {
                 // On a CPU without AVX-512 radix goes first from here.
                 &KEYS_AVX512_THEN_RADIX
@@ -348,12 +362,11 @@ mod gpu_radix_tests {
             Workload::Pairs(KeyWidth::W64),
         ];
         for workload in workloads {
-            if workload == Workload::Keys(KeyWidth::W32)
-                && quicksort_beyond_cache(KeyWidth::W32, GPU_RADIX_MIN_KEYS)
-            {
-                // One thread: the quicksort goes first (see `quicksort_beyond_cache`).
-                continue;
-            }
+            // 32-bit keys past the L2 go to the quicksort when the GPU does not take them.
+            let cpu_first = match workload {
+                Workload::Keys(w) if quicksort_beyond_cache(w, GPU_RADIX_MIN_KEYS) => "avx512",
+                _ => "radix",
+            };
             for map in [KeyMap::Unsigned, KeyMap::Float] {
                 let first = |len| preference(workload, len, map)[0];
                 let gpu = |len| preference(workload, len, map).contains(&"vulkan-radix");
@@ -361,8 +374,8 @@ mod gpu_radix_tests {
                 assert_eq!(first(GPU_RADIX_END - 1), "vulkan-radix", "{workload:?}");
                 assert!(!gpu(GPU_RADIX_MIN_KEYS - 1), "{workload:?}");
                 assert!(!gpu(GPU_RADIX_END) && !gpu(1 << 30), "{workload:?}");
-                // radix comes next, for a GPU that refuses or fails the sort.
-                assert_eq!(preference(workload, GPU_RADIX_MIN_KEYS, map)[1], "radix");
+                // The CPU's first comes next, for a GPU that refuses or fails the sort.
+                assert_eq!(preference(workload, GPU_RADIX_MIN_KEYS, map)[1], cpu_first);
             }
         }
     }
