@@ -104,13 +104,19 @@ fn keep_ascending<K: Copy, O: Ord>(keys: &mut [K], order: &impl Fn(K) -> O) -> O
     // `keys[..kept]` is ascending; `keys[kept..i]` is free (its keys were kept or set aside).
     let mut kept = 1;
     let mut top = order(keys[0]);
-    for i in 1..n {
+    let mut i = 1;
+    while i < n {
         let x = keys[i];
         let ox = order(x);
         if ox >= top {
-            keys[kept] = x;
-            kept += 1;
-            top = ox;
+            // `x` and the ascending run it starts are kept, moved as one block.
+            let end = run_end(keys, i, order);
+            if kept < i {
+                keys.copy_within(i..end, kept);
+            }
+            kept += end - i;
+            top = order(keys[kept - 1]);
+            i = end;
             continue;
         }
         // `x` goes where the kept keys above it start, if there are at most MAX_POPS of them.
@@ -131,10 +137,35 @@ fn keep_ascending<K: Copy, O: Ord>(keys: &mut [K], order: &impl Fn(K) -> O) -> O
             keys[kept..kept + aside.len()].copy_from_slice(&aside);
             return None;
         }
+        i += 1;
     }
     debug_assert_eq!(kept + aside.len(), n);
     Some(aside)
 }
+
+/// The end of the ascending run that starts at `keys[start]`: the first `j > start` with
+/// `keys[j]` below `keys[j - 1]`, or `keys.len()`. Whole groups of [`RUN_CHUNK`] neighbours
+/// are compared at a time (no branch per key, which the compiler can vectorise): the scan
+/// had spent most of its time moving kept keys one by one.
+fn run_end<K: Copy, O: Ord>(keys: &[K], start: usize, order: &impl Fn(K) -> O) -> usize {
+    let n = keys.len();
+    let mut j = start + 1;
+    while j + RUN_CHUNK <= n {
+        let w = &keys[j - 1..j + RUN_CHUNK];
+        let in_order = (0..RUN_CHUNK).fold(true, |ok, t| ok & (order(w[t]) <= order(w[t + 1])));
+        if !in_order {
+            break;
+        }
+        j += RUN_CHUNK;
+    }
+    while j < n && order(keys[j - 1]) <= order(keys[j]) {
+        j += 1;
+    }
+    j
+}
+
+/// Neighbouring pairs [`run_end`] compares at a time.
+const RUN_CHUNK: usize = 8;
 
 /// Merges the sorted `aside` keys from [`set_aside`] into the ascending
 /// `keys[..n - aside.len()]` it left, filling
@@ -284,6 +315,27 @@ mod tests {
         }
         let noisy = nearly_sorted(n, n / 100, 13);
         assert!(looks_nearly_sorted(&noisy, &|k| k));
+    }
+
+    #[test]
+    fn runs_end_at_the_first_key_below_its_neighbour() {
+        let id = |k: u32| k;
+        for n in [1usize, 2, 8, 9, 17, 40] {
+            let ascending: Vec<u32> = (0..n as u32).map(|k| k / 2).collect();
+            for start in 0..n {
+                assert_eq!(run_end(&ascending, start, &id), n, "n {n} start {start}");
+                for drop in start + 1..n {
+                    let mut keys = ascending.clone();
+                    keys[drop] = 0;
+                    let want = (start + 1..n).find(|&j| keys[j] < keys[j - 1]).unwrap_or(n);
+                    assert_eq!(
+                        run_end(&keys, start, &id),
+                        want,
+                        "n {n} start {start} drop {drop}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
