@@ -343,7 +343,7 @@ mod tests {
         assert_eq!(longest_ascending([0u32; 0].into_iter()), 0);
         assert_eq!(longest_ascending([3, 1, 2, 2, 5, 4].into_iter()), 4);
         assert_eq!(longest_ascending([5, 4, 3, 2, 1].into_iter()), 1);
-        assert_eq!(longest_ascending((0..100).into_iter()), 100);
+        assert_eq!(longest_ascending(0..100), 100);
     }
 
     #[test]

@@ -37,8 +37,8 @@
 //!   is microcoded on AMD Zen 4). Float keys take no key-map pass with AVX2 or AVX-512. Input
 //!   order, one thread: sorted halves and sawtooth take 0.7-0.96x random keys' time at 2^20
 //!   / 2^24 on the Xeon, ascending 0.1x, sorted input with 1% of the keys out of place
-//!   0.2-0.4x (only those are sorted, `nearly`); on two threads sorted halves and organ
-//!   pipes take up to 1.5x. `auto` sends slices here wherever the once-per-machine
+//!   0.2-0.4x (only those are sorted, `nearly`); on two threads sorted halves, organ pipes,
+//!   interleaved halves and sawtooth take 0.5-1.2x. `auto` sends slices here wherever the once-per-machine
 //!   measurement finds them faster than radix (`backend::calibration`); the `wide`
 //!   instantiation (`portable`) is slower than `radix` on x86-64.
 
