@@ -38,9 +38,9 @@
 //!   order, one thread: sorted halves and sawtooth take 0.7-0.96x random keys' time at 2^20
 //!   / 2^24 on the Xeon, ascending 0.1x, sorted input with 1% of the keys out of place
 //!   0.2-0.4x (only those are sorted, `nearly`); on two threads sorted halves, organ pipes,
-//!   interleaved halves and sawtooth take 0.5-1.2x. `auto` sends slices here wherever the once-per-machine
-//!   measurement finds them faster than radix (`backend::calibration`); the `wide`
-//!   instantiation (`portable`) is slower than `radix` on x86-64.
+//!   interleaved halves and sawtooth take 0.5-1.2x. `auto` sends slices here wherever the
+//!   once-per-machine measurement finds them faster than radix (`backend::calibration`);
+//!   the `wide` instantiation (`portable`) is slower than `radix` on x86-64.
 
 use super::key::KeyMap;
 use super::radix;
