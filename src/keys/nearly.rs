@@ -110,7 +110,7 @@ fn keep_ascending<K: Copy, O: Ord>(keys: &mut [K], order: &impl Fn(K) -> O) -> O
         let ox = order(x);
         if ox >= top {
             // `x` and the ascending run it starts are kept, moved as one block.
-            let end = run_end(keys, i, order);
+            let end = run_end(keys, i, |a, b| order(a) <= order(b));
             if kept < i {
                 keys.copy_within(i..end, kept);
             }
@@ -143,22 +143,24 @@ fn keep_ascending<K: Copy, O: Ord>(keys: &mut [K], order: &impl Fn(K) -> O) -> O
     Some(aside)
 }
 
-/// The end of the ascending run that starts at `keys[start]`: the first `j > start` with
-/// `keys[j]` below `keys[j - 1]`, or `keys.len()`. Whole groups of [`RUN_CHUNK`] neighbours
-/// are compared at a time (no branch per key, which the compiler can vectorise); moving
-/// kept keys one by one costs a store per key, most of the scan's time.
-fn run_end<K: Copy, O: Ord>(keys: &[K], start: usize, order: &impl Fn(K) -> O) -> usize {
+/// The end of the run that starts at `keys[start]`: the first `j > start` whose pair
+/// `(keys[j - 1], keys[j])` is not `in_order`, or `keys.len()`. Whole groups of
+/// [`RUN_CHUNK`] neighbours are compared at a time (no branch per key, which the compiler
+/// can vectorise). The nearly-sorted scan moves each ascending run as one block by it
+/// (moving kept keys one by one costs a store per key, most of the scan's time), and the
+/// scans for sorted or reversed input find their runs by it.
+pub(crate) fn run_end<K: Copy>(keys: &[K], start: usize, in_order: impl Fn(K, K) -> bool) -> usize {
     let n = keys.len();
     let mut j = start + 1;
     while j + RUN_CHUNK <= n {
         let w = &keys[j - 1..j + RUN_CHUNK];
-        let in_order = (0..RUN_CHUNK).fold(true, |ok, t| ok & (order(w[t]) <= order(w[t + 1])));
-        if !in_order {
+        let all = (0..RUN_CHUNK).fold(true, |ok, t| ok & in_order(w[t], w[t + 1]));
+        if !all {
             break;
         }
         j += RUN_CHUNK;
     }
-    while j < n && order(keys[j - 1]) <= order(keys[j]) {
+    while j < n && in_order(keys[j - 1], keys[j]) {
         j += 1;
     }
     j
@@ -319,17 +321,21 @@ mod tests {
 
     #[test]
     fn runs_end_at_the_first_key_below_its_neighbour() {
-        let id = |k: u32| k;
+        let in_order = |a: u32, b: u32| a <= b;
         for n in [1usize, 2, 8, 9, 17, 40] {
             let ascending: Vec<u32> = (0..n as u32).map(|k| k / 2).collect();
             for start in 0..n {
-                assert_eq!(run_end(&ascending, start, &id), n, "n {n} start {start}");
+                assert_eq!(
+                    run_end(&ascending, start, in_order),
+                    n,
+                    "n {n} start {start}"
+                );
                 for drop in start + 1..n {
                     let mut keys = ascending.clone();
                     keys[drop] = 0;
                     let want = (start + 1..n).find(|&j| keys[j] < keys[j - 1]).unwrap_or(n);
                     assert_eq!(
-                        run_end(&keys, start, &id),
+                        run_end(&keys, start, in_order),
                         want,
                         "n {n} start {start} drop {drop}"
                     );

@@ -669,10 +669,11 @@ pub(crate) unsafe fn quicksort_on_threads<V: KeyVector>(
             return;
         }
     } else if sample_is_monotonic(keys, image) {
-        if keys.windows(2).all(|w| image(w[0]) <= image(w[1])) {
+        use super::nearly::run_end;
+        if run_end(keys, 0, |a, b| image(a) <= image(b)) == n {
             return;
         }
-        if keys.windows(2).all(|w| image(w[0]) >= image(w[1])) {
+        if run_end(keys, 0, |a, b| image(a) >= image(b)) == n {
             keys.reverse();
             return;
         }

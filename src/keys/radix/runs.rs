@@ -7,6 +7,7 @@
 use rayon::prelude::*;
 
 use super::digits::{Buf, Codec, RadixKey};
+use crate::keys::nearly::run_end;
 use crate::keys::network::sample_is_monotonic;
 
 /// Inputs of at most this many runs are merged (two rounds of merges at most, the traffic
@@ -142,16 +143,12 @@ fn find_runs_serial<K: RadixKey, C: Codec<K>>(keys: &[K], keys_only: bool) -> Op
             first += 1;
         }
         let descending = first + 1 < n && enc(first) > enc(first + 1);
-        i = first + 1;
-        if descending {
-            while i < n && (enc(i - 1) > enc(i) || (keys_only && enc(i - 1) == enc(i))) {
-                i += 1;
-            }
-        } else {
-            while i < n && enc(i - 1) <= enc(i) {
-                i += 1;
-            }
-        }
+        // Keys only: a descending run may hold equal keys (reversing them swaps no values).
+        i = match (descending, keys_only) {
+            (false, _) => run_end(keys, first, |a, b| C::encode(a) <= C::encode(b)),
+            (true, true) => run_end(keys, first, |a, b| C::encode(a) >= C::encode(b)),
+            (true, false) => run_end(keys, first, |a, b| C::encode(a) > C::encode(b)),
+        };
         runs.descending[runs.count] = descending;
         runs.count += 1;
         runs.bounds[runs.count] = i;
