@@ -58,14 +58,21 @@ pub(crate) fn set_aside<K: Copy, O: Ord>(keys: &mut [K], order: impl Fn(K) -> O)
 /// first keys of those pairs, in the order they stand, hold an ascending subsequence of at
 /// least [`MIN_SAMPLE_KEPT`].
 fn looks_nearly_sorted<K: Copy, O: Ord>(keys: &[K], order: &impl Fn(K) -> O) -> bool {
+    pairs_out_of_order(keys, order) <= MAX_PROBES_OUT_OF_ORDER
+        && longest_ascending(probes(keys).map(|p| order(keys[p]))) >= MIN_SAMPLE_KEPT
+}
+
+/// Where the [`PROBES`] neighbouring pairs start: spread over `keys` (at least two keys).
+fn probes<K>(keys: &[K]) -> impl Iterator<Item = usize> + Clone {
     let pairs = keys.len() - 1;
-    let positions = (0..PROBES).map(|i| sample_position(pairs, PROBES, i));
-    let out_of_order = positions
-        .clone()
+    (0..PROBES).map(move |i| sample_position(pairs, PROBES, i))
+}
+
+/// How many of the [`PROBES`] neighbouring pairs are out of order.
+fn pairs_out_of_order<K: Copy, O: Ord>(keys: &[K], order: &impl Fn(K) -> O) -> usize {
+    probes(keys)
         .filter(|&p| order(keys[p]) > order(keys[p + 1]))
-        .count();
-    out_of_order <= MAX_PROBES_OUT_OF_ORDER
-        && longest_ascending(positions.map(|p| order(keys[p]))) >= MIN_SAMPLE_KEPT
+        .count()
 }
 
 /// The least length of the sample's longest ascending subsequence for the scan to be tried.
@@ -207,6 +214,11 @@ mod tests {
         *state
     }
 
+    fn random_keys(n: usize, seed: u64) -> Vec<u32> {
+        let mut s = seed;
+        (0..n).map(|_| xorshift(&mut s) as u32).collect()
+    }
+
     fn nearly_sorted(n: usize, swaps: usize, seed: u64) -> Vec<u32> {
         let mut s = seed;
         let mut keys: Vec<u32> = (0..n).map(|_| xorshift(&mut s) as u32).collect();
@@ -278,8 +290,7 @@ mod tests {
 
     #[test]
     fn gives_up_with_every_key_kept() {
-        let mut s = 3;
-        let random: Vec<u32> = (0..1 << 14).map(|_| xorshift(&mut s) as u32).collect();
+        let random = random_keys(1 << 14, 3);
         let n = random.len();
         // Sawtooth: sorted runs pass the sample, the scan gives up after two runs.
         let mut sawtooth = random.clone();
@@ -295,8 +306,7 @@ mod tests {
 
     #[test]
     fn few_long_sorted_runs_are_not_scanned() {
-        let mut s = 5;
-        let random: Vec<u32> = (0..1 << 14).map(|_| xorshift(&mut s) as u32).collect();
+        let random = random_keys(1 << 14, 5);
         let n = random.len();
         let mut halves = random.clone();
         halves[..n / 2].sort_unstable();
@@ -305,12 +315,8 @@ mod tests {
         organ_pipe[n / 2..].reverse();
         for (name, keys) in [("sorted halves", halves), ("organ pipe", organ_pipe)] {
             // The pairs alone would try the scan: only the sample's subsequence stops it.
-            let pairs = n - 1;
-            let out_of_order = (0..PROBES)
-                .map(|i| sample_position(pairs, PROBES, i))
-                .filter(|&p| keys[p] > keys[p + 1])
-                .count();
             if name == "sorted halves" {
+                let out_of_order = pairs_out_of_order(&keys, &|k| k);
                 assert!(out_of_order <= MAX_PROBES_OUT_OF_ORDER, "{name}");
             }
             assert!(!looks_nearly_sorted(&keys, &|k| k), "{name}");

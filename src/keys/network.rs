@@ -43,6 +43,7 @@
 //!   the `wide` instantiation (`portable`) is slower than `radix` on x86-64.
 
 use super::key::KeyMap;
+use super::nearly::run_end;
 use super::radix;
 
 /// Lane-wise key operations the vectorised sort needs, one implementation per
@@ -669,7 +670,6 @@ pub(crate) unsafe fn quicksort_on_threads<V: KeyVector>(
             return;
         }
     } else if sample_is_monotonic(keys, image) {
-        use super::nearly::run_end;
         if run_end(keys, 0, |a, b| image(a) <= image(b)) == n {
             return;
         }

@@ -100,7 +100,7 @@ pub(crate) const LOOKBACK_LANES: u32 = 2;
 /// Most partitions of a reduce-then-scan pass (the `PARTITIONS` specialization constant of
 /// `radix_plan.glsl`): the tiles are cut into at most this many runs of consecutive tiles,
 /// each counted, a tile at a time, by one upsweep workgroup (the scatter keeps a workgroup
-/// per tile). 512 was as fast as 1024 or faster for u32 keys at 2^24-2^28 and for u64 keys
+/// per tile). 512 is as fast as 1024 or faster for u32 keys at 2^24-2^28 and for u64 keys
 /// (whose upsweep's registers leave room for fewer than 1024 workgroups at once) on an H200
 /// (BENCHMARKS.md, "GPU radix tiles").
 pub(crate) const PARTITIONS: u32 = 512;
@@ -480,7 +480,8 @@ pub(crate) fn histogram_groups(capacity: u64, max_groups_x: u32, keys_per_invoca
 /// less time on an H200 at 2^14-2^18, 7-8% less at 2^20 and the same at 2^22 (BENCHMARKS.md,
 /// "In the application's own Vulkan device").
 pub(crate) const HISTOGRAM_SPREAD_GROUPS: u64 = 128;
-/// The fewest keys a histogram invocation counts (1 was no faster than 2 at 2^14-2^16).
+/// The fewest keys a histogram invocation counts: one key each is no faster than two at
+/// 2^14-2^16 keys on an H200, and two halves the invocations.
 pub(crate) const HISTOGRAM_MIN_KEYS_PER_INVOCATION: u64 = 2;
 
 #[cfg(test)]
