@@ -15,6 +15,9 @@
 //!   worth of free slots on each side).
 //! * **Masked stores with mask registers.** Short tails use `vpmaskmovd`/`vpmaskmovq`
 //!   with a lane mask built by one compare.
+//! * **64-bit min and max.** A 64-bit compare-exchange is a `vpcmpgtq` and two blends.
+//!   `f64` slices with no NaN and no -0.0 (one read finds out) sort as floats instead, by
+//!   `vminpd`/`vmaxpd` (`F64x4Value`).
 //!
 //! The table entries pack eight 3-bit lane indices into the low 4 bits of each nibble of a
 //! `u32` (1 KiB for the 8-lane table), expanded by one variable shift: `vpermd` reads only
@@ -61,7 +64,8 @@ key_token!(
     encoded64,
     I32x8;
     floats F32x8,
-    F64x4
+    F64x4,
+    values F64x4Value where floats_compare_as_values
 );
 
 /// The sign bit the 64-bit kernels flip (they compare signed).
@@ -383,23 +387,58 @@ struct I64x4(__m256i);
 #[derive(Clone, Copy)]
 struct F64x4(__m256i);
 
+/// 4 `f64` keys as their bits (`i64`), compared as floats (`vminpd`, `vmaxpd`, `vcmppd`):
+/// only for slices with no NaN and no -0.0 ([`floats_compare_as_values`]), where the float
+/// order is `total_cmp`'s. A compare-exchange is then two instructions, where the image's is
+/// a `vpcmpgtq` and two blends: AVX2 has no 64-bit integer min or max, and numpy's
+/// x86-simd-sort sorts `f64` 2.3x faster than `i64` with AVX2 for that reason (Xeon build
+/// machine, AVX-512 off, 2^12 keys). Scalar code still orders keys by their image
+/// ([`KeyVector::IMAGE`]), which agrees; the vectors hold the floats as they are, so
+/// [`KeyVector::flip`] is the identity here and [`KeyVector::splat`] turns the image it is
+/// given (a pivot, or `MAX`) back into the float's bits.
+#[derive(Clone, Copy)]
+struct F64x4Value(__m256i);
+
+/// Whether `keys` (`f64` bits) hold no NaN and no -0.0, so that [`F64x4Value`] may sort
+/// them: one read of the slice, stopping at the first such key.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn floats_compare_as_values(keys: &[i64]) -> bool {
+    const INFINITY: i64 = f64::INFINITY.to_bits() as i64;
+    // NaN: above infinity once the sign is cleared; -0.0: the sign bit alone. Blocks of 64
+    // keys, each one vectorised OR, so that the loop stops early without a branch per key.
+    keys.chunks(64).all(|block| {
+        !block.iter().fold(false, |bad, &k| {
+            bad | ((k & i64::MAX) > INFINITY) | (k == i64::MIN)
+        })
+    })
+}
+
 /// The `KeyVector` impl of a 4-lane 64-bit vector `$t` (signed compares), whose block sort is
-/// `$block` and which compares float images where `$image`.
+/// `$block`, which compares float images where `$image` and the floats themselves where
+/// `$values` (see [`F64x4Value`]).
 macro_rules! vector64 {
-    ($t:ident, $block:ident, $image:literal) => {
+    ($t:ident, $block:ident, $image:literal, $values:literal) => {
         block_kernel!($block, "avx2,popcnt", $t, i64);
 
         // SAFETY (for every method): as for `U32x8`.
         impl KeyVector for $t {
             type Key = i64;
             const LANES: usize = 4;
-            const MAX: i64 = i64::MAX;
+            // Float compares need a float as the largest key: `i64::MAX` is a NaN.
+            const MAX: i64 = if $values {
+                f64::INFINITY.to_bits() as i64
+            } else {
+                i64::MAX
+            };
             const BLOCK_VECTORS: usize = 16;
             const IMAGE: bool = $image;
 
             #[inline(always)]
             unsafe fn flip(self) -> Self {
-                if !$image {
+                if !$image || $values {
                     return self;
                 }
                 // x ^ (sign smeared >> 1), the sign smeared by a compare (AVX2 has no 64-bit
@@ -436,7 +475,7 @@ macro_rules! vector64 {
                 $t(unsafe {
                     let mask = first_lanes64(n);
                     let keys = _mm256_maskload_epi64(src.cast(), mask);
-                    _mm256_blendv_epi8(_mm256_set1_epi64x(i64::MAX), keys, mask)
+                    _mm256_blendv_epi8(_mm256_set1_epi64x(Self::MAX), keys, mask)
                 })
             }
             #[inline(always)]
@@ -446,6 +485,8 @@ macro_rules! vector64 {
             }
             #[inline(always)]
             unsafe fn splat(k: i64) -> Self {
+                // An image back to the float's bits where the vectors hold the floats.
+                let k = if $values { Self::flip_key(k) } else { k };
                 // SAFETY: see the impl comment.
                 $t(unsafe { _mm256_set1_epi64x(k) })
             }
@@ -453,14 +494,24 @@ macro_rules! vector64 {
             unsafe fn min(self, other: Self) -> Self {
                 // SAFETY: see the impl comment.
                 $t(unsafe {
-                    _mm256_blendv_epi8(self.0, other.0, _mm256_cmpgt_epi64(self.0, other.0))
+                    if $values {
+                        let (a, b) = (_mm256_castsi256_pd(self.0), _mm256_castsi256_pd(other.0));
+                        _mm256_castpd_si256(_mm256_min_pd(a, b))
+                    } else {
+                        _mm256_blendv_epi8(self.0, other.0, _mm256_cmpgt_epi64(self.0, other.0))
+                    }
                 })
             }
             #[inline(always)]
             unsafe fn max(self, other: Self) -> Self {
                 // SAFETY: see the impl comment.
                 $t(unsafe {
-                    _mm256_blendv_epi8(other.0, self.0, _mm256_cmpgt_epi64(self.0, other.0))
+                    if $values {
+                        let (a, b) = (_mm256_castsi256_pd(self.0), _mm256_castsi256_pd(other.0));
+                        _mm256_castpd_si256(_mm256_max_pd(a, b))
+                    } else {
+                        _mm256_blendv_epi8(other.0, self.0, _mm256_cmpgt_epi64(self.0, other.0))
+                    }
                 })
             }
             #[inline(always)]
@@ -508,10 +559,16 @@ macro_rules! vector64 {
                 // SAFETY: see the impl comment; the contract gives `left[..4]` and
                 // `right_end[-4..]` to write.
                 unsafe {
-                    let below = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(
-                        pivot.0,
-                        self.flip().0,
-                    )));
+                    let below = if $values {
+                        let (key, pivot) =
+                            (_mm256_castsi256_pd(self.0), _mm256_castsi256_pd(pivot.0));
+                        _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LT_OQ>(key, pivot))
+                    } else {
+                        _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(
+                            pivot.0,
+                            self.flip().0,
+                        )))
+                    };
                     let below = below as u32;
                     let order = unpack_indices(PARTITION64[below as usize]);
                     let parted = _mm256_permutevar8x32_epi32(self.0, order);
@@ -524,8 +581,9 @@ macro_rules! vector64 {
     };
 }
 
-vector64!(I64x4, block_i64x4, false);
-vector64!(F64x4, block_f64x4, true);
+vector64!(I64x4, block_i64x4, false, false);
+vector64!(F64x4, block_f64x4, true, false);
+vector64!(F64x4Value, block_f64x4_value, true, true);
 
 #[cfg(test)]
 mod tests {
@@ -610,6 +668,124 @@ mod tests {
         }
         // SAFETY: AVX2 was detected above.
         unsafe { shared::check_float_images::<F32x8, F64x4>() };
+    }
+
+    #[test]
+    fn float_compares_are_taken_only_without_nan_or_negative_zero() {
+        if Avx2KeysToken::new().is_none() {
+            eprintln!("no AVX2 here: skipped");
+            return;
+        }
+        let fine = [
+            0.0,
+            1.5,
+            -2.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN,
+            f64::from_bits(1),
+            -f64::from_bits(1),
+        ];
+        let bad = [
+            f64::NAN,
+            -f64::NAN,
+            f64::from_bits(0x7ff0_0000_0000_0001),
+            f64::from_bits(0xfff0_0000_0000_0001),
+            f64::from_bits(u64::MAX),
+            -0.0,
+        ];
+        let bits = |f: &[f64]| f.iter().map(|x| x.to_bits() as i64).collect::<Vec<_>>();
+        for n in 0..=150 {
+            let keys: Vec<f64> = (0..n).map(|i| fine[i % fine.len()]).collect();
+            // SAFETY: AVX2 was detected above.
+            assert!(unsafe { floats_compare_as_values(&bits(&keys)) }, "n={n}");
+            for at in (0..n).step_by(7).chain(n.checked_sub(1)) {
+                for &x in &bad {
+                    let mut with = keys.clone();
+                    with[at] = x;
+                    // SAFETY: AVX2 was detected above.
+                    let taken = unsafe { floats_compare_as_values(&bits(&with)) };
+                    assert!(!taken, "n={n}: {x:?} at {at}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn floats_without_nan_or_negative_zero_sort_by_float_compares() {
+        let Some(token) = Avx2KeysToken::new() else {
+            eprintln!("no AVX2 here: skipped");
+            return;
+        };
+        // SAFETY: AVX2 was detected above.
+        unsafe {
+            // Non-negative floats, where the bits' integer order is the float order that
+            // the check compares with.
+            shared::check_vector_ops::<F64x4Value>(|s| (s % (F64x4Value::MAX as u64 + 1)) as i64);
+        }
+        let specials = [
+            0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN,
+            f64::from_bits(1),
+            -f64::from_bits(1),
+            -f64::MIN_POSITIVE,
+        ];
+        let check = |f: Vec<f64>, what: &str| {
+            let mut bits: Vec<u64> = f.iter().map(|x| x.to_bits()).collect();
+            // SAFETY: AVX2 was detected above.
+            let taken = unsafe { floats_compare_as_values(bytemuck::cast_slice(&bits)) };
+            assert!(taken, "{what}: the float compares are under test");
+            let mut want = f;
+            want.sort_by(f64::total_cmp);
+            token.sort64(&mut bits, KeyMap::Float);
+            let got: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
+            assert!(
+                got.iter()
+                    .zip(&want)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{what}"
+            );
+        };
+        let mut lens: Vec<usize> = (0..=300).collect();
+        lens.extend((9..=16).flat_map(|k| [(1 << k) - 1, 1 << k, (1 << k) + 1]));
+        for n in lens {
+            let mut s = n as u64 | 1;
+            let random: Vec<f64> = (0..n)
+                .map(|i| {
+                    let r = shared::rng(&mut s);
+                    if i % 5 == 0 {
+                        specials[r as usize % specials.len()]
+                    } else {
+                        (r as i64 >> (r % 50)) as f64 * 1e-3
+                    }
+                })
+                .collect();
+            check(random.clone(), &format!("random n={n}"));
+            let mut ascending = random;
+            ascending.sort_by(f64::total_cmp);
+            check(ascending.clone(), &format!("ascending n={n}"));
+            check(
+                ascending.iter().rev().copied().collect(),
+                &format!("descending n={n}"),
+            );
+            let few = (0..n).map(|i| [-1.0, 0.0, 2.0][(i * 7 + i / 3) % 3]);
+            check(few.collect(), &format!("few distinct n={n}"));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .expect("a pool of four threads");
+        pool.install(|| {
+            for n in [crate::keys::network::PARALLEL_SPLIT_MIN_LEN, (1 << 18) + 5] {
+                let mut s = n as u64;
+                let f = (0..n).map(|_| (shared::rng(&mut s) as i64) as f64);
+                check(f.collect(), &format!("four threads n={n}"));
+            }
+        });
     }
 
     #[test]

@@ -15,11 +15,13 @@
 /// form `$v64` compares (and back) around the kernel. `$s32` (and `$s64` where given) are
 /// vectors that compare signed: `sort32`/`sort64` sort `KeyMap::Signed` keys with them as
 /// they are, without the two passes of the key map; `$f32`/`$f64` (where given) sort
-/// `KeyMap::Float` keys as they are, compared by their image (`KeyVector::IMAGE`).
+/// `KeyMap::Float` keys as they are, compared by their image (`KeyVector::IMAGE`);
+/// `$v64f` (where given) sorts `f64` keys instead where the token's `unsafe fn $values(&[i64])
+/// -> bool` finds that float compares order them.
 macro_rules! key_token {
     (
         $token:ty, $features:literal, $v32:ty, $v64:ty, $k64:ty, $encoded64:ident,
-        $s32:ty $(, $s64:ty)? $(; floats $f32:ty, $f64:ty)?
+        $s32:ty $(, $s64:ty)? $(; floats $f32:ty, $f64:ty $(, values $v64f:ty where $values:ident)?)?
     ) => {
         key_token!(@kernels select_32, partial_32, $features, $v32, u32);
         key_token!(@kernels select_64, partial_64, $features, $v64, $k64);
@@ -93,7 +95,15 @@ macro_rules! key_token {
             pub fn sort64(self, keys: &mut [u64], map: KeyMap) {
                 $(
                     if map == KeyMap::Float {
-                        self.quicksort::<$f64>(bytemuck::cast_slice_mut(keys));
+                        let keys: &mut [i64] = bytemuck::cast_slice_mut(keys);
+                        $(
+                            // SAFETY: the token exists only where the CPU has its features.
+                            if unsafe { $values(keys) } {
+                                self.quicksort::<$v64f>(keys);
+                                return;
+                            }
+                        )?
+                        self.quicksort::<$f64>(keys);
                         return;
                     }
                 )?
