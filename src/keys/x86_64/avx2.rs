@@ -19,9 +19,9 @@
 //!   `f64` slices with no NaN and no -0.0 (one read finds out) sort as floats instead, by
 //!   `vminpd`/`vmaxpd` (`F64x4Value`).
 //!
-//! The table entries pack eight 3-bit lane indices into the low 4 bits of each nibble of a
-//! `u32` (1 KiB for the 8-lane table), expanded by one variable shift: `vpermd` reads only
-//! the low 3 bits of each index.
+//! The 8-lane table's entries pack eight 3-bit lane indices into the low 4 bits of each
+//! nibble of a `u32` (1 KiB, not 8), expanded by one variable shift: `vpermd` reads only the
+//! low 3 bits of each index. The 4-lane table holds whole vectors (512 bytes).
 
 use std::arch::x86_64::*;
 
@@ -124,29 +124,35 @@ const fn partition_table8() -> [u32; 256] {
     table
 }
 
-/// [`PARTITION64`]: for each 4-bit mask, the 32-bit `vpermd` indices that move 64-bit lanes
-/// (lane `l` is 32-bit lanes `2l` and `2l + 1`), one per nibble.
-const fn partition_table64() -> [u32; 16] {
-    let mut table = [0u32; 16];
+/// [`PARTITION64`]: for each 4-bit mask, the eight 32-bit `vpermd` indices that move 64-bit
+/// lanes (lane `l` is 32-bit lanes `2l` and `2l + 1`).
+const fn partition_table64() -> Lanes64Table {
+    let mut table = [[0u32; 8]; 16];
     let mut mask = 0;
     while mask < 16 {
         let order = partition_order::<4>(mask);
         let mut k = 0;
         while k < 4 {
-            let lo = 2 * order[k] as u32;
-            table[mask] |= lo << (8 * k) | (lo + 1) << (8 * k + 4);
+            table[mask][2 * k] = 2 * order[k] as u32;
+            table[mask][2 * k + 1] = 2 * order[k] as u32 + 1;
             k += 1;
         }
         mask += 1;
     }
-    table
+    Lanes64Table(table)
 }
+
+/// Whole `vpermd` index vectors, one aligned load each.
+#[repr(align(32))]
+struct Lanes64Table([[u32; 8]; 16]);
 
 /// Packed lane indices that partition 8 lanes, by below-pivot mask: the `vpermd` indices
 /// of 8 `u32` lanes here, the `vpermq` indices of AVX-512's 8 `u64` lanes.
 pub(super) static PARTITION8: [u32; 256] = partition_table8();
-/// Packed `vpermd` indices that partition 4 `u64` lanes, by below-pivot mask.
-static PARTITION64: [u32; 16] = partition_table64();
+/// `vpermd` indices that partition 4 `u64` lanes, by below-pivot mask: whole vectors (512
+/// bytes), not packed as [`PARTITION8`] is, which saves the partition loop a broadcast and
+/// a shift per vector.
+static PARTITION64: Lanes64Table = partition_table64();
 
 /// The eight `vpermd` indices packed in `packed`, one per lane.
 ///
@@ -570,7 +576,7 @@ macro_rules! vector64 {
                         )))
                     };
                     let below = below as u32;
-                    let order = unpack_indices(PARTITION64[below as usize]);
+                    let order = _mm256_load_si256(PARTITION64.0[below as usize].as_ptr().cast());
                     let parted = _mm256_permutevar8x32_epi32(self.0, order);
                     _mm256_storeu_si256(left.cast(), parted);
                     _mm256_storeu_si256(right_end.sub(4).cast(), parted);
@@ -609,9 +615,8 @@ mod tests {
 
     #[test]
     fn every_4_lane_mask_moves_both_halves_of_each_u64() {
-        assert_eq!(PARTITION64.len(), 16);
-        for (mask, &packed) in PARTITION64.iter().enumerate() {
-            let idx = nibbles(packed);
+        assert_eq!(PARTITION64.0.len(), 16);
+        for (mask, idx) in PARTITION64.0.iter().enumerate() {
             let below: Vec<u32> = (0..4).filter(|l| mask & (1 << l) != 0).collect();
             let rest: Vec<u32> = (0..4).filter(|l| mask & (1 << l) == 0).collect();
             let want: Vec<u32> = below
