@@ -675,23 +675,27 @@ mod tests {
         unsafe { shared::check_float_images::<F32x8, F64x4>() };
     }
 
+    /// Floats at the edges of what [`F64x4Value`] sorts: zero, infinities, extremes, subnormals.
+    const ORDERED_BY_FLOAT_COMPARES: [f64; 10] = [
+        0.0,
+        1.5,
+        -2.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::MAX,
+        f64::MIN,
+        f64::from_bits(1),
+        -f64::from_bits(1),
+        -f64::MIN_POSITIVE,
+    ];
+
     #[test]
     fn float_compares_are_taken_only_without_nan_or_negative_zero() {
         if Avx2KeysToken::new().is_none() {
             eprintln!("no AVX2 here: skipped");
             return;
         }
-        let fine = [
-            0.0,
-            1.5,
-            -2.5,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::MAX,
-            f64::MIN,
-            f64::from_bits(1),
-            -f64::from_bits(1),
-        ];
+        let fine = ORDERED_BY_FLOAT_COMPARES;
         let bad = [
             f64::NAN,
             -f64::NAN,
@@ -729,16 +733,7 @@ mod tests {
             // the check compares with.
             shared::check_vector_ops::<F64x4Value>(|s| (s % (F64x4Value::MAX as u64 + 1)) as i64);
         }
-        let specials = [
-            0.0,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::MAX,
-            f64::MIN,
-            f64::from_bits(1),
-            -f64::from_bits(1),
-            -f64::MIN_POSITIVE,
-        ];
+        let specials = ORDERED_BY_FLOAT_COMPARES;
         let check = |f: Vec<f64>, what: &str| {
             let mut bits: Vec<u64> = f.iter().map(|x| x.to_bits()).collect();
             // SAFETY: AVX2 was detected above.
