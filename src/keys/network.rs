@@ -91,6 +91,20 @@ pub(crate) trait KeyVector: Copy {
         k
     }
 
+    /// `self` in a form whose signed order against `pivot` (every lane the same image) is
+    /// that of the keys' images: [`flip`](Self::flip) by default. [`IMAGE`](Self::IMAGE)
+    /// vectors take one XOR instead, with the pivot's own flip mask (its sign smeared and
+    /// shifted right by one; computed once per partition, outside the loop): below a pivot
+    /// of sign bit 0 fall all keys with the sign bit set and the others by their bits, which
+    /// `x ^ 0` keeps; below one with the sign bit set only keys with it set, in the order of
+    /// their images, `x ^ (MAX of the signed type)`, where keys without it land above.
+    #[inline(always)]
+    unsafe fn against_pivot(self, pivot: Self) -> Self {
+        let _ = pivot;
+        // SAFETY: caller's guarantee.
+        unsafe { self.flip() }
+    }
+
     /// Reads `LANES` keys.
     unsafe fn load(src: *const Self::Key) -> Self;
     /// Writes `LANES` keys.

@@ -444,7 +444,8 @@ fn adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap), map: KeyMap, n: usiz
 }
 
 /// Float vectors (`F` of `f32` bits, `D` of `f64` bits): the image orders as `total_cmp`
-/// (signed) incl. NaNs and ±0, is its own inverse, and the vector form matches the scalar one.
+/// (signed) incl. NaNs and ±0, is its own inverse, the vector form matches the scalar one,
+/// and [`KeyVector::against_pivot`] orders keys against a pivot as their images do.
 ///
 /// # Safety
 /// The CPU supports `F`'s and `D`'s instructions.
@@ -491,6 +492,51 @@ pub(crate) unsafe fn check_float_images<F: KeyVector<Key = i32>, D: KeyVector<Ke
         unsafe { D::load(chunk.as_ptr()).flip().store(out.as_mut_ptr()) };
         let want: Vec<i64> = chunk.iter().map(|&k| D::flip_key(k)).collect();
         assert_eq!(out[..D::LANES], want[..]);
+    }
+    // Against a pivot (an image), the partition's form orders as the images do.
+    let pivots32 = [
+        0,
+        -1,
+        1,
+        i32::MIN,
+        i32::MAX,
+        F::flip_key(bits[7]),
+        F::flip_key(bits[8]),
+    ];
+    for pivot in pivots32.into_iter().chain(bits.iter().step_by(97).copied()) {
+        for chunk in bits.chunks(F::LANES) {
+            let mut out = [0i32; 16];
+            // SAFETY: as above.
+            unsafe {
+                let v = F::load(chunk.as_ptr()).against_pivot(F::splat(pivot));
+                v.store(out.as_mut_ptr());
+            }
+            for (&x, &o) in chunk.iter().zip(&out) {
+                assert_eq!(
+                    o < pivot,
+                    F::flip_key(x) < pivot,
+                    "{x:#x} against {pivot:#x}"
+                );
+            }
+        }
+    }
+    let pivots64 = [0, -1, 1, i64::MIN, i64::MAX, D::flip_key(d[3])];
+    for pivot in pivots64.into_iter().chain(d.iter().step_by(97).copied()) {
+        for chunk in d.chunks(D::LANES) {
+            let mut out = [0i64; 8];
+            // SAFETY: as above.
+            unsafe {
+                let v = D::load(chunk.as_ptr()).against_pivot(D::splat(pivot));
+                v.store(out.as_mut_ptr());
+            }
+            for (&x, &o) in chunk.iter().zip(&out) {
+                assert_eq!(
+                    o < pivot,
+                    D::flip_key(x) < pivot,
+                    "{x:#x} against {pivot:#x}"
+                );
+            }
+        }
     }
 }
 

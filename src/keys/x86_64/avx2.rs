@@ -245,6 +245,17 @@ macro_rules! vector32 {
                     k
                 }
             }
+            #[inline(always)]
+            unsafe fn against_pivot(self, pivot: Self) -> Self {
+                if !$image {
+                    return self;
+                }
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    let mask = _mm256_srli_epi32::<1>(_mm256_srai_epi32::<31>(pivot.0));
+                    _mm256_xor_si256(self.0, mask)
+                })
+            }
 
             #[inline(always)]
             unsafe fn load(src: *const $k) -> Self {
@@ -344,7 +355,7 @@ macro_rules! vector32 {
                 unsafe {
                     // Lanes at or above the pivot are those where max(key, pivot) == key (key's
                     // image for float keys; the keys move as they are).
-                    let key = self.flip().0;
+                    let key = self.against_pivot(pivot).0;
                     let at_or_above = _mm256_cmpeq_epi32($max(key, pivot.0), key);
                     let below = !_mm256_movemask_ps(_mm256_castsi256_ps(at_or_above)) as u32 & 0xff;
                     let order = unpack_indices(PARTITION8[below as usize]);
@@ -463,6 +474,17 @@ macro_rules! vector64 {
                     k
                 }
             }
+            #[inline(always)]
+            unsafe fn against_pivot(self, pivot: Self) -> Self {
+                if !$image || $values {
+                    return self;
+                }
+                // SAFETY: see the impl comment.
+                $t(unsafe {
+                    let sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), pivot.0);
+                    _mm256_xor_si256(self.0, _mm256_srli_epi64::<1>(sign))
+                })
+            }
 
             #[inline(always)]
             unsafe fn load(src: *const i64) -> Self {
@@ -572,7 +594,7 @@ macro_rules! vector64 {
                     } else {
                         _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(
                             pivot.0,
-                            self.flip().0,
+                            self.against_pivot(pivot).0,
                         )))
                     };
                     let below = below as u32;
