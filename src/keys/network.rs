@@ -92,12 +92,16 @@ pub(crate) trait KeyVector: Copy {
     }
 
     /// `self` in a form whose signed order against `pivot` (every lane the same image) is
-    /// that of the keys' images: [`flip`](Self::flip) by default. [`IMAGE`](Self::IMAGE)
-    /// vectors take one XOR instead, with the pivot's own flip mask (its sign smeared and
-    /// shifted right by one; computed once per partition, outside the loop): below a pivot
-    /// of sign bit 0 fall all keys with the sign bit set and the others by their bits, which
-    /// `x ^ 0` keeps; below one with the sign bit set only keys with it set, in the order of
-    /// their images, `x ^ (MAX of the signed type)`, where keys without it land above.
+    /// that of the keys' images: [`flip`](Self::flip) by default. The 32-bit
+    /// [`IMAGE`](Self::IMAGE) vectors take one XOR instead, with the pivot's own flip mask
+    /// (its sign smeared and shifted right by one; computed once per partition, outside the
+    /// loop): below a pivot of sign bit 0 fall all keys with the sign bit set and the others
+    /// by their bits, which `x ^ 0` keeps; below one with the sign bit set only keys with it
+    /// set, in the order of their images, `x ^ (MAX of the signed type)`, where keys without
+    /// it land above. One thread of the Xeon host, ratio to numpy at 2^16-2^24, flip -> XOR
+    /// (seven rounds): `f32` with AVX-512 1.09-1.17 -> 1.14-1.22, with AVX2 1.21-1.34 ->
+    /// 1.25-1.42 (three rounds); `f64` with AVX-512 lost, 0.94 -> 0.76-0.86 at 2^16-2^20,
+    /// so the 64-bit vectors flip.
     #[inline(always)]
     unsafe fn against_pivot(self, pivot: Self) -> Self {
         let _ = pivot;

@@ -474,17 +474,6 @@ macro_rules! vector64 {
                     k
                 }
             }
-            #[inline(always)]
-            unsafe fn against_pivot(self, pivot: Self) -> Self {
-                if !$image || $values {
-                    return self;
-                }
-                // SAFETY: see the impl comment.
-                $t(unsafe {
-                    let sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), pivot.0);
-                    _mm256_xor_si256(self.0, _mm256_srli_epi64::<1>(sign))
-                })
-            }
 
             #[inline(always)]
             unsafe fn load(src: *const i64) -> Self {
@@ -594,7 +583,7 @@ macro_rules! vector64 {
                     } else {
                         _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(
                             pivot.0,
-                            self.against_pivot(pivot).0,
+                            self.flip().0,
                         )))
                     };
                     let below = below as u32;

@@ -401,17 +401,6 @@ macro_rules! vector64 {
                     k
                 }
             }
-            #[inline(always)]
-            unsafe fn against_pivot(self, pivot: Self) -> Self {
-                if !$image {
-                    return self;
-                }
-                // SAFETY: see the impl comment.
-                $t(unsafe {
-                    let mask = _mm512_srli_epi64::<1>(_mm512_srai_epi64::<63>(pivot.0));
-                    _mm512_xor_si512(self.0, mask)
-                })
-            }
 
             #[inline(always)]
             unsafe fn load(src: *const $k) -> Self {
@@ -496,7 +485,7 @@ macro_rules! vector64 {
                     // ends (as the trait allows), instead of two `vpcompressq`: on Intel cores a
                     // register compress is two µops on the one 512-bit shuffle port, which the
                     // permute (one µop) shares.
-                    let below = $lt(self.against_pivot(pivot).0, pivot.0);
+                    let below = $lt(self.flip().0, pivot.0);
                     // The entry is broadcast as 32 bits (each 64-bit lane holds it twice, the
                     // shift reads the low copy): a 32-bit broadcast from memory is a load,
                     // one of a general register a µop on the shuffle port.
@@ -513,7 +502,7 @@ macro_rules! vector64 {
             unsafe fn split(self, pivot: Self) -> (Self, Self, usize) {
                 // SAFETY: see the impl comment.
                 unsafe {
-                    let below = $lt(self.against_pivot(pivot).0, pivot.0);
+                    let below = $lt(self.flip().0, pivot.0);
                     let lo = _mm512_maskz_compress_epi64(below, self.0);
                     let hi = _mm512_maskz_compress_epi64(!below, self.0);
                     ($t(lo), $t(hi), below.count_ones() as usize)
