@@ -503,38 +503,39 @@ pub(crate) unsafe fn check_float_images<F: KeyVector<Key = i32>, D: KeyVector<Ke
         F::flip_key(bits[7]),
         F::flip_key(bits[8]),
     ];
-    for pivot in pivots32.into_iter().chain(bits.iter().step_by(97).copied()) {
-        for chunk in bits.chunks(F::LANES) {
-            let mut out = [0i32; 16];
-            // SAFETY: as above.
-            unsafe {
-                let v = F::load(chunk.as_ptr()).against_pivot(F::splat(pivot));
-                v.store(out.as_mut_ptr());
-            }
-            for (&x, &o) in chunk.iter().zip(&out) {
-                assert_eq!(
-                    o < pivot,
-                    F::flip_key(x) < pivot,
-                    "{x:#x} against {pivot:#x}"
-                );
-            }
-        }
-    }
     let pivots64 = [0, -1, 1, i64::MIN, i64::MAX, D::flip_key(d[3])];
-    for pivot in pivots64.into_iter().chain(d.iter().step_by(97).copied()) {
-        for chunk in d.chunks(D::LANES) {
-            let mut out = [0i64; 8];
-            // SAFETY: as above.
+    // SAFETY: as above; both slices are whole vectors of `F` and `D`.
+    unsafe {
+        check_against_pivot::<F>(
+            &bits,
+            pivots32.into_iter().chain(bits.iter().step_by(97).copied()),
+        );
+        check_against_pivot::<D>(
+            &d,
+            pivots64.into_iter().chain(d.iter().step_by(97).copied()),
+        );
+    }
+}
+
+/// [`KeyVector::against_pivot`] of each vector of `keys` (a whole number of vectors) against
+/// each of `pivots` (images): below the pivot exactly where the key's image is.
+///
+/// # Safety
+/// The CPU supports `V`'s instructions.
+unsafe fn check_against_pivot<V: KeyVector>(keys: &[V::Key], pivots: impl Iterator<Item = V::Key>)
+where
+    V::Key: std::fmt::Debug,
+{
+    for pivot in pivots {
+        for chunk in keys.chunks(V::LANES) {
+            let mut out = chunk.to_vec();
+            // SAFETY: caller's guarantee; `chunk` and `out` hold `LANES` keys.
             unsafe {
-                let v = D::load(chunk.as_ptr()).against_pivot(D::splat(pivot));
+                let v = V::load(chunk.as_ptr()).against_pivot(V::splat(pivot));
                 v.store(out.as_mut_ptr());
             }
             for (&x, &o) in chunk.iter().zip(&out) {
-                assert_eq!(
-                    o < pivot,
-                    D::flip_key(x) < pivot,
-                    "{x:#x} against {pivot:#x}"
-                );
+                assert_eq!(o < pivot, V::flip_key(x) < pivot, "{x:?} against {pivot:?}");
             }
         }
     }
