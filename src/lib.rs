@@ -94,9 +94,10 @@
 //!
 //! `auto` measures once per machine what its built-in crossovers cannot know: the first
 //! time it routes a call without a profile for this machine in the cache folder, it times
-//! the vectorised quicksorts against `radix` for 32- and 64-bit keys at every power of two
-//! from 16 to 2^20 (longer slices keep the built-in crossovers), on the threads the
-//! process sorts with (0.22 s on a 2-core AMD EPYC), saves the result to
+//! the vectorised quicksorts against `radix` for 32- and 64-bit keys (and `f64` keys where
+//! `avx2` is the widest quicksort) at every power of two from 16 to 2^20 and once at 2^22 or
+//! 2^23, on the threads the process sorts with (1.3-2.5 s on the 2-core Xeon build
+//! machine), saves the result to
 //! `$XDG_CACHE_HOME/sortnet/profile-<key>.txt` (else `$HOME/.cache/sortnet/...`; `<key>`
 //! names the CPU model, L2 size, thread count, sortnet version and backends), and later
 //! processes read it ([`backend::calibration`], [`backend::ProfileChoice`]). Switch it off

@@ -43,8 +43,8 @@ pub fn run(args: &Args) -> Outcome {
         .filter(|b| b.name() != "auto")
         .collect();
     let mut cells = 0;
-    for (workload, wname) in profile::WORKLOADS {
-        match &plan.candidates(&concrete, workload, 0)[..] {
+    for (row, wname) in profile::rows() {
+        match &plan.candidates(&concrete, row.workload, 0)[..] {
             [] => println!("{wname}: no backend here does it"),
             [only] => println!("{wname}: only {} does it", only.name()),
             several => cells += several.len() * plan.sizes.len(),
@@ -57,7 +57,7 @@ pub fn run(args: &Args) -> Outcome {
     };
     let result = calibration::measure(&concrete, &plan, &mut |cell| {
         bar.inc(cell.times.len() as u64);
-        let wname = profile::workload_name(cell.workload);
+        let wname = profile::row_name(cell.row);
         let size = cell.size;
         for (name, time) in &cell.times {
             if let Err(why) = time {

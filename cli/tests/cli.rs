@@ -394,7 +394,8 @@ fn a_saved_profile_is_used_and_a_corrupt_one_is_ignored_with_a_warning() {
         stdout(&listing)
     );
 
-    // The profile rules integer keys; float keys keep the built-in crossovers.
+    // The profile's integer rows rule integer keys; `f32` keys, which have no row of their
+    // own, keep the built-in crossovers where their integer row picks radix.
     let only_radix: String = saved
         .lines()
         .filter(|l| !l.starts_with("keys32 "))

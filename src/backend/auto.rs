@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use super::calibration::measure_once;
 use super::cpu::{KeyKernel, NibbleKernel};
-use super::profile::{location, Location, ProfileChoice, State, WORKLOADS};
+use super::profile::{location, row_index, rows, Location, ProfileChoice, Row, State, WORKLOADS};
 use super::sort_backend::{Device, Own, SortBackend, Values, Workload};
 use super::thresholds::{preference, LISTS, STABLE_PAIRS};
 use crate::error::{Error, Result};
@@ -71,7 +71,7 @@ struct Measured {
 struct Routes {
     /// What happened to the calibration profile.
     state: State,
-    /// The calibration profile's picks per workload (indexed as [`WORKLOADS`]), by length.
+    /// The calibration profile's picks per row (indexed as [`rows`]), by length.
     /// Looked up on every call, so ready to use: a lookup that compared names cost as much
     /// as sorting 16 keys.
     measured: Vec<Vec<Measured>>,
@@ -173,15 +173,14 @@ impl Auto {
     fn build_routes(&self) -> Routes {
         let state = self.profile();
         let named = |name: &str| self.backends.iter().copied().find(|b| b.name() == name);
-        let measured: Vec<Vec<Measured>> = WORKLOADS
-            .iter()
-            .map(|&(workload, _)| {
+        let measured: Vec<Vec<Measured>> = rows()
+            .map(|(row, _)| {
                 let entries = state.profile().map_or(&[][..], |p| &p.entries[..]);
                 entries
                     .iter()
-                    .filter(|(w, _, _)| *w == workload)
-                    .map(|(w, from, name)| {
-                        let backend = named(name).filter(|b| does(*b, *w));
+                    .filter(|(r, _, _)| *r == row)
+                    .map(|(r, from, name)| {
+                        let backend = named(name).filter(|b| does(*b, r.workload));
                         Measured {
                             from: *from,
                             backend,
@@ -211,10 +210,7 @@ impl Auto {
             .iter()
             .map(|pick| pick.is_none_or(|b| timed.contains(&b.name())))
             .collect();
-        let nibbles = WORKLOADS
-            .iter()
-            .position(|&(w, _)| w == Workload::Nibbles)
-            .expect("WORKLOADS lists nibbles");
+        let nibbles = row_index(Row::integers(Workload::Nibbles)).expect("a row for nibbles");
         let profile_varies = {
             let mut picks = measured[nibbles]
                 .iter()
@@ -322,12 +318,22 @@ impl Auto {
             None => self.resolve(list, None, workload, allowed),
         };
         // A calibration profile measured on this machine goes before the built-in list,
-        // among the backends it timed. It times integer keys; radix needs a digit more for
-        // floats (see KEYS32_FLOAT_RADIX_MIN_LEN), so a quicksort measured faster than radix
-        // on integers is faster on floats too, while a measured radix win leaves float keys
-        // to their own built-in crossovers.
-        let entry = w
-            .and_then(|w| routes.measured.get(w))
+        // among the backends it timed: the float row where it has lines for these keys, else
+        // the integer row. Radix needs a digit more for floats than for integers (see
+        // KEYS32_FLOAT_RADIX_MIN_LEN), so a quicksort measured faster than radix on integers
+        // is faster on floats too, while a radix win on integers leaves float keys to their
+        // own built-in crossovers.
+        let lines = |row| {
+            row_index(row)
+                .and_then(|i| routes.measured.get(i))
+                .filter(|m| !m.is_empty())
+        };
+        let float_lines = (map == KeyMap::Float)
+            .then(|| lines(Row::floats(workload)))
+            .flatten();
+        let from_integers = map == KeyMap::Float && float_lines.is_none();
+        let entry = float_lines
+            .or_else(|| lines(Row::integers(workload)))
             .and_then(|entries| entries.iter().rev().find(|m| m.from <= len));
         let Some(Measured {
             backend: Some(measured),
@@ -337,7 +343,7 @@ impl Auto {
         else {
             return built_in;
         };
-        if map == KeyMap::Float && measured.name() == "radix" {
+        if from_integers && measured.name() == "radix" {
             return built_in;
         }
         let timed = match at.and_then(|at| routes.resolved_timed.get(at)) {
@@ -668,6 +674,46 @@ mod tests {
             pick(&auto, 100, KeyMap::Unsigned),
             pick(&built_in, 100, KeyMap::Unsigned)
         );
+    }
+
+    #[test]
+    fn a_float_row_rules_float_keys_of_its_width_whatever_it_picks() {
+        let backends = super::super::cpu::backends(false);
+        let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
+        if !names.contains(&"avx2") {
+            return;
+        }
+        let text = format!(
+            "sortnet-profile 1\nbackends {}\nkeys64 0 radix\nfloats64 0 avx2\nfloats64 5000 \
+             radix\n",
+            names.join(" ")
+        );
+        let profile = super::super::profile::Profile::parse(&text).unwrap();
+        let auto = Auto::new(&backends, Some(&profile));
+        let built_in = Auto::new(&backends, None);
+        let pick = |auto: &Auto, width, len, map| {
+            auto.pick(Workload::Keys(width), len, map).map(|b| b.name())
+        };
+        let w64 = KeyWidth::W64;
+        assert_eq!(pick(&auto, w64, 100, KeyMap::Float), Some("avx2"));
+        assert_eq!(
+            auto.tiny_kernel(w64, 100, KeyMap::Float)
+                .map(KeyKernel::name),
+            Some("avx2")
+        );
+        // A radix pick of the float row stands, where one of the integer row would not.
+        assert_eq!(pick(&auto, w64, 5000, KeyMap::Float), Some("radix"));
+        assert_eq!(pick(&auto, w64, 1 << 30, KeyMap::Float), Some("radix"));
+        for map in [KeyMap::Unsigned, KeyMap::Signed] {
+            assert_eq!(pick(&auto, w64, 100, map), Some("radix"));
+        }
+        // 32-bit floats have no row: the integer row has none either, so the built-in list.
+        for len in [100, 5000, 1 << 20] {
+            assert_eq!(
+                pick(&auto, KeyWidth::W32, len, KeyMap::Float),
+                pick(&built_in, KeyWidth::W32, len, KeyMap::Float)
+            );
+        }
     }
 
     #[test]

@@ -3,24 +3,27 @@
 //! calibrate` ([`Plan::full`]) go through the same [`measure`].
 //!
 //! The short measurement times only what the detected ISA and caches leave open: which of the
-//! vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys, on the
-//! threads the process sorts with, at every power of two from 16 to 2^20 keys (to [`THREADS_TOP`]
-//! on several threads), then both widths once more at a larger size: on one thread 32-bit keys at
-//! [`ONE_THREAD_PROBE`] and 64-bit keys at [`ONE_THREAD_PROBE_64`], on several at [`THREADS_PROBE`]
-//! and [`THREADS_PROBE_64`]; those winners go on for longer slices. Zen 4 and the Xeon host
-//! disagree even on 16 keys (avx2, radix and avx512 each win somewhere), and radix's speed has dips
-//! that depend on the caches, so no step wider than 2 is safe. The GPU window (timing the GPU would
-//! start its driver), float keys and the nibble and pair routes (one candidate each on the CPU)
-//! stay built in. It takes about 0.9 s on the 2-core AMD EPYC (Zen 4) build machine under load on
-//! both threads (with a ladder to 2^22 and no probes: 2^21 and 2^22 about 0.4 s of it, 64 MB of
-//! keys and scratch while they run), 0.8-1.2 s on one thread with the 32-bit probe (which adds
-//! about 80 MB of memory while it runs; BENCHMARKS.md, "Auto's crossovers"), about 0.2 s more with
-//! the 64-bit one (64 MB of keys and scratch while it runs, after the 32-bit one has ended).
+//! vectorised quicksorts and the radix sort is fastest for 32- and 64-bit integer keys, and for
+//! `f64` keys where the widest quicksort is `avx2` (which sorts them by float compares, see
+//! [`FLOAT_ROWS`](super::profile::FLOAT_ROWS)), on the threads the process sorts with, at every
+//! power of two from 16 to 2^20 keys (to [`THREADS_TOP`] on several threads), then each row once
+//! more at a larger size: on one thread 32-bit keys at [`ONE_THREAD_PROBE`] and 64-bit keys at
+//! [`ONE_THREAD_PROBE_64`], on several at [`THREADS_PROBE`] and [`THREADS_PROBE_64`]; those
+//! winners go on for longer slices. Zen 4 and the Xeon host disagree even on 16 keys (avx2, radix
+//! and avx512 each win somewhere), and radix's speed has dips that depend on the caches, so no
+//! step wider than 2 is safe. The GPU window (timing the GPU would start its driver), other float
+//! keys and the nibble and pair routes (one candidate each on the CPU) stay built in.
+//!
+//! It takes 1.3 s on one thread of the 2-core Xeon build machine and 1.4 s on both (120 and 165
+//! MB at the peak, the probes' keys and scratch), 2.2 and 2.5 s with AVX-512 off, where the
+//! `f64` row is timed too (2026-11-28, `/usr/bin/time sortnet backends` with an empty cache
+//! folder). On the 2-core AMD EPYC (Zen 4) under load it took 0.8-1.2 s on one thread with the
+//! 32-bit probe, about 0.2 s more with the 64-bit one (BENCHMARKS.md, "Auto's crossovers").
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::profile::{machine_key, Profile, State, BUILT_IN, WORKLOADS};
+use super::profile::{machine_key, rows, Profile, Row, State, BUILT_IN};
 use super::sort_backend::{Device, SortBackend, Workload};
 use super::thresholds::STABLE_PAIRS;
 use crate::keys::key::{KeyMap, KeyWidth};
@@ -71,8 +74,8 @@ pub const THREADS_PROBE_64: usize = 1 << 22;
 /// What to time: which workloads, at which sizes, for how long.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    /// The workloads measured (others keep the built-in thresholds).
-    pub workloads: Vec<Workload>,
+    /// The profile rows measured (others keep the built-in thresholds).
+    pub rows: Vec<Row>,
     /// The sizes timed, ascending; a change of winner between two of them is placed at their
     /// geometric middle.
     pub sizes: Vec<usize>,
@@ -96,25 +99,36 @@ pub struct Plan {
     /// thresholds (one noisy winner at its largest size must not rule every longer slice),
     /// instead of letting that size's winner go on.
     pub built_in_beyond: bool,
-    /// Larger sizes timed for one workload only, after `sizes`; the winner at the last of
-    /// them goes on for every longer slice (no hand-back to the built-in thresholds).
-    pub probes: Vec<(Workload, usize)>,
+    /// Larger sizes timed for one row only, after `sizes`; the winner at the last of them
+    /// goes on for every longer slice (no hand-back to the built-in thresholds).
+    pub probes: Vec<(Row, usize)>,
 }
 
 impl Plan {
-    /// The short measurement `auto` runs once per machine (see the module docs).
-    pub fn quick() -> Plan {
+    /// The short measurement `auto` runs once per machine over `backends` (see the module
+    /// docs).
+    pub fn quick(backends: &[&'static dyn SortBackend]) -> Plan {
+        let keys32 = Row::integers(Workload::Keys(KeyWidth::W32));
+        let keys64 = Row::integers(Workload::Keys(KeyWidth::W64));
+        let floats64 = Row::floats(Workload::Keys(KeyWidth::W64));
+        let has = |name: &str| backends.iter().any(|b| b.name() == name);
+        let mut rows = vec![keys32, keys64];
+        if has("avx2") && !has("avx512") {
+            rows.push(floats64);
+        }
+        let one_thread = rayon::current_num_threads() == 1;
+        let probe = |row: &Row| match (row.workload, one_thread) {
+            (Workload::Keys(KeyWidth::W32), true) => ONE_THREAD_PROBE,
+            (_, true) => ONE_THREAD_PROBE_64,
+            (Workload::Keys(KeyWidth::W32), false) => THREADS_PROBE,
+            (_, false) => THREADS_PROBE_64,
+        };
         Plan {
-            workloads: vec![Workload::Keys(KeyWidth::W32), Workload::Keys(KeyWidth::W64)],
+            probes: rows.iter().map(|row| (*row, probe(row))).collect(),
+            rows,
             sizes: (4..)
                 .map(|k| 1usize << k)
-                .take_while(|&size| {
-                    size <= if rayon::current_num_threads() == 1 {
-                        1 << 20
-                    } else {
-                        THREADS_TOP
-                    }
-                })
+                .take_while(|&size| size <= if one_thread { 1 << 20 } else { THREADS_TOP })
                 .collect(),
             from: 0,
             rounds: 2,
@@ -124,26 +138,15 @@ impl Plan {
             batch_elements: 1 << 14,
             cpu_only: true,
             built_in_beyond: true,
-            probes: if rayon::current_num_threads() == 1 {
-                vec![
-                    (Workload::Keys(KeyWidth::W32), ONE_THREAD_PROBE),
-                    (Workload::Keys(KeyWidth::W64), ONE_THREAD_PROBE_64),
-                ]
-            } else {
-                vec![
-                    (Workload::Keys(KeyWidth::W32), THREADS_PROBE),
-                    (Workload::Keys(KeyWidth::W64), THREADS_PROBE_64),
-                ]
-            },
         }
     }
 
-    /// The full measurement of `sortnet calibrate`: every workload on the ladder 16, 64,
+    /// The full measurement of `sortnet calibrate`: every row on the ladder 16, 64,
     /// 256, ... up to `max_size`, about `seconds` per backend and size.
     pub fn full(max_size: usize, seconds: f64) -> Plan {
         let rounds = 3;
         Plan {
-            workloads: WORKLOADS.iter().map(|(w, _)| *w).collect(),
+            rows: rows().map(|(row, _)| row).collect(),
             sizes: std::iter::successors(Some(16usize), |s| s.checked_mul(4))
                 .take_while(|&s| s <= max_size)
                 .collect(),
@@ -190,11 +193,11 @@ impl Plan {
     }
 }
 
-/// The timings of the candidates for one workload at one size: seconds per element of the
-/// best run, or why the backend failed.
+/// The timings of the candidates for one row at one size: seconds per element of the best
+/// run, or why the backend failed.
 #[derive(Debug, Clone)]
 pub struct Cell {
-    pub workload: Workload,
+    pub row: Row,
     pub size: usize,
     pub times: Vec<(&'static str, Result<f64, String>)>,
 }
@@ -210,7 +213,7 @@ impl Cell {
 }
 
 /// Times the candidates of `plan` among `backends` (without `auto`) and returns the profile
-/// of the winners; `report` sees every cell as it is measured. Workloads with fewer than two
+/// of the winners; `report` sees every cell as it is measured. Rows with fewer than two
 /// candidates get no entries (or one, from `plan.from`, when there is exactly one and the
 /// plan decides every length).
 pub fn measure(
@@ -220,8 +223,8 @@ pub fn measure(
 ) -> Profile {
     let mut timed: Vec<String> = Vec::new();
     let mut entries = Vec::new();
-    for &workload in &plan.workloads {
-        let all = plan.candidates(backends, workload, 0);
+    for &row in &plan.rows {
+        let all = plan.candidates(backends, row.workload, 0);
         for b in &all {
             if !timed.iter().any(|t| t == b.name()) {
                 timed.push(b.name().to_string());
@@ -229,12 +232,12 @@ pub fn measure(
         }
         if all.len() < 2 {
             if let (Some(only), 0) = (all.first(), plan.from) {
-                entries.push((workload, 0, only.name().to_string()));
+                entries.push((row, 0, only.name().to_string()));
             }
             continue;
         }
         let mut winners: Vec<(usize, &'static str)> = Vec::new();
-        let probes = plan.probes.iter().filter(|(w, _)| *w == workload);
+        let probes = plan.probes.iter().filter(|(r, _)| *r == row);
         let probed = probes.clone().count() > 0;
         let sizes = plan
             .sizes
@@ -242,19 +245,19 @@ pub fn measure(
             .copied()
             .chain(probes.map(|&(_, size)| size));
         for (i, size) in sizes.enumerate() {
-            let who = plan.candidates(backends, workload, size);
+            let who = plan.candidates(backends, row.workload, size);
             let seed = 0xca11_b4a7_e000 ^ (size as u64).rotate_left(32) ^ i as u64;
-            let cell = time_cell(&who, workload, size, seed, plan);
+            let cell = time_cell(&who, row, size, seed, plan);
             report(&cell);
             if let Some((name, _)) = cell.winner() {
                 winners.push((size, name));
             }
         }
         for (from, name) in crossovers(&winners, plan.from) {
-            entries.push((workload, from, name.to_string()));
+            entries.push((row, from, name.to_string()));
         }
         if let (true, false, Some(&(top, _))) = (plan.built_in_beyond, probed, winners.last()) {
-            entries.push((workload, boundary(top, 2 * top), BUILT_IN.to_string()));
+            entries.push((row, boundary(top, 2 * top), BUILT_IN.to_string()));
         }
     }
     Profile {
@@ -268,7 +271,7 @@ pub fn measure(
 /// Measures the quick plan and saves it at `path` (atomically, see [`Profile::save`]); a
 /// failure to save is reported on stderr once and in the state, never to the sort.
 pub(crate) fn measure_once(path: PathBuf, backends: &[&'static dyn SortBackend]) -> State {
-    let profile = measure(backends, &Plan::quick(), &mut |_| {});
+    let profile = measure(backends, &Plan::quick(backends), &mut |_| {});
     let saved = profile.save(&path).map_err(|e| e.to_string());
     if let Err(why) = &saved {
         eprintln!(
@@ -315,7 +318,7 @@ fn random_words(len: usize, mut state: u64) -> Vec<u64> {
         .collect()
 }
 
-/// One input of `workload` and its copies: keys (and values 0..len for pairs).
+/// One input of a row and its copies: keys (and values 0..len for pairs).
 enum Input {
     Words(Vec<u64>),
     Keys32(Vec<u32>),
@@ -325,13 +328,22 @@ enum Input {
 
 fn time_cell(
     who: &[&'static dyn SortBackend],
-    workload: Workload,
+    row: Row,
     size: usize,
     seed: u64,
     plan: &Plan,
 ) -> Cell {
-    let words = random_words(size, seed);
-    let input = match workload {
+    let mut words = random_words(size, seed);
+    if row.keys == KeyMap::Float {
+        // Floats without NaN, as users' data mostly is: with one, `avx2` sorts `f64` by
+        // their integer image, which the integer row times already.
+        for w in &mut words {
+            if f64::from_bits(*w).is_nan() {
+                *w &= !(1 << 62);
+            }
+        }
+    }
+    let input = match row.workload {
         Workload::Nibbles | Workload::Keys(KeyWidth::W64) => Input::Words(words),
         Workload::Keys(KeyWidth::W32) => {
             Input::Keys32(words.into_iter().map(|w| w as u32).collect())
@@ -348,7 +360,7 @@ fn time_cell(
             if best[i].is_err() {
                 continue;
             }
-            let t = time_runs(b, workload, &input, copies, plan);
+            let t = time_runs(b, row, &input, copies, plan);
             best[i] = match (&best[i], t) {
                 (Ok(old), Ok(new)) => Ok(old.min(new / (size * copies).max(1) as f64)),
                 (_, Err(why)) => Err(why),
@@ -357,7 +369,7 @@ fn time_cell(
         }
     }
     Cell {
-        workload,
+        row,
         size,
         times: who.iter().map(|b| b.name()).zip(best).collect(),
     }
@@ -367,7 +379,7 @@ fn time_cell(
 /// `Err` when the call fails or the first result is not sorted.
 fn time_runs(
     b: &dyn SortBackend,
-    workload: Workload,
+    row: Row,
     input: &Input,
     copies: usize,
     plan: &Plan,
@@ -376,6 +388,7 @@ fn time_runs(
     let mut best = f64::INFINITY;
     let mut reps = 0;
     let fail = |e: crate::Error| format!("{} failed: {e}", b.name());
+    let (workload, map) = (row.workload, row.keys);
     while reps < plan.min_reps || (reps < plan.max_reps && start.elapsed() < plan.budget) {
         let (secs, sorted) = match input {
             Input::Words(src) => time_copies(
@@ -383,27 +396,27 @@ fn time_runs(
                 copies,
                 |buf| match workload {
                     Workload::Nibbles => b.sort_nibbles(buf),
-                    _ => b.sort_keys64(buf, KeyMap::Unsigned),
+                    _ => b.sort_keys64(buf, map),
                 },
-                |buf| workload == Workload::Nibbles || is_ascending(buf),
+                |buf| workload == Workload::Nibbles || ascending64(buf, map),
             ),
             Input::Keys32(src) => time_copies(
                 src,
                 copies,
-                |buf| b.sort_keys32(buf, KeyMap::Unsigned),
-                |buf| is_ascending(buf),
+                |buf| b.sort_keys32(buf, map),
+                |buf| ascending32(buf, map),
             ),
             Input::Pairs32(src) => time_copies(
                 &(src.clone(), (0..src.len() as u32).collect::<Vec<_>>()),
                 copies,
-                |(k, v)| b.sort_pairs32(k, v, KeyMap::Unsigned),
-                |(k, _)| is_ascending(k),
+                |(k, v)| b.sort_pairs32(k, v, map),
+                |(k, _)| ascending32(k, map),
             ),
             Input::Pairs64(src) => time_copies(
                 &(src.clone(), (0..src.len() as u32).collect::<Vec<_>>()),
                 copies,
-                |(k, v)| b.sort_pairs64(k, v, KeyMap::Unsigned),
-                |(k, _)| is_ascending(k),
+                |(k, v)| b.sort_pairs64(k, v, map),
+                |(k, _)| ascending64(k, map),
             ),
         }
         .map_err(fail)?;
@@ -433,8 +446,14 @@ fn time_copies<T: Clone>(
     Ok((secs, check(&bufs[0])))
 }
 
-fn is_ascending<T: Ord>(keys: &[T]) -> bool {
-    keys.windows(2).all(|w| w[0] <= w[1])
+fn ascending32(keys: &[u32], map: KeyMap) -> bool {
+    keys.windows(2)
+        .all(|w| map.encode32(w[0]) <= map.encode32(w[1]))
+}
+
+fn ascending64(keys: &[u64], map: KeyMap) -> bool {
+    keys.windows(2)
+        .all(|w| map.encode64(w[0]) <= map.encode64(w[1]))
 }
 
 #[cfg(test)]
@@ -459,25 +478,25 @@ mod tests {
     #[test]
     fn a_probed_workload_keeps_its_last_winner_for_longer_slices() {
         let backends = super::super::cpu::backends(true);
-        let k32 = Workload::Keys(KeyWidth::W32);
-        let k64 = Workload::Keys(KeyWidth::W64);
+        let k32 = Row::integers(Workload::Keys(KeyWidth::W32));
+        let k64 = Row::integers(Workload::Keys(KeyWidth::W64));
         let plan = Plan {
             sizes: vec![16, 64],
             probes: vec![(k32, 1024)],
-            ..Plan::quick()
+            ..Plan::quick(&backends)
         };
         let mut sizes = Vec::new();
         let profile = measure(&backends, &plan, &mut |cell| {
-            sizes.push((cell.workload, cell.size))
+            sizes.push((cell.row, cell.size))
         });
-        // Workloads with fewer than two candidates (aarch64: only `portable`) time nothing.
-        let k32_open = plan.candidates(&backends, k32, 0).len() >= 2;
+        // Rows with fewer than two candidates (aarch64: only `portable`) time nothing.
+        let k32_open = plan.candidates(&backends, k32.workload, 0).len() >= 2;
         assert_eq!(sizes.contains(&(k32, 1024)), k32_open, "{sizes:?}");
         assert!(!sizes.contains(&(k64, 1024)), "{sizes:?}");
         if k32_open {
             assert!(profile.fastest(k32, 1 << 30).is_some());
         }
-        if plan.candidates(&backends, k64, 0).len() >= 2 {
+        if plan.candidates(&backends, k64.workload, 0).len() >= 2 {
             assert_eq!(profile.fastest(k64, 1 << 30), None);
         }
     }
@@ -490,45 +509,53 @@ mod tests {
     }
 
     #[test]
-    fn both_key_widths_are_probed_past_the_ladder_on_any_thread_count() {
-        let on = |threads| {
+    fn every_row_is_probed_past_the_ladder_on_any_thread_count() {
+        let k32 = Row::integers(Workload::Keys(KeyWidth::W32));
+        let k64 = Row::integers(Workload::Keys(KeyWidth::W64));
+        let f64s = Row::floats(Workload::Keys(KeyWidth::W64));
+        let on = |threads, avx512| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .expect("a thread pool");
-            pool.install(|| Plan::quick().probes)
+            pool.install(|| Plan::quick(&super::super::cpu::backends(avx512)))
         };
-        assert_eq!(
-            on(1),
-            [
-                (Workload::Keys(KeyWidth::W32), ONE_THREAD_PROBE),
-                (Workload::Keys(KeyWidth::W64), ONE_THREAD_PROBE_64)
-            ]
-        );
-        assert_eq!(
-            on(2),
-            [
-                (Workload::Keys(KeyWidth::W32), THREADS_PROBE),
-                (Workload::Keys(KeyWidth::W64), THREADS_PROBE_64)
-            ]
-        );
-        let top = |threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("a thread pool");
-            pool.install(|| Plan::quick().sizes.last().copied())
-        };
-        assert_eq!(top(1), Some(1 << 20));
-        assert_eq!(top(2), Some(THREADS_TOP));
+        let with_avx2 = super::super::cpu::backends(false)
+            .iter()
+            .any(|b| b.name() == "avx2");
+        let with_avx512 = super::super::cpu::backends(true)
+            .iter()
+            .any(|b| b.name() == "avx512");
+        for avx512 in [false, true] {
+            // `f64` keys get a row of their own where `avx2` is the widest quicksort.
+            let floats = with_avx2 && !(avx512 && with_avx512);
+            let one = on(1, avx512);
+            let two = on(2, avx512);
+            let mut expect_one = vec![(k32, ONE_THREAD_PROBE), (k64, ONE_THREAD_PROBE_64)];
+            let mut expect_two = vec![(k32, THREADS_PROBE), (k64, THREADS_PROBE_64)];
+            if floats {
+                expect_one.push((f64s, ONE_THREAD_PROBE_64));
+                expect_two.push((f64s, THREADS_PROBE_64));
+            }
+            assert_eq!(one.probes, expect_one);
+            assert_eq!(two.probes, expect_two);
+            assert_eq!(one.rows, expect_one.iter().map(|p| p.0).collect::<Vec<_>>());
+            assert_eq!(one.sizes.last().copied(), Some(1 << 20));
+            assert_eq!(two.sizes.last().copied(), Some(THREADS_TOP));
+        }
     }
 
     #[test]
     fn the_quick_plan_times_only_the_open_crossovers_on_the_cpu() {
-        let backends = super::super::cpu::backends(true);
-        let plan = Plan::quick();
+        for avx512 in [true, false] {
+            quick_plan_times_only_the_open_crossovers(&super::super::cpu::backends(avx512));
+        }
+    }
+
+    fn quick_plan_times_only_the_open_crossovers(backends: &[&'static dyn SortBackend]) {
+        let plan = Plan::quick(backends);
         let mut cells = 0;
-        let profile = measure(&backends, &plan, &mut |cell| {
+        let profile = measure(backends, &plan, &mut |cell| {
             cells += 1;
             assert!(cell.times.iter().all(|(_, t)| t.is_ok()), "{cell:?}");
         });
@@ -536,45 +563,46 @@ mod tests {
         let has = |n| names.contains(&n);
         // Every entry is a timed CPU key backend, none below the plan's start; avx2 only
         // for the shortest slices where avx512 is there.
-        for (workload, from, name) in &profile.entries {
-            assert!(matches!(workload, Workload::Keys(_)), "{workload:?}");
+        for (row, from, name) in &profile.entries {
+            assert!(matches!(row.workload, Workload::Keys(_)), "{row:?}");
             assert!(*from >= plan.from, "{from}");
             assert!(profile.timed.contains(name) || name == BUILT_IN, "{name}");
         }
         // Past the largest size the built-in thresholds decide, unless a probe measured
         // beyond it.
-        for &(workload, _) in WORKLOADS.iter().take(3).skip(1) {
-            if plan.candidates(&backends, workload, 0).len() < 2 {
+        for &row in &plan.rows {
+            if plan.candidates(backends, row.workload, 0).len() < 2 {
                 continue;
             }
             let top = *plan.sizes.last().unwrap();
-            let probed = plan.probes.iter().any(|(w, _)| *w == workload);
-            assert_eq!(
-                profile.fastest(workload, 64 * top).is_some(),
-                probed,
-                "{workload:?}"
-            );
-            assert!(profile.fastest(workload, top).is_some(), "{workload:?}");
+            let probed = plan.probes.iter().any(|(r, _)| *r == row);
+            assert_eq!(profile.fastest(row, 64 * top).is_some(), probed, "{row:?}");
+            assert!(profile.fastest(row, top).is_some(), "{row:?}");
         }
+        // Float keys are timed only where `avx2` is the widest quicksort.
+        let floats = plan
+            .rows
+            .contains(&Row::floats(Workload::Keys(KeyWidth::W64)));
+        assert_eq!(floats, has("avx2") && !has("avx512"));
         assert!(!profile
             .timed
             .iter()
             .any(|t| t == "portable" || t == "scalar"));
         if has("avx512") {
             assert!(plan
-                .candidates(&backends, Workload::Keys(KeyWidth::W32), 256)
+                .candidates(backends, Workload::Keys(KeyWidth::W32), 256)
                 .iter()
                 .all(|b| b.name() != "avx2"));
         }
         let open = plan
-            .workloads
+            .rows
             .iter()
-            .filter(|w| plan.candidates(&backends, **w, 0).len() >= 2)
+            .filter(|r| plan.candidates(backends, r.workload, 0).len() >= 2)
             .count();
         let probes = plan
             .probes
             .iter()
-            .filter(|(w, _)| plan.candidates(&backends, *w, 0).len() >= 2)
+            .filter(|(r, _)| plan.candidates(backends, r.workload, 0).len() >= 2)
             .count();
         assert_eq!(cells, open * plan.sizes.len() + probes);
         assert_eq!(profile.machine, Some(machine_key()));

@@ -27,6 +27,7 @@
 //! nibbles 0 avx2
 //! keys32 0 avx2
 //! keys32 1448 radix
+//! floats64 0 avx2
 //! ```
 //!
 //! A `workload from backend` line says that `backend` is the fastest for `workload` from
@@ -36,14 +37,16 @@
 //! backends on its `timed` line (all of `backends` when there is none): where the built-in
 //! thresholds pick one it did not time (the GPU, for the short measurement), that pick
 //! stands. The `machine` and `timed` lines are optional. The keys timed are integers (random
-//! bit patterns); `auto` applies a profile to integer keys only and keeps the built-in
-//! crossovers for `f32` and `f64`, which radix sorts with one digit more.
+//! bit patterns), and for `floats64` floats ([`Row`]). `auto` applies a workload's integer
+//! lines to float keys only where they pick a quicksort (radix sorts floats with one digit
+//! more, so a quicksort faster on integers is faster on floats); where they pick radix, or the
+//! workload has no float lines, float keys keep the built-in crossovers.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::sort_backend::Workload;
-use crate::keys::key::KeyWidth;
+use crate::keys::key::{KeyMap, KeyWidth};
 
 /// The first line of every profile; the number is the format version.
 const MAGIC: &str = "sortnet-profile";
@@ -63,13 +66,59 @@ pub const WORKLOADS: [(Workload, &str); 5] = [
     (Workload::Pairs(KeyWidth::W64), "pairs64"),
 ];
 
-/// The name of `workload` in a profile file.
-pub fn workload_name(workload: Workload) -> &'static str {
-    WORKLOADS
-        .iter()
-        .find(|(w, _)| *w == workload)
-        .map(|(_, name)| *name)
-        .expect("WORKLOADS lists every workload")
+/// The workloads with a row for float keys of their own, with its name in the file. Only
+/// 64-bit keys: without AVX-512 `avx2` sorts `f64` by float compares (`vminpd`/`vmaxpd`, where
+/// the slice holds no NaN and no -0.0), 1.4-1.6x as fast as by their integer image on the
+/// Xeon build machine, while every other quicksort of floats runs the integer kernel on their
+/// image.
+pub const FLOAT_ROWS: [(Workload, &str); 1] = [(Workload::Keys(KeyWidth::W64), "floats64")];
+
+/// What one line of a profile speaks about: a workload and the keys it was timed on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    pub workload: Workload,
+    /// [`KeyMap::Unsigned`] for integer keys (random bit patterns, which stand for signed
+    /// keys too), [`KeyMap::Float`] for floats (random bit patterns without NaN).
+    pub keys: KeyMap,
+}
+
+impl Row {
+    /// The row of `workload` timed on integer keys.
+    pub const fn integers(workload: Workload) -> Row {
+        Row {
+            workload,
+            keys: KeyMap::Unsigned,
+        }
+    }
+
+    /// The row of `workload` timed on float keys.
+    pub const fn floats(workload: Workload) -> Row {
+        Row {
+            workload,
+            keys: KeyMap::Float,
+        }
+    }
+}
+
+/// Every row a profile can speak about, with its name in the file: the integer row of each
+/// of [`WORKLOADS`], then [`FLOAT_ROWS`].
+pub fn rows() -> impl Iterator<Item = (Row, &'static str)> {
+    let integers = WORKLOADS.iter().map(|&(w, name)| (Row::integers(w), name));
+    integers.chain(FLOAT_ROWS.iter().map(|&(w, name)| (Row::floats(w), name)))
+}
+
+/// The position of `row` in [`rows`]; `None` for float keys of a workload without a float
+/// row.
+pub fn row_index(row: Row) -> Option<usize> {
+    rows().position(|(r, _)| r == row)
+}
+
+/// The name of `row` in a profile file.
+pub fn row_name(row: Row) -> &'static str {
+    rows()
+        .find(|(r, _)| *r == row)
+        .map(|(_, name)| name)
+        .expect("rows() lists every row a profile holds")
 }
 
 /// Measured crossovers for one machine.
@@ -83,8 +132,8 @@ pub struct Profile {
     /// The backends that were timed, among which the entries choose; empty when all of
     /// `backends` were.
     pub timed: Vec<String>,
-    /// `(workload, from length, fastest backend)`, sorted by workload then length.
-    pub entries: Vec<(Workload, usize, String)>,
+    /// `(row, from length, fastest backend)`, each row's lengths increasing.
+    pub entries: Vec<(Row, usize, String)>,
 }
 
 impl Profile {
@@ -144,7 +193,7 @@ impl Profile {
                 profile.backends = fields[1..].iter().map(|s| s.to_string()).collect();
                 continue;
             }
-            let Some(&(workload, _)) = WORKLOADS.iter().find(|(_, name)| *name == fields[0]) else {
+            let Some((row, _)) = rows().find(|(_, name)| *name == fields[0]) else {
                 return Err(format!("line {n}: unknown workload `{}`", fields[0]));
             };
             let [_, from, backend] = fields[..] else {
@@ -163,15 +212,15 @@ impl Profile {
                     "line {n}: `{backend}` is not a backend the profile timed"
                 ));
             }
-            if let Some((w, last, _)) = profile.entries.last() {
-                if *w == workload && *last >= from {
+            if let Some((r, last, _)) = profile.entries.last() {
+                if *r == row && *last >= from {
                     return Err(format!(
                         "line {n}: lengths of `{}` must increase",
-                        workload_name(workload)
+                        row_name(row)
                     ));
                 }
             }
-            profile.entries.push((workload, from, backend.to_string()));
+            profile.entries.push((row, from, backend.to_string()));
         }
         if !saw_backends {
             return Err("no `backends` line".to_string());
@@ -193,8 +242,8 @@ impl Profile {
             let _ = writeln!(text, "timed {}", self.timed.join(" "));
         }
         text.push_str("# workload  from-length  backend\n");
-        for (workload, from, backend) in &self.entries {
-            let _ = writeln!(text, "{} {from} {backend}", workload_name(*workload));
+        for (row, from, backend) in &self.entries {
+            let _ = writeln!(text, "{} {from} {backend}", row_name(*row));
         }
         text
     }
@@ -238,12 +287,12 @@ impl Profile {
         written
     }
 
-    /// The backend measured fastest for `workload` at `len` elements, if the profile has one.
-    pub fn fastest(&self, workload: Workload, len: usize) -> Option<&str> {
+    /// The backend measured fastest for `row` at `len` elements, if the profile has one.
+    pub fn fastest(&self, row: Row, len: usize) -> Option<&str> {
         self.entries
             .iter()
             .rev()
-            .find(|(w, from, _)| *w == workload && *from <= len)
+            .find(|(r, from, _)| *r == row && *from <= len)
             .map(|(_, _, backend)| backend.as_str())
             .filter(|backend| *backend != BUILT_IN)
     }
@@ -342,7 +391,8 @@ pub fn location(backends: &[&str]) -> Option<Location> {
 pub enum ProfileChoice {
     /// What ships: the profile for this machine in the cache folder ([`location`]); when
     /// there is none (or it is stale, foreign or broken), `auto` measures a short one the
-    /// first time it routes a call (0.22 s on a 2-core AMD EPYC, see [`calibration`](super::calibration)),
+    /// first time it routes a call (1.3-2.5 s on the 2-core Xeon build machine, see
+    /// [`calibration`](super::calibration)),
     /// saves it and follows it, and later processes read it. A file the user names with
     /// `$SORTNET_PROFILE` is read as [`Saved`](Self::Saved) reads it, never measured into;
     /// `SORTNET_PROFILE=0` switches profiles off. Never under Miri, and not when the first
@@ -509,11 +559,32 @@ mod tests {
             backends: vec!["scalar".into(), "avx2".into(), "radix".into()],
             timed: vec!["avx2".into(), "radix".into()],
             entries: vec![
-                (Workload::Nibbles, 0, "avx2".into()),
-                (Workload::Keys(KeyWidth::W32), 0, "avx2".into()),
-                (Workload::Keys(KeyWidth::W32), 1448, "radix".into()),
-                (Workload::Keys(KeyWidth::W32), 1 << 21, BUILT_IN.into()),
-                (Workload::Pairs(KeyWidth::W64), 0, "radix".into()),
+                (Row::integers(Workload::Nibbles), 0, "avx2".into()),
+                (
+                    Row::integers(Workload::Keys(KeyWidth::W32)),
+                    0,
+                    "avx2".into(),
+                ),
+                (
+                    Row::integers(Workload::Keys(KeyWidth::W32)),
+                    1448,
+                    "radix".into(),
+                ),
+                (
+                    Row::integers(Workload::Keys(KeyWidth::W32)),
+                    1 << 21,
+                    BUILT_IN.into(),
+                ),
+                (
+                    Row::floats(Workload::Keys(KeyWidth::W64)),
+                    64,
+                    "avx2".into(),
+                ),
+                (
+                    Row::integers(Workload::Pairs(KeyWidth::W64)),
+                    0,
+                    "radix".into(),
+                ),
             ],
         }
     }
@@ -597,8 +668,11 @@ mod tests {
         let profiles: Vec<Profile> = (0..4)
             .map(|i| {
                 let mut p = sample();
-                p.entries
-                    .push((Workload::Keys(KeyWidth::W64), 100 + i, "avx2".into()));
+                p.entries.push((
+                    Row::integers(Workload::Keys(KeyWidth::W64)),
+                    100 + i,
+                    "avx2".into(),
+                ));
                 p
             })
             .collect();
@@ -643,12 +717,29 @@ mod tests {
     #[test]
     fn fastest_takes_the_last_entry_at_or_below_the_length() {
         let p = sample();
-        let k32 = Workload::Keys(KeyWidth::W32);
+        let k32 = Row::integers(Workload::Keys(KeyWidth::W32));
         assert_eq!(p.fastest(k32, 0), Some("avx2"));
         assert_eq!(p.fastest(k32, 1447), Some("avx2"));
         assert_eq!(p.fastest(k32, 1448), Some("radix"));
         assert_eq!(p.fastest(k32, 1 << 21), None, "past the measured sizes");
-        assert_eq!(p.fastest(Workload::Keys(KeyWidth::W64), 10), None);
+        // Float keys of 64 bits have a row of their own, apart from the integers'.
+        let k64 = Workload::Keys(KeyWidth::W64);
+        assert_eq!(p.fastest(Row::integers(k64), 100), None);
+        assert_eq!(p.fastest(Row::floats(k64), 63), None);
+        assert_eq!(p.fastest(Row::floats(k64), 64), Some("avx2"));
+    }
+
+    #[test]
+    fn every_row_has_its_own_name_and_index() {
+        let names: Vec<&str> = rows().map(|(_, name)| name).collect();
+        assert_eq!(names.len(), WORKLOADS.len() + FLOAT_ROWS.len());
+        for (i, (row, name)) in rows().enumerate() {
+            assert_eq!(row_index(row), Some(i));
+            assert_eq!(row_name(row), name);
+            assert_eq!(names.iter().filter(|n| **n == name).count(), 1);
+        }
+        assert_eq!(row_index(Row::floats(Workload::Keys(KeyWidth::W32))), None);
+        assert!(row_index(Row::floats(Workload::Keys(KeyWidth::W64))).is_some());
     }
 
     #[test]

@@ -79,10 +79,21 @@ pub(crate) const KEYS64_SIMD_MIN_LEN: usize = 24;
 /// `auto`'s pick there.
 pub(crate) const KEYS32_FLOAT_AVX2_RADIX_MIN_LEN: usize = KEYS32_FLOAT_RADIX_MIN_LEN;
 
-/// `f64` keys from which `radix` beats the vectorised quicksort of `avx2`, as
-/// [`KEYS32_FLOAT_AVX2_RADIX_MIN_LEN`]: avx2 / radix 1024 keys 234 / 193-206, 1536 keys 226
-/// / 226-227, 2048 keys 218 / 238 M keys/s (three rounds, one run).
-pub(crate) const KEYS64_FLOAT_AVX2_RADIX_MIN_LEN: usize = 1536;
+/// `f64` keys from which `radix` beats the vectorised quicksort of `avx2`: as long as it
+/// beats `avx512`'s, since `avx2` sorts slices without NaN and -0.0 by float compares
+/// (`vminpd`/`vmaxpd`), 1.4-1.6x as fast as by their integer image (Xeon build machine).
+///
+/// - Xeon host of the H200 machine, one thread, AVX-512 off, `sortnet bench --no-profile
+///   --workload f64 --backends avx2,radix`, three rounds: avx2 1.0-1.47x radix at every
+///   power of two from 2^10 to 2^24 (2026-11-28).
+/// - AMD EPYC (Zen 4), by the integer image before the float compares: avx2 / radix 1024
+///   keys 234 / 193-206, 1536 keys 226 / 226-227, 2048 keys 218 / 238 M keys/s. The float
+///   compares were not timed there; at 1.4x, and 4% slower per doubling as before, they pass
+///   radix's 245 M keys/s (2^15) near this length.
+///
+/// Past it the once-per-machine measurement times `f64` keys where `avx2` is the widest
+/// quicksort (`calibration`, the `floats64` row).
+pub(crate) const KEYS64_FLOAT_AVX2_RADIX_MIN_LEN: usize = KEYS64_FLOAT_RADIX_MIN_LEN;
 
 // A narrower ISA never beats radix where a wider one does not: `preference` relies on it.
 const _: () = assert!(KEYS32_AVX2_RADIX_MIN_LEN <= KEYS32_RADIX_MIN_LEN);
