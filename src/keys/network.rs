@@ -28,7 +28,9 @@
 //!   adversarial inputs stay `O(n log n)` in time and `O(log n)` in stack.
 //! * **Threads.** On several rayon threads (the SIMD backends' own entry points) the ranges
 //!   of at least [`PARALLEL_SPLIT_MIN_LEN`] keys are split by one partition each and their
-//!   two sides sorted by `rayon::join` ([`Steps`]); one thread sorts as above.
+//!   two sides sorted by `rayon::join` ([`Steps`]); the first partitions, while fewer
+//!   ranges than threads are open, run in chunks on several threads ([`split_on_threads`]).
+//!   One thread sorts as above.
 //! * **Where it stands.** One thread, random keys, on the Intel Xeon host (BENCHMARKS.md,
 //!   "CPU key sort, one thread"): `avx512` 0.93-1.75x numpy's `np.sort` (x86-simd-sort) at
 //!   2^10-2^24, `u32` 1.00 / 0.97 at 2^20 / 2^24. Where time goes at 2^24: the partition
@@ -41,6 +43,8 @@
 //!   interleaved halves and sawtooth take 0.5-1.2x. `auto` sends slices here wherever the
 //!   once-per-machine measurement finds them faster than radix (`backend::calibration`);
 //!   the `wide` instantiation (`portable`) is slower than `radix` on x86-64.
+
+use rayon::prelude::*;
 
 use super::key::KeyMap;
 use super::nearly::run_end;
@@ -557,7 +561,7 @@ pub(crate) unsafe fn pick_pivot<V: KeyVector>(keys: &[V::Key]) -> V::Key {
 }
 
 /// What the quicksort needs of an unsigned key beyond the vector operations.
-pub(crate) trait VecKey: Copy + Ord + Send {
+pub(crate) trait VecKey: Copy + Ord + Send + Sync {
     /// Sorts encoded (unsigned) keys by radix: the way out for ranges whose pivots went bad.
     fn radix_sort(keys: &mut [Self]);
     /// The next larger key (`self` is not the maximum).
@@ -705,7 +709,14 @@ pub(crate) unsafe fn quicksort_on_threads<V: KeyVector>(
     }
     match steps {
         // SAFETY: caller's guarantee (`steps` are `V`'s).
-        Some(steps) if threaded => unsafe { sort_on_threads(keys, steps, partition_budget(n)) },
+        Some(steps) if threaded => unsafe {
+            sort_on_threads(
+                keys,
+                steps,
+                partition_budget(n),
+                rayon::current_num_threads(),
+            )
+        },
         // SAFETY: caller's guarantee.
         _ => unsafe { partition_down::<V>(keys) },
     }
@@ -723,6 +734,10 @@ pub(crate) const PARALLEL_SPLIT_MIN_LEN: usize = 1 << 16;
 pub(crate) struct Steps<K> {
     /// [`split_step`]: one partition.
     pub(crate) split: unsafe fn(&mut [K]) -> Option<(usize, usize)>,
+    /// [`pick_pivot`]: the pivot of a split over several threads ([`split_on_threads`]).
+    pub(crate) pivot: unsafe fn(&[K]) -> K,
+    /// [`partition`]: one pass around a given pivot, over one chunk of such a split.
+    pub(crate) partition: unsafe fn(&mut [K], K) -> usize,
     /// [`partition_down`]: the rest of the sort on this thread.
     pub(crate) sort: unsafe fn(&mut [K]),
 }
@@ -730,31 +745,150 @@ pub(crate) struct Steps<K> {
 /// Sorts `keys` by partitions whose sides are sorted in parallel (`rayon::join`) while
 /// they hold at least [`PARALLEL_SPLIT_MIN_LEN`] keys and `budget` partitions are left (bad
 /// pivots end in `steps.sort`, which has a budget of its own and then the radix sort).
+/// `threads` is the share of rayon's threads the range has (all of them at the top, half
+/// each side below): a range with two or more partitions on them ([`split_on_threads`]),
+/// since until its sides are split every other thread would wait.
 ///
 /// # Safety
 /// The CPU supports the instructions `steps` were compiled for.
-unsafe fn sort_on_threads<K: Copy + Send>(keys: &mut [K], steps: Steps<K>, budget: usize) {
+unsafe fn sort_on_threads<K: Copy + Send + Sync>(
+    keys: &mut [K],
+    steps: Steps<K>,
+    budget: usize,
+    threads: usize,
+) {
     if keys.len() < PARALLEL_SPLIT_MIN_LEN || budget == 0 {
         // SAFETY: caller's guarantee.
         unsafe { (steps.sort)(keys) };
         return;
     }
     // SAFETY: caller's guarantee.
-    let Some((mid, high)) = (unsafe { (steps.split)(keys) }) else {
+    let split = unsafe { split_on_threads(keys, steps, threads) };
+    let Some((mid, high)) = split else {
         return;
     };
     let (left, rest) = keys.split_at_mut(mid);
     let right = &mut rest[high - mid..];
+    let threads = threads.div_ceil(2);
     rayon::join(
         || {
             // SAFETY: caller's guarantee, on this thread or another of the same CPU.
-            unsafe { sort_on_threads(left, steps, budget - 1) }
+            unsafe { sort_on_threads(left, steps, budget - 1, threads) }
         },
         || {
             // SAFETY: as above.
-            unsafe { sort_on_threads(right, steps, budget - 1) }
+            unsafe { sort_on_threads(right, steps, budget - 1, threads) }
         },
     );
+}
+
+/// [`split_step`] for a range on `threads` threads: one pivot for the whole range, a
+/// partition of each of up to `threads` chunks (of at least [`PARALLEL_SPLIT_MIN_LEN`] keys)
+/// on a thread of its own, then the keys at or above the pivot that lie before the split
+/// trade places with the keys below it that lie after (in parallel). One thread's pass over
+/// 2^24 `u64` keys takes 15 ms (0.9 ns a key on the Xeon host), while the others wait: on
+/// its 16 threads `avx512` sorted 2^24 keys at 1227-1277 M keys/s (`u32`) and 425-509
+/// (`u64`) with the first partitions on one thread each, 1771-1910 and 781-806 with them in
+/// chunks (2026-11-28, `sortnet bench --no-profile --backends avx512,radix`, two rounds).
+/// Falls back to [`split_step`] where no key is below the pivot (it needs the split of the
+/// keys equal to it).
+///
+/// # Safety
+/// The CPU supports the instructions `steps` were compiled for.
+unsafe fn split_on_threads<K: Copy + Send + Sync>(
+    keys: &mut [K],
+    steps: Steps<K>,
+    threads: usize,
+) -> Option<(usize, usize)> {
+    let parts = threads.min(keys.len() / PARALLEL_SPLIT_MIN_LEN);
+    if parts < 2 {
+        // SAFETY: caller's guarantee.
+        return unsafe { (steps.split)(keys) };
+    }
+    // SAFETY: caller's guarantee; the range is longer than a block.
+    let pivot = unsafe { (steps.pivot)(keys) };
+    let chunk = keys.len().div_ceil(parts);
+    let mids: Vec<usize> = keys
+        .par_chunks_mut(chunk)
+        // SAFETY: caller's guarantee, on any thread of the same CPU; each chunk holds at
+        // least `PARALLEL_SPLIT_MIN_LEN / 2` keys, more than a block.
+        .map(|part| unsafe { (steps.partition)(part, pivot) })
+        .collect();
+    let below: usize = mids.iter().sum();
+    if below == 0 {
+        // SAFETY: caller's guarantee.
+        return unsafe { (steps.split)(keys) };
+    }
+    // Chunk `i` holds its keys below the pivot at `i * chunk..i * chunk + mids[i]`.
+    let n = keys.len();
+    let sides = mids.iter().enumerate().map(|(i, &mid)| {
+        let start = i * chunk;
+        let end = (start + chunk).min(n);
+        (start..start + mid, start + mid..end)
+    });
+    let (front, back) = keys.split_at_mut(below);
+    let high_in_front = pieces(front, 0, sides.clone().map(|(_, high)| high));
+    let low_in_back = pieces(back, below, sides.map(|(low, _)| low));
+    trade_places(high_in_front, low_in_back);
+    Some((below, below))
+}
+
+/// The parts of `zone` (which starts at index `offset` of the whole range) that the
+/// ascending, disjoint `ranges` (indices of the whole range) cover.
+fn pieces<K>(
+    zone: &mut [K],
+    offset: usize,
+    ranges: impl Iterator<Item = std::ops::Range<usize>>,
+) -> Vec<&mut [K]> {
+    let end = offset + zone.len();
+    let mut rest = zone;
+    let mut at = offset;
+    let mut out = Vec::new();
+    for range in ranges {
+        let (start, stop) = (range.start.max(at), range.end.min(end));
+        if start >= stop {
+            continue;
+        }
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(start - at);
+        let (piece, tail) = tail.split_at_mut(stop - start);
+        out.push(piece);
+        rest = tail;
+        at = stop;
+    }
+    out
+}
+
+/// Keys a task of [`trade_places`] swaps: 512 KiB of `u64` keys each way, a few tens of µs.
+const TRADE_TASK: usize = 1 << 16;
+
+/// Swaps the keys of `a`'s pieces with those of `b`'s, in order (both hold as many keys),
+/// in tasks of at most [`TRADE_TASK`] keys over rayon's threads.
+fn trade_places<K: Send>(a: Vec<&mut [K]>, b: Vec<&mut [K]>) {
+    let mut tasks: Vec<(&mut [K], &mut [K])> = Vec::new();
+    let (mut a, mut b) = (a.into_iter(), b.into_iter());
+    let (mut x, mut y): (&mut [K], &mut [K]) = (&mut [], &mut []);
+    loop {
+        if x.is_empty() {
+            match a.next() {
+                Some(next) => x = next,
+                None => break,
+            }
+        }
+        if y.is_empty() {
+            match b.next() {
+                Some(next) => y = next,
+                None => break,
+            }
+        }
+        let len = x.len().min(y.len()).min(TRADE_TASK);
+        let (x_head, x_rest) = std::mem::take(&mut x).split_at_mut(len);
+        let (y_head, y_rest) = std::mem::take(&mut y).split_at_mut(len);
+        tasks.push((x_head, y_head));
+        (x, y) = (x_rest, y_rest);
+    }
+    tasks
+        .into_par_iter()
+        .for_each(|(x, y)| x.swap_with_slice(y));
 }
 
 /// Partitions a range of `n` keys may take before it goes to the radix sort: 2 * log2(n).

@@ -284,25 +284,28 @@ pub(crate) fn check_sorts(
     check_adversarial_pivots(&sort32);
 }
 
-/// The sorts on a pool of four rayon threads, where ranges from
+/// The sorts on pools of four and three rayon threads, where ranges from
 /// [`PARALLEL_SPLIT_MIN_LEN`](super::PARALLEL_SPLIT_MIN_LEN) keys are split over them
-/// (whatever the test machine's cores): std's patterns, float and signed keys, and
+/// (whatever the test machine's cores) and the first partitions run in chunks (four, then
+/// two; three of unequal length, then two): std's patterns, float and signed keys, and
 /// adversarial pivots past the split's length.
 pub(crate) fn check_sorts_on_threads(
     sort32: impl Fn(&mut [u32], KeyMap) + Sync,
     sort64: impl Fn(&mut [u64], KeyMap) + Sync,
 ) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(4)
-        .build()
-        .expect("a pool of four threads");
-    pool.install(|| {
-        for n in [super::PARALLEL_SPLIT_MIN_LEN, (1 << 18) + 5] {
-            let maps = [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float];
-            check_patterns(n, &sort32, &sort64, &maps);
-        }
-        adversarial_pivots(&sort32, KeyMap::Unsigned, 1 << 17);
-    });
+    for (threads, long) in [(4, (1 << 18) + 5), (3, (3 << 16) + 7)] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a pool of threads");
+        pool.install(|| {
+            for n in [super::PARALLEL_SPLIT_MIN_LEN, long] {
+                let maps = [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float];
+                check_patterns(n, &sort32, &sort64, &maps);
+            }
+            adversarial_pivots(&sort32, KeyMap::Unsigned, 1 << 17);
+        });
+    }
 }
 
 /// std's patterns of `n` keys ([`inputs`]) as `u32` and `u64` keys, sorted in the order of

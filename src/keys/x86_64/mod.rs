@@ -38,6 +38,8 @@ macro_rules! key_token {
         {
             let steps = $crate::keys::network::Steps {
                 split: split_kernel::<V>,
+                pivot: pivot_kernel::<V>,
+                partition: partition_kernel::<V>,
                 sort: partition_down_kernel::<V>,
             };
             // SAFETY: the features are enabled here; caller's guarantee for the CPU.
@@ -57,6 +59,35 @@ macro_rules! key_token {
         {
             // SAFETY: the features are enabled here; caller's guarantee for the rest.
             unsafe { $crate::keys::network::split_step::<V>(keys) }
+        }
+
+        /// `network::pick_pivot` compiled with the token's features.
+        ///
+        /// # Safety
+        /// As [`quicksort_kernel`]; `keys` is longer than a block.
+        #[target_feature(enable = $features)]
+        unsafe fn pivot_kernel<V: $crate::keys::network::KeyVector>(keys: &[V::Key]) -> V::Key
+        where
+            V::Key: $crate::keys::network::VecKey,
+        {
+            // SAFETY: the features are enabled here; caller's guarantee for the rest.
+            unsafe { $crate::keys::network::pick_pivot::<V>(keys) }
+        }
+
+        /// `network::partition` compiled with the token's features.
+        ///
+        /// # Safety
+        /// As [`quicksort_kernel`].
+        #[target_feature(enable = $features)]
+        unsafe fn partition_kernel<V: $crate::keys::network::KeyVector>(
+            keys: &mut [V::Key],
+            pivot: V::Key,
+        ) -> usize
+        where
+            V::Key: $crate::keys::network::VecKey,
+        {
+            // SAFETY: the features are enabled here; caller's guarantee for the CPU.
+            unsafe { $crate::keys::network::partition::<V>(keys, pivot) }
         }
 
         /// `network::partition_down` compiled with the token's features.
