@@ -746,8 +746,8 @@ pub(crate) struct Steps<K> {
 /// they hold at least [`PARALLEL_SPLIT_MIN_LEN`] keys and `budget` partitions are left (bad
 /// pivots end in `steps.sort`, which has a budget of its own and then the radix sort).
 /// `threads` is the share of rayon's threads the range has (all of them at the top, half
-/// each side below): a range with two or more partitions on them ([`split_on_threads`]),
-/// since until its sides are split every other thread would wait.
+/// each side below): a range with two or more is partitioned in chunks, one on each
+/// ([`split_on_threads`]), since until its sides are split the other threads would wait.
 ///
 /// # Safety
 /// The CPU supports the instructions `steps` were compiled for.
@@ -783,8 +783,8 @@ unsafe fn sort_on_threads<K: Copy + Send + Sync>(
 }
 
 /// [`split_step`] for a range on `threads` threads: one pivot for the whole range, a
-/// partition of each of up to `threads` chunks (of at least [`PARALLEL_SPLIT_MIN_LEN`] keys)
-/// on a thread of its own, then the keys at or above the pivot that lie before the split
+/// partition of each of up to `threads` chunks (of about [`PARALLEL_SPLIT_MIN_LEN`] keys or
+/// more) on a thread of its own, then the keys at or above the pivot that lie before the split
 /// trade places with the keys below it that lie after (in parallel). One thread's pass over
 /// 2^24 `u64` keys takes 15 ms (0.9 ns a key on the Xeon host), while the others wait: on
 /// its 16 threads `avx512` sorted 2^24 keys at 1227-1277 M keys/s (`u32`) and 425-509
@@ -811,7 +811,7 @@ unsafe fn split_on_threads<K: Copy + Send + Sync>(
     let mids: Vec<usize> = keys
         .par_chunks_mut(chunk)
         // SAFETY: caller's guarantee, on any thread of the same CPU; each chunk holds at
-        // least `PARALLEL_SPLIT_MIN_LEN / 2` keys, more than a block.
+        // least `PARALLEL_SPLIT_MIN_LEN - parts` keys, far more than a block.
         .map(|part| unsafe { (steps.partition)(part, pivot) })
         .collect();
     let below: usize = mids.iter().sum();
