@@ -88,7 +88,7 @@ pub(crate) const KEYS32_FLOAT_AVX2_RADIX_MIN_LEN: usize = KEYS32_FLOAT_RADIX_MIN
 ///   power of two from 2^10 to 2^24 (2026-11-28).
 /// - AMD EPYC (Zen 4), by the integer image before the float compares: avx2 / radix 1024
 ///   keys 234 / 193-206, 1536 keys 226 / 226-227, 2048 keys 218 / 238 M keys/s. The float
-///   compares were not timed there; at 1.4x, and 4% slower per doubling as before, they pass
+///   compares were not timed there; at 1.4x, and 4% slower per doubling as by the image, they pass
 ///   radix's 245 M keys/s (2^15) near this length.
 ///
 /// Past it the once-per-machine measurement times `f64` keys where `avx2` is the widest
