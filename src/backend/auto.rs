@@ -323,17 +323,19 @@ impl Auto {
         // KEYS32_FLOAT_RADIX_MIN_LEN), so a quicksort measured faster than radix on integers
         // is faster on floats too, while a radix win on integers leaves float keys to their
         // own built-in crossovers.
-        let lines = |row| {
-            row_index(row)
+        // `rows()` lists the integer rows in `WORKLOADS`' order first: the integer row's
+        // index is `w`, found above.
+        let lines = |index: Option<usize>| {
+            index
                 .and_then(|i| routes.measured.get(i))
                 .filter(|m| !m.is_empty())
         };
         let float_lines = (map == KeyMap::Float)
-            .then(|| lines(Row::floats(workload)))
+            .then(|| lines(row_index(Row::floats(workload))))
             .flatten();
         let from_integers = map == KeyMap::Float && float_lines.is_none();
         let entry = float_lines
-            .or_else(|| lines(Row::integers(workload)))
+            .or_else(|| lines(w))
             .and_then(|entries| entries.iter().rev().find(|m| m.from <= len));
         let Some(Measured {
             backend: Some(measured),

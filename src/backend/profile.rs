@@ -101,7 +101,8 @@ impl Row {
 }
 
 /// Every row a profile can speak about, with its name in the file: the integer row of each
-/// of [`WORKLOADS`], then [`FLOAT_ROWS`].
+/// of [`WORKLOADS`], in that order (a workload's integer row has its index there), then
+/// [`FLOAT_ROWS`].
 pub fn rows() -> impl Iterator<Item = (Row, &'static str)> {
     let integers = WORKLOADS.iter().map(|&(w, name)| (Row::integers(w), name));
     integers.chain(FLOAT_ROWS.iter().map(|&(w, name)| (Row::floats(w), name)))
