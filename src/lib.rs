@@ -86,24 +86,21 @@
 //! | `radix` | everywhere | | stable LSD radix, rayon for large slices | stable; 4- and 8-byte values move inside |
 //! | `vulkan-bitonic` | a Vulkan device | GPU nibble kernel | bitonic merge sort | no (not stable) |
 //! | `vulkan-radix` | a Vulkan device | GPU nibble kernel | LSD radix: look-back (Onesweep) or reduce-then-scan | stable |
-//! | `auto` | always | picks per call from built-in crossovers and a profile measured once per machine | | stable backends only |
+//! | `auto` | always | picks per call from built-in rules (ISA, cache sizes) and a saved profile, if any | | stable backends only |
 //!
 //! [`backend::by_name`] returns a backend by its stable name; [`SortBackend::supports`] says
 //! which workloads it does (others return [`Error::Unsupported`]). `auto` never picks a
 //! software Vulkan driver (lavapipe), and falls back to the CPU when the GPU fails.
 //!
-//! `auto` measures once per machine what its built-in crossovers cannot know: the first
-//! time it routes a call without a profile for this machine in the cache folder, it times
-//! the vectorised quicksorts against `radix` for 32- and 64-bit keys (and `f64` keys where
-//! `avx2` is the widest quicksort) at every power of two from 16 to 2^20 and once at 2^22 or
-//! 2^23, on the threads the process sorts with (1.3-2.5 s on the 2-core Xeon build
-//! machine), saves the result to
-//! `$XDG_CACHE_HOME/sortnet/profile-<key>.txt` (else `$HOME/.cache/sortnet/...`; `<key>`
-//! names the CPU model, L2 size, thread count, sortnet version and backends), and later
-//! processes read it ([`backend::calibration`], [`backend::ProfileChoice`]). Switch it off
-//! with [`backend::configure`] and [`backend::ProfileChoice::BuiltIn`] (or `Saved`, which
-//! reads a profile but never measures), or `SORTNET_PROFILE=0`; a cache folder that cannot
-//! be written costs one warning on stderr, never a sort.
+//! `auto` follows built-in rules that read the ISA and the L2 size; it measures nothing and
+//! writes nothing unless asked. `sortnet calibrate` times the backends on this machine and
+//! saves a profile to `$XDG_CACHE_HOME/sortnet/profile-<key>.txt` (else
+//! `$HOME/.cache/sortnet/...`; `<key>` names the CPU model, L2 size, thread count, sortnet
+//! version and backends), which `auto` then follows ([`backend::ProfileChoice::Saved`], the
+//! default). [`backend::ProfileChoice::MeasureOnce`] has `auto` measure a short profile
+//! itself the first time it routes a call on a machine without one (1.3-2.5 s on the 2-core
+//! Xeon build machine; [`backend::calibration`]); [`backend::ProfileChoice::BuiltIn`] or
+//! `SORTNET_PROFILE=0` reads none.
 //!
 //! ## Features and environment
 //!
@@ -114,10 +111,10 @@
 //!   (`cli/` in the repository), so the library pulls none of its dependencies.
 //! - `SORTNET_BACKEND=<name>` makes [`backend::auto`] return that backend;
 //!   `SORTNET_NO_GPU=1` and `SORTNET_NO_AVX512=1` take those backends off the list;
-//!   `SORTNET_PROFILE=<path>` reads the calibration profile from that file (never measuring
-//!   into it), and `SORTNET_PROFILE=0` neither reads nor measures one. A program sets the
-//!   same without the environment with [`backend::Options`] and [`backend::configure`] or
-//!   [`backend::Registry`].
+//!   `SORTNET_PROFILE=<path>` reads the calibration profile from that file, and
+//!   `SORTNET_PROFILE=0` reads none. [`backend::Options::from_env`] is the one place these
+//!   are read; a program sets the same without the environment with [`backend::Options`]
+//!   and [`backend::configure`] or [`backend::Registry`].
 //! - Memory: a call frees all it allocated before it returns. [`keys::RadixSorter`] keeps the
 //!   radix sort's scratch between calls, for programs that sort large slices again and again.
 //!

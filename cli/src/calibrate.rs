@@ -88,8 +88,11 @@ pub fn run(args: &Args) -> Outcome {
     let names: Vec<&str> = concrete.iter().map(|b| b.name()).collect();
     let path = match &args.output {
         Some(path) => path.clone(),
-        None => profile::location(&names)
-            .map(|at| at.path().to_path_buf())
+        // The file `SORTNET_PROFILE` names, else this machine's in the cache folder.
+        None => match backend::Options::from_env().profile {
+            backend::ProfileChoice::File(path) => Some(path),
+            _ => profile::cache_path(&names),
+        }
             .ok_or_else(|| {
                 fail!(
                     "no cache folder to save the profile in: set XDG_CACHE_HOME or HOME, or \

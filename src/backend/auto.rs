@@ -1,9 +1,9 @@
 //! `auto`: routes each call to the fastest usable backend for its workload and length.
 //!
 //! The crossover sizes live in `thresholds`, each with the measurement behind it; a
-//! calibration [`profile`](super::profile) measured on this machine goes first, among the
-//! backends it timed: by default `auto` measures one itself when it routes its first call
-//! and the cache folder has none for this machine ([`calibration`](super::calibration)). `auto` never
+//! calibration [`profile`](super::profile) measured on this machine (by `sortnet calibrate`,
+//! or on request by `auto` itself, [`ProfileChoice::MeasureOnce`]) goes first, among the
+//! backends it timed. `auto` never
 //! routes to a software GPU driver, sends pairs only to backends whose pair sort is stable
 //! (whatever a profile says), and falls back to the best CPU backend with the data untouched
 //! when a GPU fails.
@@ -12,9 +12,9 @@ use std::sync::OnceLock;
 
 use super::calibration::measure_once;
 use super::cpu::{KeyKernel, NibbleKernel};
-use super::profile::{location, row_index, rows, Location, ProfileChoice, Row, State, WORKLOADS};
+use super::profile::{location, row_index, rows, ProfileChoice, Row, State, WORKLOADS};
 use super::sort_backend::{Device, Own, SortBackend, Values, Workload};
-use super::thresholds::{preference, LISTS, STABLE_PAIRS};
+use super::thresholds::{preference, Machine, LISTS, STABLE_PAIRS};
 use crate::error::{Error, Result};
 use crate::keys::key::{KeyMap, KeyWidth};
 use crate::nibble::thresholds::NIBBLE_TAIL_LUT_MAX_WORDS;
@@ -52,6 +52,9 @@ pub struct Auto {
     backends: Vec<&'static dyn SortBackend>,
     /// Where the calibration profile comes from.
     choice: ProfileChoice,
+    /// The machine facts the built-in rules read: this machine's, or in tests another
+    /// class's.
+    machine: Machine,
     /// The profile and the picks resolved from it, built when the first call is routed
     /// (reading the profile, or measuring it once per machine, takes that long).
     routes: OnceLock<Routes>,
@@ -130,8 +133,16 @@ impl Auto {
         Auto {
             backends: backends.to_vec(),
             choice,
+            machine: Machine::here(),
             routes: OnceLock::new(),
         }
+    }
+
+    /// This `auto` with the built-in rules of `machine` instead of this machine's.
+    #[cfg(test)]
+    pub(crate) fn on(mut self, machine: Machine) -> Self {
+        self.machine = machine;
+        self
     }
 
     /// What happened to the calibration profile (read or measured now if no call has been
@@ -151,22 +162,19 @@ impl Auto {
             ProfileChoice::BuiltIn => State::Off,
             ProfileChoice::Given(profile) => State::Given(profile.clone()),
             _ if cfg!(miri) => State::Off,
-            ProfileChoice::Saved => State::load(&names),
             // On a rayon worker the measurement's own parallel sorts could make this thread
             // run another queued job that routes through `auto` while the routes are being
             // built (a deadlock): read a saved profile only, and measure in a later process.
-            ProfileChoice::MeasureOnce if rayon::current_thread_index().is_some() => {
-                State::load(&names)
+            ProfileChoice::MeasureOnce if rayon::current_thread_index().is_none() => {
+                match location(&self.choice, &names) {
+                    None => State::Off,
+                    Some(at) => match State::load_at(&at, &names) {
+                        State::Loaded(path, profile) => State::Loaded(path, profile),
+                        _ => measure_once(at.path().to_path_buf(), &self.backends),
+                    },
+                }
             }
-            ProfileChoice::MeasureOnce => match location(&names) {
-                None => State::Off,
-                Some(at) => match (State::load_at(&at, &names), at) {
-                    (State::Loaded(path, profile), _) => State::Loaded(path, profile),
-                    // A file the user named is theirs: read, never measured into.
-                    (state, Location::Named(_)) => state,
-                    (_, Location::Cache(path)) => measure_once(path, &self.backends),
-                },
-            },
+            choice => State::load(choice, &names),
         }
     }
 
@@ -306,7 +314,7 @@ impl Auto {
         map: KeyMap,
         allowed: Allowed,
     ) -> Option<&'static dyn SortBackend> {
-        let list = preference(workload, len, map);
+        let list = preference(workload, len, map, self.machine);
         let w = WORKLOADS.iter().position(|&(w, _)| w == workload);
         let at = LISTS
             .iter()
@@ -596,8 +604,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn resolved_picks_match_the_lists() {
-        let auto = Auto::new(&super::super::cpu::backends(true), None);
+    fn resolved_picks_match_the_lists_on_every_machine_class() {
+        for l2_bytes in super::super::thresholds::classes::L2_BYTES {
+            let auto =
+                Auto::new(&super::super::cpu::backends(true), None).on(Machine { l2_bytes });
+            resolved_picks_match_the_lists(&auto);
+        }
+    }
+
+    fn resolved_picks_match_the_lists(auto: &Auto) {
         let lens = (0..70)
             .chain((4..31).flat_map(|k| [(1usize << k) - 1, 1 << k, (1 << k) + 1]))
             .chain([600, 799, 800, 3071, 3072, 6143, 6144]);
@@ -605,7 +620,7 @@ mod tests {
             for &(workload, _) in &WORKLOADS {
                 for map in [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float] {
                     for allowed in Allowed::ALL {
-                        let list = preference(workload, len, map);
+                        let list = preference(workload, len, map, auto.machine);
                         // Every list is one of LISTS, so every call takes the resolved pick.
                         assert!(LISTS.iter().any(|l| std::ptr::eq(*l, list)));
                         let name = |b: Option<&'static dyn SortBackend>| b.map(|b| b.name());
@@ -629,13 +644,40 @@ mod tests {
         }
     }
 
+    /// A CPU backend that is only a name and the workloads it takes: the backend sets of
+    /// other machines for routing tests (it sorts nothing; `auto` over these is never
+    /// called, only asked for its picks).
+    struct Named(&'static str);
+
+    impl SortBackend for Named {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+
+        fn device(&self) -> Device {
+            Device::Cpu
+        }
+
+        fn supports(&self, workload: Workload) -> bool {
+            matches!(workload, Workload::Keys(_)) || self.0 == "radix"
+        }
+    }
+
+    /// The CPU backends of a machine with AVX-512, as names.
+    fn avx512_machine() -> Vec<&'static dyn SortBackend> {
+        static NAMED: [Named; 4] = [
+            Named("portable"),
+            Named("avx2"),
+            Named("avx512"),
+            Named("radix"),
+        ];
+        NAMED.iter().map(|b| b as &'static dyn SortBackend).collect()
+    }
+
     #[test]
     fn a_profile_rules_integer_keys_among_the_backends_it_timed() {
-        let backends = super::super::cpu::backends(true);
+        let backends = avx512_machine();
         let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
-        if !names.contains(&"avx512") {
-            return;
-        }
         let profile = |lines: &str| {
             let text = format!("sortnet-profile 1\nbackends {}\n{lines}", names.join(" "));
             super::super::profile::Profile::parse(&text).unwrap()
@@ -680,11 +722,11 @@ mod tests {
 
     #[test]
     fn a_float_row_rules_float_keys_of_its_width_whatever_it_picks() {
-        let backends = super::super::cpu::backends(false);
+        let backends: Vec<_> = avx512_machine()
+            .into_iter()
+            .filter(|b| b.name() != "avx512")
+            .collect();
         let names: Vec<&str> = backends.iter().map(|b| b.name()).collect();
-        if !names.contains(&"avx2") {
-            return;
-        }
         let text = format!(
             "sortnet-profile 1\nbackends {}\nkeys64 0 radix\nfloats64 0 avx2\nfloats64 5000 \
              radix\n",
@@ -698,10 +740,11 @@ mod tests {
         };
         let w64 = KeyWidth::W64;
         assert_eq!(pick(&auto, w64, 100, KeyMap::Float), Some("avx2"));
+        // The short sorts' table holds the pick's kernel, where this CPU has it.
         assert_eq!(
             auto.tiny_kernel(w64, 100, KeyMap::Float)
                 .map(KeyKernel::name),
-            Some("avx2")
+            KeyKernel::of("avx2").map(KeyKernel::name)
         );
         // A radix pick of the float row stands, where one of the integer row would not.
         assert_eq!(pick(&auto, w64, 5000, KeyMap::Float), Some("radix"));

@@ -1,7 +1,9 @@
 //! The calibration profile: which backend measured fastest on this machine, per workload and
-//! length, read by `auto`. `auto` measures a short one itself the first time it routes a
-//! call on a machine without one ([`ProfileChoice::MeasureOnce`], the default; see
-//! [`calibration`](super::calibration)); `sortnet calibrate` measures a full one.
+//! length, read by `auto` when one is saved ([`ProfileChoice::Saved`], the default).
+//! Measuring is what a user asks for: `sortnet calibrate` measures a full one, and
+//! [`ProfileChoice::MeasureOnce`] has `auto` measure a short one the first time it routes a
+//! call on a machine without one ([`calibration`](super::calibration)). Without a profile
+//! `auto` follows its built-in rules, which read the ISA and the cache sizes.
 //!
 //! The built-in thresholds are measured on two machines; a profile measured on this one wins
 //! over them when it exists, was measured on this machine (its `machine` line: CPU model, L2
@@ -10,11 +12,12 @@
 //! ignored). A profile that does not parse is ignored with one warning on stderr: a broken
 //! cache file must never stop a program that sorts.
 //!
-//! Where it lives: `$SORTNET_PROFILE` when that is a path (a file the user manages: read,
-//! never measured into), else `$XDG_CACHE_HOME/sortnet/profile-<key>.txt`, else
-//! `$HOME/.cache/sortnet/profile-<key>.txt`, where `<key>` is a hash of the machine line and
-//! the usable backends, so that a home folder shared between machines (or between settings
-//! of `SORTNET_NO_GPU`) keeps one file for each. `SORTNET_PROFILE=0` switches profiles off.
+//! Where it lives: a file the user names ([`ProfileChoice::File`], which
+//! `Options::from_env` sets from `$SORTNET_PROFILE`: read, never measured into), else
+//! `$XDG_CACHE_HOME/sortnet/profile-<key>.txt`, else `$HOME/.cache/sortnet/profile-<key>.txt`,
+//! where `<key>` is a hash of the machine line and the usable backends, so that a home folder
+//! shared between machines (or between settings of `SORTNET_NO_GPU`) keeps one file for
+//! each. `SORTNET_PROFILE=0` switches profiles off (`ProfileChoice::BuiltIn`).
 //!
 //! The format is plain text, one fact per line, `#` starts a comment:
 //!
@@ -331,7 +334,8 @@ fn cpu_model() -> Option<String> {
 /// Where the profile is: a file the user named, or one in the cache folder for this machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Location {
-    /// `$SORTNET_PROFILE`: read as it is (whatever machine it names), never measured into.
+    /// A file the user named ([`ProfileChoice::File`]): read as it is (whatever machine it
+    /// names), never measured into.
     Named(PathBuf),
     /// The cache folder's file for this machine and set of backends ([`cache_path`]): `auto`
     /// measures into it when it is missing, stale, foreign or broken.
@@ -376,34 +380,40 @@ pub fn cache_path(backends: &[&str]) -> Option<PathBuf> {
     )
 }
 
-/// Where the profile for `backends` is read from and `sortnet calibrate` writes it:
-/// `$SORTNET_PROFILE` when it is a path, else [`cache_path`]. `None` when profiles are
-/// switched off (`SORTNET_PROFILE=0`) or no cache folder can be named.
-pub fn location(backends: &[&str]) -> Option<Location> {
-    match std::env::var_os("SORTNET_PROFILE").filter(|v| !v.is_empty()) {
-        Some(p) if p == "0" => None,
-        Some(p) => Some(Location::Named(PathBuf::from(p))),
-        None => cache_path(backends).map(Location::Cache),
+/// Where the profile for `backends` is read from and `sortnet calibrate` writes it under
+/// `choice`: the file it names, else [`cache_path`]. `None` for the choices that read no
+/// file ([`ProfileChoice::BuiltIn`], [`ProfileChoice::Given`]) and when no cache folder can
+/// be named.
+pub fn location(choice: &ProfileChoice, backends: &[&str]) -> Option<Location> {
+    match choice {
+        ProfileChoice::BuiltIn | ProfileChoice::Given(_) => None,
+        ProfileChoice::File(path) => Some(Location::Named(path.clone())),
+        ProfileChoice::Saved | ProfileChoice::MeasureOnce => {
+            cache_path(backends).map(Location::Cache)
+        }
     }
 }
 
 /// Which calibration profile an `auto` follows.
 #[derive(Debug, Clone, Default)]
 pub enum ProfileChoice {
-    /// What ships: the profile for this machine in the cache folder ([`location`]); when
-    /// there is none (or it is stale, foreign or broken), `auto` measures a short one the
-    /// first time it routes a call (1.3-2.5 s on the 2-core Xeon build machine, see
-    /// [`calibration`](super::calibration)),
-    /// saves it and follows it, and later processes read it. A file the user names with
-    /// `$SORTNET_PROFILE` is read as [`Saved`](Self::Saved) reads it, never measured into;
-    /// `SORTNET_PROFILE=0` switches profiles off. Never under Miri, and not when the first
-    /// call comes from a rayon worker thread (then a saved profile is read, if any).
+    /// What ships: the profile for this machine in the cache folder ([`location`]), if
+    /// `sortnet calibrate` (or a [`MeasureOnce`](Self::MeasureOnce) process) saved one;
+    /// else the built-in rules. Never measures, never writes: a first call costs what any
+    /// call costs.
     #[default]
-    MeasureOnce,
-    /// The profile already saved (by `sortnet calibrate` or an earlier measurement), if there
-    /// is one for this machine; never measures.
     Saved,
-    /// None: the built-in thresholds alone, nothing read or measured.
+    /// As [`Saved`](Self::Saved), but when the cache folder has no profile for this machine
+    /// (or a stale, foreign or broken one), `auto` measures a short one the first time it
+    /// routes a call (1.3-2.5 s on the 2-core Xeon build machine, about 110 MB more memory
+    /// meanwhile; see [`calibration`](super::calibration)), saves it and follows it, and
+    /// later processes read it. Never under Miri, and not when the first call comes from a
+    /// rayon worker thread (then a saved profile is read, if any).
+    MeasureOnce,
+    /// This file, read as it is (whatever machine it names) and never measured into;
+    /// `SORTNET_PROFILE=<path>` in [`Options::from_env`](super::Options::from_env).
+    File(PathBuf),
+    /// None: the built-in rules alone, nothing read or measured (`SORTNET_PROFILE=0`).
     BuiltIn,
     /// This profile, as given (entries naming backends that are not in the registry are
     /// ignored).
@@ -484,12 +494,12 @@ impl std::fmt::Display for State {
 }
 
 impl State {
-    /// Looks for the profile at [`location`] and checks it against `backends`, the names
+    /// Looks for the profile at `choice`'s [`location`] and checks it against `backends`, the names
     /// of the backends usable now (without `auto`). A corrupt file gives one warning on
     /// stderr and is otherwise ignored: a broken cache file must never stop a program that
     /// sorts.
-    pub fn load(backends: &[&str]) -> State {
-        match location(backends) {
+    pub fn load(choice: &ProfileChoice, backends: &[&str]) -> State {
+        match location(choice, backends) {
             Some(at) => State::load_at(&at, backends),
             None => State::Off,
         }

@@ -13,9 +13,10 @@ use crate::keys::key::KeyMap;
 
 /// Which backends a [`Registry`] holds and which calibration profile its `auto` follows.
 ///
-/// `Options::default()` is what ships: every backend the machine can run and the profile
-/// measured once on this machine ([`ProfileChoice::MeasureOnce`]). [`Options::from_env`] is the default with the user's
-/// switches applied; the process-wide registry uses it.
+/// `Options::default()` is what ships: every backend the machine can run, and the profile
+/// saved for this machine if there is one ([`ProfileChoice::Saved`]; nothing is measured
+/// unless asked for). [`Options::from_env`] is the default with the user's switches
+/// applied; the process-wide registry uses it.
 ///
 /// ```
 /// use sortnet::backend::{Options, ProfileChoice, Registry};
@@ -49,7 +50,7 @@ impl Default for Options {
         Options {
             avx512: true,
             gpu: true,
-            profile: ProfileChoice::MeasureOnce,
+            profile: ProfileChoice::Saved,
         }
     }
 }
@@ -57,13 +58,20 @@ impl Default for Options {
 impl Options {
     /// The default with the environment's switches applied: `SORTNET_NO_AVX512=1` and
     /// `SORTNET_NO_GPU=1` (any value but empty or `0`) leave those backends out;
-    /// `SORTNET_PROFILE` names the profile's file or (`0`) switches profiles off (see
-    /// [`ProfileChoice::MeasureOnce`]).
+    /// `SORTNET_PROFILE=<path>` reads the profile from that file ([`ProfileChoice::File`])
+    /// and `SORTNET_PROFILE=0` switches profiles off ([`ProfileChoice::BuiltIn`]). This is
+    /// the only place the library reads them: a [`Registry`] built from typed `Options`
+    /// follows those alone.
     pub fn from_env() -> Self {
+        let profile = match std::env::var_os("SORTNET_PROFILE").filter(|v| !v.is_empty()) {
+            Some(v) if v == "0" => ProfileChoice::BuiltIn,
+            Some(path) => ProfileChoice::File(path.into()),
+            None => ProfileChoice::Saved,
+        };
         Options {
             avx512: !env_flag("SORTNET_NO_AVX512"),
             gpu: !env_flag("SORTNET_NO_GPU"),
-            profile: ProfileChoice::MeasureOnce,
+            profile,
         }
     }
 }
@@ -135,7 +143,7 @@ fn global() -> &'static Registry {
 /// Builds the process-wide registry (behind [`available`], [`by_name`], [`auto`]) from
 /// `options` instead of [`Options::from_env`]; `false` when it was already built (by an
 /// earlier call of these functions), which then stays as it is. Call it first thing, e.g.
-/// to switch the once-per-machine measurement off:
+/// to switch a saved calibration profile off:
 ///
 /// ```
 /// use sortnet::backend::{self, Options, ProfileChoice};

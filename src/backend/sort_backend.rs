@@ -345,23 +345,19 @@ impl<'a> dyn SortBackend + 'a {
         }
     }
 
-    /// 1- and 2-byte keys: counted on the CPU backends that sort keys, widened to 32 bits
-    /// for the others (the GPU).
+    /// 1- and 2-byte keys: counted on the CPU backends that sort keys where the slice pays
+    /// for the counters, else widened to 32 bits and sorted by this backend's own 32-bit
+    /// sort (`auto`'s routes it by length).
     fn sort_small<K: Key>(&self, keys: &mut [K], descending: bool) -> Result<()> {
-        if self.device() == Device::Cpu && self.supports(Workload::Keys(KeyWidth::W32)) {
-            crate::keys::small::sort(keys, descending);
+        if self.device() == Device::Cpu
+            && self.supports(Workload::Keys(KeyWidth::W32))
+            && crate::keys::small::sort_by_count(keys, descending)
+        {
             return Ok(());
         }
-        let mut wide: Vec<u32> = keys.iter().map(|&k| small_image(k)).collect();
-        if descending {
-            self.sort_keys32_descending(&mut wide, KeyMap::Unsigned)?;
-        } else {
-            self.sort_keys32(&mut wide, KeyMap::Unsigned)?;
-        }
-        for (k, w) in keys.iter_mut().zip(wide) {
-            *k = from_small_image(w);
-        }
-        Ok(())
+        crate::keys::small::sort_widened(keys, descending, |wide| {
+            self.sort_keys32(wide, KeyMap::Unsigned)
+        })
     }
 
     /// Sorts `keys` ascending and moves `values[i]` along with `keys[i]`; stable (equal

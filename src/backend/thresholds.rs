@@ -8,16 +8,37 @@
 //! quicksort's base case was unrolled into registers (`RAYON_NUM_THREADS=1 sortnet bench
 //! --stat best`, the machine under load from other builds: best of the runs). Where the
 //! radix sort's speed depends on the cache (32-bit keys past the L2), the pick follows the
-//! L2 size read at run time ([`quicksort_beyond_cache`], with figures from two and 16
-//! threads of the Intel Xeon host of the GPU machine).
+//! L2 size of the [`Machine`] passed in ([`quicksort_beyond_cache`], with figures from two
+//! and 16 threads of the Intel Xeon host of the GPU machine): `auto` passes this machine's,
+//! the tests every machine class we meet.
 //!
-//! For integer keys from 256 elements, the profile `auto` measures once per machine
-//! (`calibration`) goes before the quicksort/radix crossovers below: they are what `auto`
-//! follows without one (`ProfileChoice::BuiltIn`, a cache folder that cannot be read, Miri),
-//! and for float keys and the shortest slices always.
+//! These rules are what `auto` follows unless a calibration profile measured on this machine
+//! is saved (`sortnet calibrate`, `calibration`): for integer keys from 256 elements, such a
+//! profile goes before the quicksort/radix crossovers below; float keys and the shortest
+//! slices follow the rules always.
 
 use super::sort_backend::Workload;
 use crate::keys::key::{KeyMap, KeyWidth};
+
+/// The facts about the machine that the built-in routes read. They are parameters of the
+/// rules, not read inside them, so that the tests run each rule for every machine class
+/// (`classes::ALL`: 512 KiB, 1 MiB and 2 MiB of L2) and not only for the one they run on.
+/// The ISA and the GPU need no field: they decide which backends exist, and `auto` takes
+/// the first of a preference list that does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Machine {
+    /// Bytes of one core's private L2 cache.
+    pub(crate) l2_bytes: usize,
+}
+
+impl Machine {
+    /// This machine, as detected once per process (`keys::cache`).
+    pub(crate) fn here() -> Machine {
+        Machine {
+            l2_bytes: crate::keys::cache::l2_bytes(),
+        }
+    }
+}
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`: avx512 /
 /// radix, M keys/s, 2^13 389 / 273, 2^14 360 / 325, 2^15 333 / 348, 2^16 308 / 346.
@@ -91,8 +112,8 @@ pub(crate) const KEYS32_FLOAT_AVX2_RADIX_MIN_LEN: usize = KEYS32_FLOAT_RADIX_MIN
 ///   compares were not timed there; at 1.4x, and 4% slower per doubling as by the image, they pass
 ///   radix's 245 M keys/s (2^15) near this length.
 ///
-/// Past it the once-per-machine measurement times `f64` keys where `avx2` is the widest
-/// quicksort (`calibration`, the `floats64` row).
+/// A calibration profile times `f64` keys where `avx2` is the widest quicksort
+/// (`calibration`, the `floats64` row), and rules past this length where it has one.
 pub(crate) const KEYS64_FLOAT_AVX2_RADIX_MIN_LEN: usize = KEYS64_FLOAT_RADIX_MIN_LEN;
 
 // A narrower ISA never beats radix where a wider one does not: `preference` relies on it.
@@ -148,9 +169,8 @@ static KEYS_RADIX: [&str; 4] = ["radix", "avx512", "avx2", "portable"];
 static PAIRS: [&str; 1] = ["radix"];
 static PAIRS_GPU: [&str; 2] = ["vulkan-radix", "radix"];
 
-/// Every list [`preference`] returns.
 /// Whether 32-bit keys of `len` go to the vectorised quicksort although they are past
-/// radix's crossover: once the keys are larger than the core's L2 (read at run time), the
+/// radix's crossover: once the keys are larger than the `machine`'s L2, the
 /// radix sort's passes leave it (an MSD pass, or LSD passes from L3) while the quicksort's
 /// partitions shrink into it.
 ///
@@ -165,13 +185,14 @@ static PAIRS_GPU: [&str; 2] = ["vulkan-radix", "radix"];
 ///   them already beat radix on both at 2^24 (1.3x in three runs). `avx2`'s quicksort
 ///   splits its ranges the same way; on several threads without AVX-512 it was not timed.
 ///
-/// The once-per-machine measurement overrides this rule where it times one thread past the
+/// A calibration profile overrides this rule where it times one thread past the
 /// L2 (`calibration::ONE_THREAD_PROBE`), and on several threads up to
 /// `calibration::THREADS_PROBE`.
-pub(crate) fn quicksort_beyond_cache(width: KeyWidth, len: usize) -> bool {
-    width == KeyWidth::W32 && len.saturating_mul(4) >= crate::keys::cache::l2_bytes()
+pub(crate) fn quicksort_beyond_cache(width: KeyWidth, len: usize, machine: Machine) -> bool {
+    width == KeyWidth::W32 && len.saturating_mul(4) >= machine.l2_bytes
 }
 
+/// Every list [`preference`] returns.
 pub(crate) static LISTS: [&[&str]; 10] = [
     &NIBBLES,
     &KEYS_TINY32,
@@ -186,8 +207,13 @@ pub(crate) static LISTS: [&[&str]; 10] = [
 ];
 
 /// Backends `auto` tries for `workload` at `len` elements whose keys map to unsigned order
-/// by `map`, best first: one of [`LISTS`].
-pub(crate) fn preference(workload: Workload, len: usize, map: KeyMap) -> &'static [&'static str] {
+/// by `map` on `machine`, best first: one of [`LISTS`].
+pub(crate) fn preference(
+    workload: Workload,
+    len: usize,
+    map: KeyMap,
+    machine: Machine,
+) -> &'static [&'static str] {
     match workload {
         // The same order at every length (auto resolves it once, see `Auto::nibbles_cpu`): each
         // SIMD kernel sorts its own short inputs and tails (a few words by `lut`, short ones
@@ -212,7 +238,7 @@ pub(crate) fn preference(workload: Workload, len: usize, map: KeyMap) -> &'stati
                 &KEYS_TINY64
             } else if len < avx2_to {
                 &KEYS_SIMD
-            } else if quicksort_beyond_cache(width, len) {
+            } else if quicksort_beyond_cache(width, len, machine) {
                 // Either quicksort before radix (AVX2 f32 at 2^20 one thread: avx2 163 /
                 // radix 68 M keys/s), after a hardware GPU (which beat radix on all 16
                 // threads of the H200 host 1.6-3.3x in the window; radix's lead over the
@@ -237,124 +263,197 @@ pub(crate) fn preference(workload: Workload, len: usize, map: KeyMap) -> &'stati
     }
 }
 
+/// The machine classes the routing tests run every rule for: the L2 sizes, ISAs and GPUs
+/// of the machines sortnet is built, tested and measured on (AMD Zen 3 with AVX2 only and
+/// 512 KiB of L2, AMD Zen 4 with AVX-512 and 1 MiB, the Intel Xeon hosts of the GPU machines
+/// with 2 MiB), crossed with every CPU backend set and with and without a hardware GPU.
 #[cfg(test)]
-mod key_tests {
-    use super::*;
+pub(crate) mod classes {
+    use super::Machine;
 
-    /// The first of `names` in the key preference at `len` for integer keys.
-    fn first_of(width: KeyWidth, len: usize, names: &[&str]) -> &'static str {
-        first_mapped(width, len, KeyMap::Unsigned, names)
+    /// One simulated machine: its facts, and the key backends it has.
+    #[derive(Clone, Debug)]
+    pub(crate) struct Class {
+        pub(crate) machine: Machine,
+        /// The CPU key backends present, best ISA first.
+        pub(crate) cpu: &'static [&'static str],
+        pub(crate) gpu: bool,
     }
 
-    /// The first of `names` in the key preference at `len` for keys mapped by `map`.
-    fn first_mapped(width: KeyWidth, len: usize, map: KeyMap, names: &[&str]) -> &'static str {
-        preference(Workload::Keys(width), len, map)
+    impl Class {
+        /// Every key backend of the class, the GPU's included.
+        pub(crate) fn names(&self) -> Vec<&'static str> {
+            let mut names = self.cpu.to_vec();
+            if self.gpu {
+                names.push("vulkan-radix");
+            }
+            names
+        }
+
+        /// Its widest vectorised quicksort, if it has one.
+        pub(crate) fn quicksort(&self) -> Option<&'static str> {
+            self.cpu
+                .iter()
+                .copied()
+                .find(|n| ["avx512", "avx2"].contains(n))
+        }
+    }
+
+    pub(crate) const L2_BYTES: [usize; 3] = [512 << 10, 1 << 20, 2 << 20];
+    pub(crate) const AVX512: &[&str] = &["avx512", "avx2", "portable", "radix"];
+    pub(crate) const AVX2: &[&str] = &["avx2", "portable", "radix"];
+    /// aarch64, or x86-64 without AVX2.
+    pub(crate) const NO_SIMD_SORT: &[&str] = &["portable", "radix"];
+
+    /// Every class: 3 L2 sizes x 3 CPU backend sets x GPU or not.
+    pub(crate) fn all() -> Vec<Class> {
+        let mut all = Vec::new();
+        for l2_bytes in L2_BYTES {
+            for cpu in [AVX512, AVX2, NO_SIMD_SORT] {
+                for gpu in [false, true] {
+                    all.push(Class {
+                        machine: Machine { l2_bytes },
+                        cpu,
+                        gpu,
+                    });
+                }
+            }
+        }
+        all
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::classes::{self, Class};
+    use super::*;
+
+    /// The first backend of `class` in the preference at `len` for keys mapped by `map`.
+    fn first(class: &Class, width: KeyWidth, len: usize, map: KeyMap) -> &'static str {
+        preference(Workload::Keys(width), len, map, class.machine)
             .iter()
             .copied()
-            .find(|n| names.contains(n))
+            .find(|n| class.names().contains(n))
             .expect("a key list names every CPU key backend")
     }
 
+    /// The integer and float crossovers of `width` to radix: (avx512's, avx2's) for each.
+    fn crossovers(width: KeyWidth, map: KeyMap) -> (usize, usize) {
+        match (width, map == KeyMap::Float) {
+            (KeyWidth::W32, false) => (KEYS32_RADIX_MIN_LEN, KEYS32_AVX2_RADIX_MIN_LEN),
+            (KeyWidth::W32, true) => (KEYS32_FLOAT_RADIX_MIN_LEN, KEYS32_FLOAT_AVX2_RADIX_MIN_LEN),
+            (KeyWidth::W64, false) => (KEYS64_RADIX_MIN_LEN, KEYS64_AVX2_RADIX_MIN_LEN),
+            (KeyWidth::W64, true) => (KEYS64_FLOAT_RADIX_MIN_LEN, KEYS64_FLOAT_AVX2_RADIX_MIN_LEN),
+        }
+    }
+
+    /// Below their crossover keys go to the widest quicksort, from it to radix (the GPU's
+    /// window starts far later); without a quicksort, radix at every length (portable is
+    /// slower, see above). 32-bit keys larger than the L2 are the exception, below.
     #[test]
-    fn small_keys_go_to_the_widest_simd_sort_until_its_crossover() {
-        for (w, avx512_to, avx2_to) in [
-            (
-                KeyWidth::W32,
-                KEYS32_RADIX_MIN_LEN,
-                KEYS32_AVX2_RADIX_MIN_LEN,
-            ),
-            (
-                KeyWidth::W64,
-                KEYS64_RADIX_MIN_LEN,
-                KEYS64_AVX2_RADIX_MIN_LEN,
-            ),
-        ] {
-            // A CPU with AVX-512 (and so AVX2); the shortest slices go elsewhere (below).
-            let with_512 = ["avx512", "avx2", "portable", "radix"];
-            assert_eq!(first_of(w, 100, &with_512), "avx512");
-            assert_eq!(first_of(w, avx512_to - 1, &with_512), "avx512");
-            assert_eq!(first_of(w, avx512_to, &with_512), "radix");
-            // A CPU with AVX2 only.
-            let with_avx2 = ["avx2", "portable", "radix"];
-            assert_eq!(first_of(w, 100, &with_avx2), "avx2");
-            assert_eq!(first_of(w, avx2_to - 1, &with_avx2), "avx2");
-            assert_eq!(first_of(w, avx2_to, &with_avx2), "radix");
-            // Anything else: radix at every length (portable is slower, see above).
-            for len in [0, 1, 100, avx2_to, 1 << 20] {
-                assert_eq!(first_of(w, len, &["portable", "radix"]), "radix");
+    fn every_machine_class_sends_keys_to_the_quicksort_until_its_crossover() {
+        for class in classes::all() {
+            for width in [KeyWidth::W32, KeyWidth::W64] {
+                for map in [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float] {
+                    let (avx512_to, avx2_to) = crossovers(width, map);
+                    let to = match class.quicksort() {
+                        Some("avx512") => avx512_to,
+                        _ => avx2_to,
+                    };
+                    let case = format!("{class:?} {width:?} {map:?}");
+                    let Some(quicksort) = class.quicksort() else {
+                        for len in [0, 1, 100, to, GPU_RADIX_MIN_KEYS - 1] {
+                            assert_eq!(first(&class, width, len, map), "radix", "{case} {len}");
+                        }
+                        continue;
+                    };
+                    let past = if width == KeyWidth::W32 && to * 4 >= class.machine.l2_bytes {
+                        quicksort
+                    } else {
+                        "radix"
+                    };
+                    assert_eq!(first(&class, width, 100, map), quicksort, "{case}");
+                    assert_eq!(first(&class, width, to - 1, map), quicksort, "{case}");
+                    assert_eq!(first(&class, width, to, map), past, "{case}");
+                }
             }
         }
     }
 
+    /// The stated exception: 32-bit keys as large as the L2 or larger go to the quicksort
+    /// (after a hardware GPU inside its window), 64-bit keys stay with radix.
     #[test]
-    fn the_shortest_slices_go_to_the_cheapest_small_sort() {
-        let with_512 = ["avx512", "avx2", "portable", "radix"];
-        assert_eq!(first_of(KeyWidth::W32, 0, &with_512), "avx2");
-        assert_eq!(
-            first_of(KeyWidth::W32, KEYS32_AVX512_MIN_LEN - 1, &with_512),
-            "avx2"
-        );
-        assert_eq!(
-            first_of(KeyWidth::W32, KEYS32_AVX512_MIN_LEN, &with_512),
-            "avx512"
-        );
-        for cpu in [&with_512[..], &["avx2", "portable", "radix"]] {
-            assert_eq!(
-                first_of(KeyWidth::W64, KEYS64_SIMD_MIN_LEN - 1, cpu),
-                "radix"
-            );
-            assert_ne!(first_of(KeyWidth::W64, KEYS64_SIMD_MIN_LEN, cpu), "radix");
+    fn every_machine_class_sends_32_bit_keys_past_its_l2_to_the_quicksort() {
+        for class in classes::all() {
+            let Some(quicksort) = class.quicksort() else {
+                continue;
+            };
+            let l2_keys = class.machine.l2_bytes / 4;
+            for map in [KeyMap::Unsigned, KeyMap::Float] {
+                let case = format!("{class:?} {map:?}");
+                let (avx512_to, avx2_to) = crossovers(KeyWidth::W32, map);
+                let to = if quicksort == "avx512" { avx512_to } else { avx2_to };
+                if l2_keys > to {
+                    let want = if class.gpu && GPU_WINDOW.contains(&(l2_keys - 1)) {
+                        "vulkan-radix"
+                    } else {
+                        "radix"
+                    };
+                    assert_eq!(first(&class, KeyWidth::W32, l2_keys - 1, map), want, "{case}");
+                }
+                for len in [l2_keys, 4 * l2_keys, GPU_RADIX_END] {
+                    let want = if class.gpu && GPU_WINDOW.contains(&len) {
+                        "vulkan-radix"
+                    } else {
+                        quicksort
+                    };
+                    assert_eq!(first(&class, KeyWidth::W32, len, map), want, "{case} {len}");
+                }
+                for len in [l2_keys, 4 * l2_keys] {
+                    let want = if class.gpu && GPU_WINDOW.contains(&len) {
+                        "vulkan-radix"
+                    } else {
+                        "radix"
+                    };
+                    assert_eq!(first(&class, KeyWidth::W64, len, map), want, "{case} {len}");
+                }
+            }
         }
+        // The classes' expectations in figures: 2^17 `f32` keys (512 KiB) are radix's on a
+        // 1 MiB L2 and the quicksort's on 512 KiB.
+        let f32_radix = |l2_bytes| {
+            let class = Class {
+                machine: Machine { l2_bytes },
+                cpu: classes::AVX2,
+                gpu: false,
+            };
+            first(&class, KeyWidth::W32, KEYS32_FLOAT_RADIX_MIN_LEN, KeyMap::Float)
+        };
+        assert_eq!(f32_radix(512 << 10), "avx2");
+        assert_eq!(f32_radix(1 << 20), "radix");
     }
 
     #[test]
-    fn floats_stay_on_the_simd_sort_longer() {
-        let with_512 = ["avx512", "avx2", "portable", "radix"];
-        for (w, int_to, float_to) in [
-            (
-                KeyWidth::W32,
-                KEYS32_RADIX_MIN_LEN,
-                KEYS32_FLOAT_RADIX_MIN_LEN,
-            ),
-            (
-                KeyWidth::W64,
-                KEYS64_RADIX_MIN_LEN,
-                KEYS64_FLOAT_RADIX_MIN_LEN,
-            ),
-        ] {
-            assert_eq!(first_mapped(w, int_to, KeyMap::Signed, &with_512), "radix");
-            assert_eq!(first_mapped(w, int_to, KeyMap::Float, &with_512), "avx512");
-            assert_eq!(
-                first_mapped(w, float_to - 1, KeyMap::Float, &with_512),
-                "avx512"
-            );
-            assert_eq!(first_mapped(w, float_to, KeyMap::Float, &with_512), "radix");
-        }
-        // Without AVX-512, `avx2` sorts floats by their image as long as its own crossover.
-        let with_avx2 = ["avx2", "portable", "radix"];
-        for (w, int_to, float_to) in [
-            (
-                KeyWidth::W32,
-                KEYS32_AVX2_RADIX_MIN_LEN,
-                KEYS32_FLOAT_AVX2_RADIX_MIN_LEN,
-            ),
-            (
-                KeyWidth::W64,
-                KEYS64_AVX2_RADIX_MIN_LEN,
-                KEYS64_FLOAT_AVX2_RADIX_MIN_LEN,
-            ),
-        ] {
-            assert_eq!(first_mapped(w, int_to, KeyMap::Signed, &with_avx2), "radix");
-            assert_eq!(first_mapped(w, int_to, KeyMap::Float, &with_avx2), "avx2");
-            assert_eq!(
-                first_mapped(w, float_to - 1, KeyMap::Float, &with_avx2),
-                "avx2"
-            );
-            if !quicksort_beyond_cache(w, float_to) {
-                assert_eq!(
-                    first_mapped(w, float_to, KeyMap::Float, &with_avx2),
-                    "radix"
-                );
+    fn every_machine_class_sends_the_shortest_slices_to_the_cheapest_small_sort() {
+        for class in classes::all() {
+            let case = format!("{class:?}");
+            let w32 = |len| first(&class, KeyWidth::W32, len, KeyMap::Unsigned);
+            let w64 = |len| first(&class, KeyWidth::W64, len, KeyMap::Unsigned);
+            match class.quicksort() {
+                Some(quicksort) => {
+                    // avx2's whole-slice register network is the cheapest up to 64 keys,
+                    // even where avx512 exists; radix's insertion sort below 24 64-bit keys.
+                    assert_eq!(w32(0), "avx2", "{case}");
+                    assert_eq!(w32(KEYS32_AVX512_MIN_LEN - 1), "avx2", "{case}");
+                    assert_eq!(w32(KEYS32_AVX512_MIN_LEN), quicksort, "{case}");
+                    assert_eq!(w64(KEYS64_SIMD_MIN_LEN - 1), "radix", "{case}");
+                    assert_eq!(w64(KEYS64_SIMD_MIN_LEN), quicksort, "{case}");
+                }
+                None => {
+                    for len in [0, 1, KEYS32_AVX512_MIN_LEN, KEYS64_SIMD_MIN_LEN] {
+                        assert_eq!((w32(len), w64(len)), ("radix", "radix"), "{case}");
+                    }
+                }
             }
         }
     }
@@ -362,31 +461,36 @@ mod key_tests {
 
 #[cfg(test)]
 mod gpu_radix_tests {
+    use super::classes;
     use super::*;
 
     #[test]
-    fn sorts_go_to_the_gpu_radix_only_inside_the_measured_window() {
+    fn every_machine_class_sends_sorts_to_the_gpu_radix_only_inside_the_measured_window() {
         let workloads = [
             Workload::Keys(KeyWidth::W32),
             Workload::Keys(KeyWidth::W64),
             Workload::Pairs(KeyWidth::W32),
             Workload::Pairs(KeyWidth::W64),
         ];
-        for workload in workloads {
-            // 32-bit keys past the L2 go to the quicksort when the GPU does not take them.
-            let cpu_first = match workload {
-                Workload::Keys(w) if quicksort_beyond_cache(w, GPU_RADIX_MIN_KEYS) => "avx512",
-                _ => "radix",
-            };
-            for map in [KeyMap::Unsigned, KeyMap::Float] {
-                let first = |len| preference(workload, len, map)[0];
-                let gpu = |len| preference(workload, len, map).contains(&"vulkan-radix");
-                assert_eq!(first(GPU_RADIX_MIN_KEYS), "vulkan-radix", "{workload:?}");
-                assert_eq!(first(GPU_RADIX_END - 1), "vulkan-radix", "{workload:?}");
-                assert!(!gpu(GPU_RADIX_MIN_KEYS - 1), "{workload:?}");
-                assert!(!gpu(GPU_RADIX_END) && !gpu(1 << 30), "{workload:?}");
-                // The CPU's first comes next, for a GPU that refuses or fails the sort.
-                assert_eq!(preference(workload, GPU_RADIX_MIN_KEYS, map)[1], cpu_first);
+        for machine in classes::L2_BYTES.map(|l2_bytes| Machine { l2_bytes }) {
+            for workload in workloads {
+                // 32-bit keys past the L2 (2^18 keys are 1 MiB) go to the quicksort when the
+                // GPU does not take them.
+                let cpu_first = match workload {
+                    Workload::Keys(KeyWidth::W32) if machine.l2_bytes <= 1 << 20 => "avx512",
+                    _ => "radix",
+                };
+                for map in [KeyMap::Unsigned, KeyMap::Float] {
+                    let case = format!("{machine:?} {workload:?} {map:?}");
+                    let list = |len| preference(workload, len, map, machine);
+                    let gpu = |len| list(len).contains(&"vulkan-radix");
+                    assert_eq!(list(GPU_RADIX_MIN_KEYS)[0], "vulkan-radix", "{case}");
+                    assert_eq!(list(GPU_RADIX_END - 1)[0], "vulkan-radix", "{case}");
+                    assert!(!gpu(GPU_RADIX_MIN_KEYS - 1), "{case}");
+                    assert!(!gpu(GPU_RADIX_END) && !gpu(1 << 30), "{case}");
+                    // The CPU's first comes next, for a GPU that refuses or fails the sort.
+                    assert_eq!(list(GPU_RADIX_MIN_KEYS)[1], cpu_first, "{case}");
+                }
             }
         }
     }

@@ -1,49 +1,93 @@
-//! Counting sort for 1- and 2-byte keys (`u8`, `i8`, `u16`, `i16`): one read counts every
-//! key, one write lays the runs out, ascending or descending. No comparison sort and no
-//! radix pass beats that traffic: a 2^24-key sort moves what a copy of the slice moves.
+//! 1- and 2-byte keys (`u8`, `i8`, `u16`, `i16`): counted where the slice is long enough to
+//! pay for its counters, else sorted through their 32-bit images by the caller's own 32-bit
+//! sort ([`sort_widened`]).
+//!
+//! The counting sort reads every key once to count it and writes the runs out once,
+//! ascending or descending. No comparison sort and no radix pass beats that traffic on long
+//! slices: a 2^24-key sort moves what a copy of the slice moves. On short ones clearing and
+//! scanning the counters costs more than the whole sort (256 counters take longer than
+//! sixteen keys; 65 536 longer than a few thousand), so those widen.
 //!
 //! Memory: 256 counters per thread for bytes, 65 536 for 16-bit keys (256 KiB each), nothing
-//! the size of the input.
+//! the size of the input; a widened slice holds its 32-bit images (`4n` bytes, on the stack
+//! up to [`STACK_KEYS`] keys).
 
 use rayon::prelude::*;
 
-use super::key::{is_small, Key, KeyMap};
+use super::key::{from_small_image, is_small, small_image, Key, KeyMap};
 
 /// Slices of at least this many keys count and fill on all rayon threads, one chunk each.
 /// Below it the fork/join costs more than the second core saves (a 2^16-byte count takes
 /// about 20 µs on one core of the build machine).
 const PARALLEL_MIN_LEN: usize = 1 << 18;
 
-/// 16-bit slices shorter than this are sorted by comparison instead: clearing and scanning
-/// the 65 536 counters costs about as much as sorting 4096 keys.
-const COUNT16_MIN_LEN: usize = 1 << 12;
+/// 1-byte slices from this many keys are counted; shorter ones widen.
+pub(crate) const COUNT8_MIN_LEN: usize = 256;
+
+/// 2-byte slices from this many keys are counted; shorter ones widen.
+pub(crate) const COUNT16_MIN_LEN: usize = 1 << 15;
 
 /// Elements one thread fills at a time in the parallel split (and counts at least).
 const CHUNK: usize = 1 << 16;
 
-/// Sorts 1- or 2-byte keys ascending (or descending) in their `Key` order. `false` (and
-/// nothing done) for wider keys.
-pub(crate) fn sort<K: Key>(keys: &mut [K], descending: bool) -> bool {
-    if !is_small::<K>() {
+/// Widened slices up to this many keys keep their images on the stack (256 bytes): for the
+/// shortest sorts an allocation would cost as much as the sort.
+pub(crate) const STACK_KEYS: usize = 64;
+
+/// Whether a slice of `len` keys of type `K` is counted ([`sort_by_count`]) rather than
+/// widened ([`sort_widened`]). Only for 1- and 2-byte keys.
+pub(crate) fn counts<K: Key>(len: usize) -> bool {
+    match std::mem::size_of::<K>() {
+        1 => len >= COUNT8_MIN_LEN,
+        _ => len >= COUNT16_MIN_LEN,
+    }
+}
+
+/// Sorts 1- or 2-byte keys ascending (or descending) in their `Key` order by counting, where
+/// that pays ([`counts`]). `false` (and nothing done) for shorter slices and wider keys.
+pub(crate) fn sort_by_count<K: Key>(keys: &mut [K], descending: bool) -> bool {
+    if !is_small::<K>() || !counts::<K>(keys.len()) {
         return false;
     }
     let signed = K::MAP == KeyMap::Signed;
     match std::mem::size_of::<K>() {
         1 => sort_words::<u8, 256>(bytemuck::cast_slice_mut(keys), signed, descending),
-        _ => {
-            let keys: &mut [u16] = bytemuck::cast_slice_mut(keys);
-            if keys.len() < COUNT16_MIN_LEN {
-                let flip = if signed { 1 << 15 } else { 0 };
-                keys.sort_unstable_by_key(|&k| k ^ flip);
-                if descending {
-                    keys.reverse();
-                }
-            } else {
-                sort_words::<u16, 65536>(keys, signed, descending);
-            }
-        }
+        _ => sort_words::<u16, 65536>(bytemuck::cast_slice_mut(keys), signed, descending),
     }
     true
+}
+
+/// Sorts 1- or 2-byte keys ascending (or descending) through their 32-bit images: `sort32`
+/// sorts the images ascending as unsigned integers, and they are written back (in reverse
+/// for descending). On `Err` the keys are untouched.
+pub(crate) fn sort_widened<K: Key, E>(
+    keys: &mut [K],
+    descending: bool,
+    sort32: impl FnOnce(&mut [u32]) -> Result<(), E>,
+) -> Result<(), E> {
+    debug_assert!(is_small::<K>());
+    let mut stack = [0u32; STACK_KEYS];
+    let mut heap = Vec::new();
+    let wide: &mut [u32] = if keys.len() <= STACK_KEYS {
+        &mut stack[..keys.len()]
+    } else {
+        heap.resize(keys.len(), 0);
+        &mut heap
+    };
+    for (w, &k) in wide.iter_mut().zip(keys.iter()) {
+        *w = small_image(k);
+    }
+    sort32(wide)?;
+    if descending {
+        for (k, &w) in keys.iter_mut().zip(wide.iter().rev()) {
+            *k = from_small_image(w);
+        }
+    } else {
+        for (k, &w) in keys.iter_mut().zip(wide.iter()) {
+            *k = from_small_image(w);
+        }
+    }
+    Ok(())
 }
 
 /// An unsigned word used as a counter index.
@@ -119,6 +163,11 @@ fn sort_words<W: Word, const B: usize>(keys: &mut [W], signed: bool, descending:
         return;
     }
     let parallel = n >= PARALLEL_MIN_LEN && rayon::current_num_threads() > 1;
+    let flip = if signed { W::SIGN } else { 0 };
+    if !parallel && n <= u32::MAX as usize {
+        sort_serial::<W, B>(keys, flip, descending);
+        return;
+    }
     let counts = if parallel {
         // One piece per thread: every piece clears, fills and adds a table of `B` counters
         // (64 Ki for 16-bit keys), which per 64 Ki-element chunk would cost as much as
@@ -135,7 +184,6 @@ fn sort_words<W: Word, const B: usize>(keys: &mut [W], signed: bool, descending:
         count::<W, B>(keys)
     };
     // Runs in output order: (word, end of its run).
-    let flip = if signed { W::SIGN } else { 0 };
     let mut runs: Vec<(W, usize)> = Vec::with_capacity(B.min(n));
     let mut end = 0;
     for r in 0..B {
@@ -153,6 +201,54 @@ fn sort_words<W: Word, const B: usize>(keys: &mut [W], signed: bool, descending:
             .for_each(|(i, chunk)| fill(chunk, i * CHUNK, &runs));
     } else {
         fill(keys, 0, &runs);
+    }
+}
+
+/// [`sort_words`] on one thread, for fewer than 2^32 keys: one table of `u32` counters
+/// (bytes: four interleaved, on the stack), and the runs written straight from it. A
+/// table of `usize` totals and a list of runs, which the parallel split needs, cost the
+/// short slices more than their count: 1.3 µs of the 1.5 µs a 256-byte sort took.
+fn sort_serial<W: Word, const B: usize>(keys: &mut [W], flip: usize, descending: bool) {
+    let mut bytes = [[0u32; 4]; 256];
+    let mut words = Vec::new();
+    let counts: &[u32] = if B <= 256 {
+        let mut quads = keys.chunks_exact(4);
+        for q in &mut quads {
+            bytes[q[0].index()][0] += 1;
+            bytes[q[1].index()][1] += 1;
+            bytes[q[2].index()][2] += 1;
+            bytes[q[3].index()][3] += 1;
+        }
+        for k in quads.remainder() {
+            bytes[k.index()][0] += 1;
+        }
+        words.extend(bytes.iter().map(|q| q[0] + q[1] + q[2] + q[3]));
+        &words
+    } else {
+        words.resize(B, 0u32);
+        for k in keys.iter() {
+            words[k.index()] += 1;
+        }
+        &words
+    };
+    let mut at = 0;
+    for r in 0..B {
+        let word = (if descending { B - 1 - r } else { r }) ^ flip;
+        let c = counts[word] as usize;
+        let w = W::from_index(word);
+        // Most counters of a short slice hold 0 to 2: a `fill` (a memset call) for each
+        // cost more than the count itself (2 µs of a 256-byte sort, 65 536 calls for
+        // 16-bit keys).
+        match c {
+            0 => {}
+            1 => keys[at] = w,
+            2 => {
+                keys[at] = w;
+                keys[at + 1] = w;
+            }
+            _ => keys[at..at + c].fill(w),
+        }
+        at += c;
     }
 }
 
@@ -182,7 +278,16 @@ mod tests {
                 want.reverse();
             }
             let mut got = keys.clone();
-            assert!(sort(&mut got, descending));
+            if counts::<K>(keys.len()) {
+                assert!(sort_by_count(&mut got, descending));
+            } else {
+                assert!(!sort_by_count(&mut got, descending));
+                sort_widened(&mut got, descending, |w| {
+                    w.sort_unstable();
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+            }
             assert!(
                 got.iter().zip(&want).all(|(a, b)| a.key_cmp(b).is_eq()),
                 "{} descending {descending} n {}",
@@ -194,7 +299,7 @@ mod tests {
     }
 
     #[test]
-    fn counts_every_small_type_both_ways() {
+    fn every_small_type_sorts_both_ways_counted_or_widened() {
         let mut s = 0x9e37_79b9_7f4a_7c15u64;
         let mut rng = move || {
             s ^= s << 13;
@@ -202,7 +307,22 @@ mod tests {
             s ^= s << 17;
             s
         };
-        for n in [0, 1, 2, 3, 5, 100, 4095, 4096, 70_000, PARALLEL_MIN_LEN + 3] {
+        for n in [
+            0,
+            1,
+            2,
+            3,
+            5,
+            STACK_KEYS,
+            STACK_KEYS + 1,
+            100,
+            COUNT8_MIN_LEN - 1,
+            COUNT8_MIN_LEN,
+            COUNT16_MIN_LEN - 1,
+            COUNT16_MIN_LEN,
+            70_000,
+            PARALLEL_MIN_LEN + 3,
+        ] {
             let words: Vec<u64> = (0..n).map(|_| rng()).collect();
             check(words.iter().map(|&w| w as u8).collect::<Vec<u8>>());
             check(words.iter().map(|&w| w as i8).collect::<Vec<i8>>());
@@ -215,6 +335,6 @@ mod tests {
                     .collect::<Vec<i16>>(),
             );
         }
-        assert!(!sort(&mut [1u32, 0], false));
+        assert!(!sort_by_count(&mut [1u32, 0], false));
     }
 }

@@ -385,8 +385,15 @@ impl RadixSorter {
 
     /// [`sort`](Self::sort) or [`sort_descending`](Self::sort_descending), for every key width.
     fn sort_keys<K: Key>(&mut self, keys: &mut [K], descending: bool) {
-        if super::small::sort(keys, descending) {
+        if super::small::sort_by_count(keys, descending) {
             // 1- and 2-byte keys are counted, with no scratch the size of the input.
+        } else if is_small::<K>() {
+            let sorted = super::small::sort_widened(keys, descending, |wide| {
+                let values = &mut unit_values(wide.len());
+                sort_in_order(wide, values, KeyMap::Unsigned, false, Route::BySize, Some(self));
+                Ok::<(), std::convert::Infallible>(())
+            });
+            let Ok(()) = sorted;
         } else if let Some(bits) = as_bits32(keys) {
             let values = &mut unit_values(bits.len());
             sort_in_order(bits, values, K::MAP, descending, Route::BySize, Some(self));
@@ -394,7 +401,7 @@ impl RadixSorter {
             let values = &mut unit_values(bits.len());
             sort_in_order(bits, values, K::MAP, descending, Route::BySize, Some(self));
         } else {
-            unreachable!("every Key is 32 or 64 bits wide")
+            unreachable!("every Key is 1, 2, 4 or 8 bytes wide")
         }
     }
 
