@@ -149,6 +149,7 @@
 
 pub mod backend;
 mod error;
+mod pages;
 pub mod file;
 #[cfg(feature = "gpu")]
 pub mod gpu;
