@@ -149,12 +149,12 @@
 
 pub mod backend;
 mod error;
-mod pages;
 pub mod file;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod keys;
 pub mod nibble;
+mod pages;
 
 pub use backend::{Device, SortBackend, Workload};
 pub use error::{Error, Result};

@@ -1,13 +1,13 @@
 //! Large blocks straight from the operating system: page-aligned, zeroed on first touch,
 //! growable without a copy, and handed back whole when freed.
 //!
-//! glibc's `malloc` maps a block above its mmap threshold afresh, but every such block it
-//! frees raises that threshold (up to 32 MiB), after which blocks of that size come from
-//! heaps that it never hands back: a cold process that sorted 2^26 `u32` keys kept 66 MiB of
-//! freed bucket buffers and scratch resident. A mapping of our own leaves the allocator's
-//! thresholds alone and returns to the kernel at `munmap`. Its pages are zero until written
-//! and cost no memory until touched, so a buffer sized for the most input it may take costs
-//! what the input fills; `mremap` grows it in place or moves its pages, never its bytes.
+//! A mapping of our own costs memory only for the pages written into it, so a buffer sized
+//! for the most input it may take costs what the input fills, and `mremap` grows it by moving
+//! its pages, never its bytes. Freed, it goes back to the kernel at once, whatever the global
+//! allocator does with the blocks it frees: glibc's `malloc` raises its mmap threshold to the
+//! size of every mapped block it frees (up to 32 MiB) and serves later blocks of that size
+//! from heaps that it trims only past a threshold, and other allocators keep freed memory for
+//! reuse.
 //!
 //! Elsewhere than Linux the blocks come from the global allocator, zeroed, and a growth
 //! copies.
