@@ -49,7 +49,7 @@ const LEFT_BEHIND_MAX: usize = 16 * MIB;
 const COLD_KEYS: usize = if cfg!(debug_assertions) {
     1 << 24
 } else {
-    1 << 24
+    1 << 26
 };
 
 /// The line a cold child prints, and the parent reads back.
