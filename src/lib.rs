@@ -151,6 +151,7 @@ pub mod file;
 pub mod gpu;
 pub mod keys;
 pub mod nibble;
+mod pages;
 
 pub use backend::{Device, SortBackend, Workload};
 pub use error::{Error, Result};

@@ -9,85 +9,71 @@
 //! (at open, as older tmpfs does, or at the first write) gets ordinary buffered writes, and
 //! so does everything after the first unaligned write (the tail of a run, text output).
 
-use std::alloc::{self, Layout};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
-use std::ptr::NonNull;
 
+use crate::pages::Pages;
 use crate::Key;
 
 /// The alignment of buffers, offsets and lengths for direct I/O: a page, a multiple of the
 /// 512- and 4096-byte logical blocks of disks.
-pub(crate) const ALIGN: usize = 4096;
+pub(crate) const ALIGN: usize = crate::pages::PAGE;
 
 /// Rounds `bytes` down to a multiple of [`ALIGN`], keeping at least one `ALIGN`.
 pub(crate) fn align_down(bytes: usize) -> usize {
     (bytes & !(ALIGN - 1)).max(ALIGN)
 }
 
-/// A zeroed, fixed-length buffer of keys whose memory starts on an [`ALIGN`] boundary, so
-/// that it can be written with direct I/O.
+/// A zeroed buffer of keys whose memory starts on an [`ALIGN`] boundary, so that it can be
+/// written with direct I/O. It grows as input arrives ([`grow`](Self::grow)): its pages come
+/// from the system untouched, so a buffer costs the memory of the keys written into it, not
+/// of its length.
 pub(crate) struct AlignedBuf<K: Key> {
-    ptr: NonNull<K>,
+    pages: Pages,
     len: usize,
     _keys: PhantomData<K>,
 }
 
-// SAFETY: the buffer owns its memory exclusively, like a `Vec<K>`, and keys are plain data.
-unsafe impl<K: Key> Send for AlignedBuf<K> {}
-// SAFETY: shared access only reads, as for `&[K]`.
-unsafe impl<K: Key> Sync for AlignedBuf<K> {}
-
 impl<K: Key> AlignedBuf<K> {
-    /// `len` zeroed keys (zero is a valid key of every key type). Zeroed memory comes
-    /// straight from the allocator, so pages that are never touched cost nothing.
+    /// `len` zeroed keys (zero is a valid key of every key type).
     pub(crate) fn zeroed(len: usize) -> Self {
-        let layout = Self::layout(len);
-        // SAFETY: the layout's size is at least ALIGN, never zero.
-        let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let Some(ptr) = NonNull::new(raw.cast::<K>()) else {
-            alloc::handle_alloc_error(layout)
-        };
         AlignedBuf {
-            ptr,
+            pages: Pages::zeroed(Self::bytes(len)),
             len,
             _keys: PhantomData,
         }
     }
 
-    fn layout(len: usize) -> Layout {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<K>())
-            .and_then(|b| b.checked_next_multiple_of(ALIGN))
+    /// Lengthens the buffer to `len` keys, keeping its keys; the new ones are zero. The
+    /// memory may move.
+    pub(crate) fn grow(&mut self, len: usize) {
+        self.pages.grow(Self::bytes(len));
+        self.len = self.len.max(len);
+    }
+
+    fn bytes(len: usize) -> usize {
+        len.checked_mul(std::mem::size_of::<K>())
             .expect("buffer size overflows")
-            .max(ALIGN);
-        Layout::from_size_align(bytes, ALIGN).expect("buffer size overflows")
     }
 }
 
 impl<K: Key> Deref for AlignedBuf<K> {
     type Target = [K];
     fn deref(&self) -> &[K] {
-        // SAFETY: `ptr` points to an allocation of at least `len` initialized (zeroed, then
-        // written only as keys) keys, owned by `self` for the borrow's lifetime.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+        // SAFETY: the pages hold at least `len` keys' bytes, aligned to a page (more than any
+        // key's alignment), initialised (zeroed, then written only as keys), owned by `self`
+        // for the borrow's lifetime.
+        unsafe { std::slice::from_raw_parts(self.pages.as_ptr().cast::<K>(), self.len) }
     }
 }
 
 impl<K: Key> DerefMut for AlignedBuf<K> {
     fn deref_mut(&mut self) -> &mut [K] {
         // SAFETY: as in `deref`, and `&mut self` makes this the only access.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl<K: Key> Drop for AlignedBuf<K> {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `zeroed` with exactly this layout, freed once.
-        unsafe { alloc::dealloc(self.ptr.as_ptr().cast(), Self::layout(self.len)) }
+        unsafe { std::slice::from_raw_parts_mut(self.pages.as_ptr().cast::<K>(), self.len) }
     }
 }
 

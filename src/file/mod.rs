@@ -22,9 +22,11 @@
 //! read-ahead and write-behind threads) writes the output; runs beyond the fan-in take
 //! extra merges first. The keys and buffers stay within the budget: three chunks and the
 //! sort's scratch while forming runs, two blocks per run and three output blocks while
-//! merging. The process itself adds its code
-//! and, where `auto` loads a Vulkan driver, the driver's libraries (about 70 MiB resident
-//! with lavapipe).
+//! merging. The budget is a ceiling, not an allocation: chunk buffers start at 1 MiB and
+//! double as keys arrive, and their pages cost memory only once written, so an input smaller
+//! than a chunk costs its own size (three keys of text: a few MiB, whatever the budget). The
+//! process itself adds its code and, where `auto` loads a Vulkan driver, the driver's
+//! libraries (about 70 MiB resident with lavapipe).
 //!
 //! The runs, a binary input sorted in runs and a binary output go around the page cache
 //! (`O_DIRECT`, from page-aligned buffers, in blocks of up to 32 MiB) where the file system

@@ -120,7 +120,8 @@ pub struct FileSortOptions {
     pub order: Order,
     /// The most memory the sort may hold, in bytes: keys, the sort's scratch and the I/O
     /// blocks. An input up to half of it is sorted in memory (the radix sort needs scratch as
-    /// large as the keys); a larger one is sorted in runs of a third of it and merged.
+    /// large as the keys); a larger one is sorted in runs of a quarter of it and merged. A
+    /// ceiling: buffers grow with the input, so a small input costs its own size.
     /// Budgets under [`MIN_MEMORY`] are raised to it.
     pub memory: usize,
     /// Where the temporary runs go (a folder of their own is made inside it and removed at

@@ -108,6 +108,31 @@ impl<'a> Ticker<'a> {
     }
 }
 
+/// Keys a chunk buffer starts with (1 MiB of `u64` keys): buffers grow to the chunk's length
+/// as input arrives, so that a small input costs its own size, not the memory budget's.
+const FIRST_FILL_KEYS: usize = 1 << 17;
+
+/// Fills `buf` with the next keys of `input`, lengthening it (doubling, up to `chunk_keys`)
+/// while the input has more; returns how many keys it holds, fewer than `chunk_keys` only at
+/// the end of the input. A lengthened buffer's pages move without a copy and cost memory
+/// only once written (see `crate::pages`).
+fn fill_chunk<K: FileKey>(
+    input: &mut InputReader,
+    buf: &mut AlignedBuf<K>,
+    chunk_keys: usize,
+    report: &mut dyn FnMut(u64),
+) -> Result<usize, FileSortError> {
+    let mut n = 0;
+    loop {
+        let end = chunk_keys.min(buf.len());
+        n += input.fill(&mut buf[n..end], report)?;
+        if n >= chunk_keys || n < buf.len() || input.exhausted() {
+            return Ok(n);
+        }
+        buf.grow(buf.len().saturating_mul(2).clamp(1, chunk_keys));
+    }
+}
+
 /// Time spent in run formation.
 #[derive(Default)]
 pub(crate) struct FormTimes {
@@ -151,20 +176,18 @@ pub(crate) fn form_runs<K: FileKey>(
             loop {
                 let mut buf = if allocated < CHUNK_BUFFERS {
                     allocated += 1;
-                    // Untouched pages of a zeroed buffer cost nothing, so a small input
-                    // does not pay for a full chunk.
-                    AlignedBuf::zeroed(chunk_keys)
+                    AlignedBuf::zeroed(chunk_keys.min(FIRST_FILL_KEYS))
                 } else {
                     match free_rx.recv() {
                         Ok(buf) => buf,
                         Err(_) => return, // the writer stopped: an error is on its way
                     }
                 };
-                let filled = input.fill(&mut buf, &mut |done| {
+                let filled = fill_chunk(&mut input, &mut buf, chunk_keys, &mut |done| {
                     ticker.tick(Phase::Read, done, total, false)
                 });
                 let message = filled.map(|n| {
-                    let last = n < buf.len() || input.exhausted();
+                    let last = n < chunk_keys || input.exhausted();
                     (buf, n, last)
                 });
                 let stop = !matches!(message, Ok((_, _, false)));

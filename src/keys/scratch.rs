@@ -2,17 +2,21 @@
 //!
 //! A plain call allocates its scratch and frees it before it returns, so a library call
 //! gives back the memory it took, beyond at most [`CACHED_MAX_BYTES`] kept for the next
-//! call. A fresh multi-megabyte block is a fresh `mmap`
-//! (glibc maps every block above its mmap threshold anew), whose pages the kernel zeroes
-//! (on all rayon threads at once, see [`populate_in_parallel`]); a program that sorts large slices again and again can skip
-//! that cost by keeping the scratch in a [`Reserve`] (through
-//! [`RadixSorter`](super::RadixSorter)), which grows to the largest call and frees its
-//! block when dropped.
+//! call. Blocks from [`MAPPED_MIN_BYTES`] on are mappings of their own
+//! ([`Pages`](crate::pages::Pages)), unmapped when freed, so that what a call gives back
+//! does not depend on the global allocator's thresholds (see `crate::pages`). A fresh
+//! block's pages are zeroed by the
+//! kernel (on all rayon threads at once, see [`populate_in_parallel`]); a program that sorts
+//! large slices again and again can skip that cost by keeping the scratch in a [`Reserve`]
+//! (through [`RadixSorter`](super::RadixSorter)), which grows to the largest call and frees
+//! its block when dropped.
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::Mutex;
+
+use crate::pages::Pages;
 
 /// The most bytes the calls leave behind for the next one, in at most [`CACHED_BLOCKS`]
 /// blocks: 8 MiB, the scratch of 2^21 u32 or 2^20 u64 keys, or of 2^20 u32 keys with u32
@@ -27,39 +31,31 @@ const CACHED_MAX_BYTES: usize = 8 << 20;
 /// (with one, every such call of a few MiB mapped and faulted in a fresh values block).
 const CACHED_BLOCKS: usize = 2;
 
-/// A freed block of at most [`CACHED_MAX_BYTES`], for the next call's [`Scratch::new`].
-struct Cached(NonNull<u8>, Layout);
-
-// SAFETY: the cached block is owned by the cache alone (no pointer to it survives the
-// `Scratch` that returned it) and has no thread affinity.
-unsafe impl Send for Cached {}
-
-static CACHE: Mutex<[Option<Cached>; CACHED_BLOCKS]> = Mutex::new([None, None]);
+static CACHE: Mutex<[Option<Block>; CACHED_BLOCKS]> = Mutex::new([None, None]);
 
 /// The smallest cached block that holds `layout` (taken out of the cache), if there is one
 /// and no other thread holds the cache right now.
-fn take_cached(layout: Layout) -> Option<Cached> {
+fn take_cached(layout: Layout) -> Option<Block> {
     let mut slots = CACHE.try_lock().ok()?;
-    let fits = |c: &Cached| c.1.size() >= layout.size() && c.1.align() >= layout.align();
     slots
         .iter_mut()
-        .filter(|slot| slot.as_ref().is_some_and(fits))
-        .min_by_key(|slot| slot.as_ref().map_or(0, |c| c.1.size()))
+        .filter(|slot| slot.as_ref().is_some_and(|b| b.fits(layout)))
+        .min_by_key(|slot| slot.as_ref().map_or(0, Block::size))
         .and_then(Option::take)
 }
 
 /// Keeps the largest of the cached blocks and `block` that fit [`CACHED_BLOCKS`] slots and
 /// [`CACHED_MAX_BYTES`] together; frees the others (after the cache is unlocked).
-fn give_back(block: Cached) {
-    let mut all: [Option<Cached>; CACHED_BLOCKS + 1] = [Some(block), None, None];
+fn give_back(block: Block) {
+    let mut all: [Option<Block>; CACHED_BLOCKS + 1] = [Some(block), None, None];
     if let Ok(mut slots) = CACHE.try_lock() {
         for (to, from) in all[1..].iter_mut().zip(slots.iter_mut()) {
             *to = from.take();
         }
-        all.sort_unstable_by_key(|c| std::cmp::Reverse(c.as_ref().map_or(0, |c| c.1.size())));
+        all.sort_unstable_by_key(|c| std::cmp::Reverse(c.as_ref().map_or(0, Block::size)));
         let (mut kept, mut bytes) = (0, 0);
         for c in all.iter_mut() {
-            let size = c.as_ref().map_or(0, |c| c.1.size());
+            let size = c.as_ref().map_or(0, Block::size);
             if c.is_some() && kept < CACHED_BLOCKS && bytes + size <= CACHED_MAX_BYTES {
                 slots[kept] = c.take();
                 kept += 1;
@@ -67,11 +63,7 @@ fn give_back(block: Cached) {
             }
         }
     }
-    for Cached(ptr, layout) in all.into_iter().flatten() {
-        // SAFETY: the block was allocated with exactly this layout (in `allocate`), and it
-        // is owned here: taken out of a `Scratch` or out of the cache, freed once.
-        unsafe { dealloc(ptr.as_ptr(), layout) };
-    }
+    drop(all);
 }
 
 /// Blocks from this size on are page-aligned (any key width, whole cache lines for the
@@ -92,17 +84,74 @@ fn block_layout(bytes: usize, align: usize) -> Layout {
     Layout::from_size_align(bytes, align).expect("scratch size overflows isize")
 }
 
-/// A new block for `layout` (non-zero size).
-fn allocate(layout: Layout) -> NonNull<u8> {
-    debug_assert!(layout.size() > 0);
-    // SAFETY: every caller passes a layout of non-zero size.
-    let raw = unsafe { alloc(layout) };
-    let ptr = NonNull::new(raw).unwrap_or_else(|| handle_alloc_error(layout));
-    if layout.size() >= PAGE_ALIGN_MIN_BYTES {
-        advise_huge_pages(ptr, layout.size());
-        populate_in_parallel(ptr, layout.size());
+/// Blocks from this size on are mappings of their own; smaller ones come from the global
+/// allocator. 128 KiB is glibc's initial mmap threshold: the blocks below it come from its
+/// heaps and leave the threshold where it is.
+const MAPPED_MIN_BYTES: usize = 128 << 10;
+
+/// A block of scratch: at least the size and alignment of the layout it was made for.
+enum Block {
+    /// Below [`MAPPED_MIN_BYTES`]: the global allocator's, with the layout to free it with.
+    Heap(NonNull<u8>, Layout),
+    /// From [`MAPPED_MIN_BYTES`] on: a mapping of its own.
+    Mapped(Pages),
+}
+
+// SAFETY: a block is owned by one `Block` alone (no pointer to it outlives the `Scratch`
+// that hands it out) and has no thread affinity.
+unsafe impl Send for Block {}
+// SAFETY: `&Block` hands out only the address and the size.
+unsafe impl Sync for Block {}
+
+impl Block {
+    /// A new block for `layout` (non-zero size).
+    fn new(layout: Layout) -> Block {
+        debug_assert!(layout.size() > 0);
+        if layout.size() < MAPPED_MIN_BYTES {
+            // SAFETY: every caller passes a layout of non-zero size.
+            let raw = unsafe { alloc(layout) };
+            let ptr = NonNull::new(raw).unwrap_or_else(|| handle_alloc_error(layout));
+            return Block::Heap(ptr, layout);
+        }
+        let align = layout.align().max(crate::pages::PAGE);
+        let block = Block::Mapped(Pages::zeroed_aligned(layout.size(), align));
+        if layout.size() >= PAGE_ALIGN_MIN_BYTES {
+            advise_huge_pages(block.ptr(), block.size());
+            populate_in_parallel(block.ptr(), block.size());
+        }
+        block
     }
-    ptr
+
+    fn ptr(&self) -> NonNull<u8> {
+        match self {
+            Block::Heap(ptr, _) => *ptr,
+            Block::Mapped(pages) => NonNull::new(pages.as_ptr()).expect("mapped at non-zero"),
+        }
+    }
+
+    /// Bytes usable.
+    fn size(&self) -> usize {
+        match self {
+            Block::Heap(_, layout) => layout.size(),
+            Block::Mapped(pages) => pages.len(),
+        }
+    }
+
+    /// Whether the block holds `layout`.
+    fn fits(&self, layout: Layout) -> bool {
+        let aligned = (self.ptr().as_ptr() as usize).is_multiple_of(layout.align());
+        self.size() >= layout.size() && aligned
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        if let Block::Heap(ptr, layout) = *self {
+            // SAFETY: allocated in `Block::new` with exactly this layout, owned by this block
+            // alone and freed once, here. A mapped block unmaps itself.
+            unsafe { dealloc(ptr.as_ptr(), layout) };
+        }
+    }
 }
 
 /// Faults in the pages of a fresh large block before the sort touches them, one piece per
@@ -182,9 +231,9 @@ fn bytes_of<T>(len: usize) -> usize {
 /// [`Reserve`]. Zero-sized `T` or `len == 0` allocates nothing.
 pub(crate) struct Scratch<'a, T> {
     ptr: NonNull<T>,
-    /// The layout to free on drop; `None` when nothing was allocated or the block is a
+    /// The block to give back on drop; `None` when nothing was allocated or the block is a
     /// reserve's.
-    owned: Option<Layout>,
+    owned: Option<Block>,
     _borrows: PhantomData<(&'a mut (), T)>,
 }
 
@@ -203,13 +252,10 @@ impl<T: Copy> Scratch<'static, T> {
             };
         }
         let layout = block_layout(bytes, std::mem::align_of::<T>());
-        let (ptr, layout) = match take_cached(layout) {
-            Some(Cached(ptr, kept)) => (ptr, kept),
-            None => (allocate(layout), layout),
-        };
+        let block = take_cached(layout).unwrap_or_else(|| Block::new(layout));
         Scratch {
-            ptr: ptr.cast(),
-            owned: Some(layout),
+            ptr: block.ptr().cast(),
+            owned: Some(block),
             _borrows: PhantomData,
         }
     }
@@ -224,10 +270,8 @@ impl<T> Scratch<'_, T> {
 
 impl<T> Drop for Scratch<'_, T> {
     fn drop(&mut self) {
-        if let Some(layout) = self.owned.take() {
-            // The block (allocated with exactly this layout in `new`, or taken from the
-            // cache with its own) goes back to the cache or to the allocator, once.
-            give_back(Cached(self.ptr.cast(), layout));
+        if let Some(block) = self.owned.take() {
+            give_back(block);
         }
     }
 }
@@ -239,14 +283,8 @@ unsafe impl<T: Send> Send for Scratch<'_, T> {}
 /// [`release`](Self::release).
 #[derive(Default)]
 pub(crate) struct Reserve {
-    block: Option<(NonNull<u8>, Layout)>,
+    block: Option<Block>,
 }
-
-// SAFETY: a `Reserve` owns its block, which has no thread affinity; `&Reserve` reads only
-// the block's size.
-unsafe impl Send for Reserve {}
-// SAFETY: as above.
-unsafe impl Sync for Reserve {}
 
 impl Reserve {
     /// Room for `len` elements of `T` (uninitialised) in the kept block, which is replaced by
@@ -256,10 +294,6 @@ impl Reserve {
     /// If `len` elements of `T` exceed `isize::MAX` bytes.
     pub(crate) fn take<T: Copy>(&mut self, len: usize) -> Scratch<'_, T> {
         let bytes = bytes_of::<T>(len);
-        let align = std::mem::align_of::<T>();
-        let fits = |&(_, layout): &(NonNull<u8>, Layout)| {
-            layout.size() >= bytes && layout.align() >= align
-        };
         if bytes == 0 {
             return Scratch {
                 ptr: NonNull::dangling(),
@@ -267,14 +301,15 @@ impl Reserve {
                 _borrows: PhantomData,
             };
         }
-        if !self.block.as_ref().is_some_and(fits) {
+        let layout = block_layout(bytes, std::mem::align_of::<T>());
+        if !self.block.as_ref().is_some_and(|b| b.fits(layout)) {
+            // The old block goes before the new one is made, so that the two never add up.
             self.release();
-            let layout = block_layout(bytes, align);
-            self.block = Some((allocate(layout), layout));
+            self.block = Some(Block::new(layout));
         }
-        let (ptr, _) = self.block.expect("a block was just ensured");
+        let block = self.block.as_ref().expect("a block was just ensured");
         Scratch {
-            ptr: ptr.cast(),
+            ptr: block.ptr().cast(),
             owned: None,
             _borrows: PhantomData,
         }
@@ -282,21 +317,11 @@ impl Reserve {
 
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
-        self.block.map_or(0, |(_, layout)| layout.size())
+        self.block.as_ref().map_or(0, Block::size)
     }
 
     /// Frees the block now.
     pub(crate) fn release(&mut self) {
-        if let Some((ptr, layout)) = self.block.take() {
-            // SAFETY: allocated in `take` with exactly this layout; no `Scratch` borrows it
-            // (`&mut self`), and it is freed once (taken out of `self.block`).
-            unsafe { dealloc(ptr.as_ptr(), layout) };
-        }
-    }
-}
-
-impl Drop for Reserve {
-    fn drop(&mut self) {
-        self.release();
+        self.block = None;
     }
 }
