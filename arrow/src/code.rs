@@ -7,30 +7,49 @@
 //! dictionary ranks and booleans pack several columns into one 64-bit key, or one column
 //! into a 32-bit key (see [`crate::engine`]). Nulls take a code of their own below or above
 //! the values, which costs one more value in the range; a column whose values span all 64
-//! bits and has nulls keeps them apart instead ([`Code::nulls`]).
+//! bits and has nulls keeps them apart instead ([`Code::nulls`]). 128-bit values spanning
+//! more than 64 bits keep 128-bit codes, and byte strings (strings, binary) are sorted as
+//! they are; both keep their nulls apart.
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, ArrowPrimitiveType, DictionaryArray, PrimitiveArray};
+use arrow_array::{
+    Array, ArrowPrimitiveType, DictionaryArray, GenericByteArray, PrimitiveArray,
+};
 use arrow_buffer::{ArrowNativeType, NullBuffer};
 use arrow_schema::{ArrowError, DataType, IntervalUnit, SortOptions, TimeUnit};
 
 use crate::image::{Image, Ordered};
 
-/// A column's codes, one per row.
-pub(crate) struct Code {
-    /// Every row's code; a null row's code is only meaningful where `nulls` is `None`.
-    pub(crate) codes: Vec<u64>,
-    /// How many low bits the codes use (0 when every code is 0).
+/// A column's keys, one per row; a null row's key is only meaningful where
+/// [`Code::nulls`] is `None`.
+pub(crate) enum Keys<'a> {
+    /// Codes of [`Code::bits`] bits.
+    W64(Vec<u64>),
+    /// Codes of 128 bits (nulls apart).
+    W128(Vec<u128>),
+    /// Each row's bytes, compared as byte strings, with whether the order is descending
+    /// (nulls apart).
+    Bytes(Vec<&'a [u8]>, bool),
+}
+
+/// A column's keys, one per row.
+pub(crate) struct Code<'a> {
+    /// The keys.
+    pub(crate) keys: Keys<'a>,
+    /// How many low bits [`Keys::W64`] codes use (0 when every code is 0).
     pub(crate) bits: u32,
     /// The logical nulls, kept apart (not coded) for a column whose values span all 64
-    /// bits, with whether they go first.
+    /// bits or more and for byte strings, with whether they go first.
     pub(crate) nulls: Option<(NullBuffer, bool)>,
 }
 
 /// The codes of `array` under `options`, or `None` for a type this crate leaves to arrow-ord
 /// (listed in the crate docs).
-pub(crate) fn of(array: &dyn Array, options: SortOptions) -> Result<Option<Code>, ArrowError> {
+pub(crate) fn of(
+    array: &dyn Array,
+    options: SortOptions,
+) -> Result<Option<Code<'_>>, ArrowError> {
     macro_rules! primitive {
         ($t:ty) => {
             Ok(encode_primitive(array.as_primitive::<$t>(), options))
@@ -69,6 +88,23 @@ pub(crate) fn of(array: &dyn Array, options: SortOptions) -> Result<Option<Code>
         Decimal32(_, _) => primitive!(Decimal32Type),
         Decimal64(_, _) => primitive!(Decimal64Type),
         Decimal128(_, _) => primitive!(Decimal128Type),
+        Utf8 => Ok(Some(bytes(array, options, byte_rows(array.as_string::<i32>())))),
+        LargeUtf8 => Ok(Some(bytes(array, options, byte_rows(array.as_string::<i64>())))),
+        Binary => Ok(Some(bytes(array, options, byte_rows(array.as_binary::<i32>())))),
+        LargeBinary => Ok(Some(bytes(array, options, byte_rows(array.as_binary::<i64>())))),
+        Utf8View => {
+            let a = array.as_string_view();
+            let rows = (0..a.len()).map(|i| a.value(i).as_bytes());
+            Ok(Some(bytes(array, options, rows)))
+        }
+        BinaryView => {
+            let a = array.as_binary_view();
+            Ok(Some(bytes(array, options, (0..a.len()).map(|i| a.value(i)))))
+        }
+        FixedSizeBinary(_) => {
+            let a = array.as_fixed_size_binary();
+            Ok(Some(bytes(array, options, (0..a.len()).map(|i| a.value(i)))))
+        }
         Boolean => {
             let array = array.as_boolean();
             let bits: Vec<u8> = array.values().iter().map(u8::from).collect();
@@ -89,7 +125,32 @@ pub(crate) fn of(array: &dyn Array, options: SortOptions) -> Result<Option<Code>
     }
 }
 
-fn encode_primitive<T>(array: &PrimitiveArray<T>, options: SortOptions) -> Option<Code>
+/// Each row's bytes in a string or binary array with offsets.
+fn byte_rows<T: ByteArrayType>(array: &GenericByteArray<T>) -> impl Iterator<Item = &[u8]> {
+    let data = array.value_data();
+    array
+        .value_offsets()
+        .windows(2)
+        .map(move |w| &data[w[0].as_usize()..w[1].as_usize()])
+}
+
+/// A byte-string column: each row's bytes (a null row's slot, whatever it holds).
+fn bytes<'a>(
+    array: &dyn Array,
+    options: SortOptions,
+    rows: impl Iterator<Item = &'a [u8]>,
+) -> Code<'a> {
+    Code {
+        keys: Keys::Bytes(rows.collect(), options.descending),
+        bits: 0,
+        nulls: array
+            .logical_nulls()
+            .filter(|n| n.null_count() > 0)
+            .map(|n| (n, options.nulls_first)),
+    }
+}
+
+fn encode_primitive<T>(array: &PrimitiveArray<T>, options: SortOptions) -> Option<Code<'static>>
 where
     T: ArrowPrimitiveType,
     T::Native: Ordered,
@@ -105,7 +166,7 @@ where
 fn dictionary<K: ArrowDictionaryKeyType>(
     array: &DictionaryArray<K>,
     options: SortOptions,
-) -> Result<Option<Code>, ArrowError> {
+) -> Result<Option<Code<'static>>, ArrowError> {
     let ascending = SortOptions {
         descending: false,
         nulls_first: true,
@@ -124,13 +185,12 @@ fn dictionary<K: ArrowDictionaryKeyType>(
     Ok(encode(&ranks, array.logical_nulls().as_ref(), options))
 }
 
-/// The codes of `values` with the validity `nulls`; `None` where the valid values span more
-/// than 64 bits (128-bit keys wider than that are left to arrow-ord).
+/// The codes of `values` with the validity `nulls`.
 fn encode<T: Ordered>(
     values: &[T],
     nulls: Option<&NullBuffer>,
     options: SortOptions,
-) -> Option<Code> {
+) -> Option<Code<'static>> {
     let nulls = nulls.filter(|n| n.null_count() > 0);
     let (low, high) = match nulls {
         None => min_max(values.iter().map(|v| v.image())),
@@ -139,12 +199,14 @@ fn encode<T: Ordered>(
     let Some((low, high)) = low.zip(high) else {
         // Every row is null: all rows are equal.
         return Some(Code {
-            codes: vec![0; values.len()],
+            keys: Keys::W64(vec![0; values.len()]),
             bits: 0,
             nulls: None,
         });
     };
-    let span = <T::Image as Image>::span(high, low)?;
+    let Some(span) = <T::Image as Image>::span(high, low) else {
+        return Some(wide(values, low, high, nulls, options));
+    };
     let descending = options.descending;
     let code = |v: &T| {
         let offset = v.image().offset(low);
@@ -156,7 +218,7 @@ fn encode<T: Ordered>(
     };
     let Some(nulls) = nulls else {
         return Some(Code {
-            codes: values.iter().map(code).collect(),
+            keys: Keys::W64(values.iter().map(code).collect()),
             bits: bits_for(span),
             nulls: None,
         });
@@ -164,7 +226,7 @@ fn encode<T: Ordered>(
     if span == u64::MAX {
         // No code is left for the nulls: they are kept apart.
         return Some(Code {
-            codes: values.iter().map(code).collect(),
+            keys: Keys::W64(values.iter().map(code).collect()),
             bits: 64,
             nulls: Some((nulls.clone(), options.nulls_first)),
         });
@@ -181,10 +243,37 @@ fn encode<T: Ordered>(
         codes[i] = null_code;
     }
     Some(Code {
-        codes,
+        keys: Keys::W64(codes),
         bits: bits_for(span + 1),
         nulls: None,
     })
+}
+
+/// 128-bit codes for values spanning more than 64 bits, from the smallest image `low` (the
+/// largest, `high`, descending); nulls apart.
+fn wide<T: Ordered>(
+    values: &[T],
+    low: T::Image,
+    high: T::Image,
+    nulls: Option<&NullBuffer>,
+    options: SortOptions,
+) -> Code<'static> {
+    let codes = values
+        .iter()
+        .map(|v| {
+            let x = v.image();
+            if options.descending {
+                high.wide_offset(x)
+            } else {
+                x.wide_offset(low)
+            }
+        })
+        .collect();
+    Code {
+        keys: Keys::W128(codes),
+        bits: 128,
+        nulls: nulls.map(|n| (n.clone(), options.nulls_first)),
+    }
 }
 
 /// The smallest and largest image, in one pass.

@@ -18,6 +18,8 @@ pub(crate) trait Image: Copy + Ord + Send + Sync {
     /// The low 64 bits of `self - low`, exact where [`span`](Self::span) of the column's
     /// images fits; wrapping otherwise (for rows whose result is overwritten).
     fn offset(self, low: Self) -> u64;
+    /// `self - low` in 128 bits, wrapping (for rows whose result is overwritten).
+    fn wide_offset(self, low: Self) -> u128;
 }
 
 impl Image for u64 {
@@ -31,6 +33,10 @@ impl Image for u64 {
     fn offset(self, low: Self) -> u64 {
         self.wrapping_sub(low)
     }
+    #[inline(always)]
+    fn wide_offset(self, low: Self) -> u128 {
+        u128::from(self.wrapping_sub(low))
+    }
 }
 
 impl Image for u128 {
@@ -43,6 +49,10 @@ impl Image for u128 {
     #[inline(always)]
     fn offset(self, low: Self) -> u64 {
         self.wrapping_sub(low) as u64
+    }
+    #[inline(always)]
+    fn wide_offset(self, low: Self) -> u128 {
+        self.wrapping_sub(low)
     }
 }
 

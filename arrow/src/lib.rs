@@ -41,18 +41,15 @@
 //! ## What is sorted here, what arrow-ord sorts
 //!
 //! Served by sortnet: every integer and float type (`Float16` included), `Date32/64`,
-//! `Time32/64`, `Timestamp` (any unit and time zone), `Duration`, `Interval` (the
-//! month-day-nano kind where its values span at most 64 bits), `Decimal32`, `Decimal64`,
-//! `Decimal128` (where the column's values span at most 64 bits, e.g. every column of
-//! precision 18 or less), `Boolean`, and dictionaries over any value type arrow-ord's `rank`
-//! takes (integers, floats, decimals, temporals, `Boolean`, `Utf8`, `LargeUtf8`, `Binary`,
-//! `LargeBinary`): the dictionary's values are ranked by arrow-ord, the rows sorted here.
+//! `Time32/64`, `Timestamp` (any unit and time zone), `Duration`, `Interval`, `Decimal32`,
+//! `Decimal64`, `Decimal128`, `Boolean`, `Utf8`, `LargeUtf8`, `Utf8View`, `Binary`,
+//! `LargeBinary`, `BinaryView`, `FixedSizeBinary`, and dictionaries over any value type
+//! arrow-ord's `rank` takes (integers, floats, decimals, temporals, `Boolean`, `Utf8`,
+//! `LargeUtf8`, `Binary`, `LargeBinary`): the dictionary's values are ranked by arrow-ord,
+//! the rows sorted here.
 //!
 //! Left to arrow-ord (the same call, so the same errors; its order is then made stable, each
-//! run of equal keys put in input order): `Decimal128` and
-//! month-day-nano intervals whose values span more than 64 bits and `Decimal256` (wider
-//! than the 64-bit keys sortnet sorts today), `Utf8`, `LargeUtf8`, `Utf8View`, `Binary`,
-//! `LargeBinary`, `BinaryView` and `FixedSizeBinary` (sortnet has no byte-string sort yet),
+//! run of equal keys put in input order): `Decimal256` (wider than sortnet's 128-bit keys),
 //! lists, structs, run-end encoded arrays and dictionaries over other value types. A
 //! multi-column sort with any such column goes to arrow-ord whole.
 //!
@@ -63,8 +60,9 @@
 //! nulls take a code below or above the values), offset from the column's smallest value, so
 //! narrow columns take few bits. Columns are packed into as few 64-bit keys as their bits
 //! allow, and the rows are sorted by sortnet's stable pair sort (the row index as the value)
-//! once per key, the last key first. A small limit selects the limit-th key first and sorts
-//! only the rows before it.
+//! once per key, the last key first; values spanning more than 64 bits take 128-bit keys,
+//! byte strings sortnet's `argsort_strings`. A small limit selects the limit-th key first and
+//! sorts only the rows before it.
 
 mod code;
 mod engine;

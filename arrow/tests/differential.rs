@@ -322,14 +322,74 @@ fn dictionaries() {
     }
 }
 
+/// A random byte string: few distinct values, shared prefixes, empty strings and bytes
+/// past ASCII.
+fn draw_bytes(rng: &mut Rng, shape: Shape) -> Vec<u8> {
+    match shape {
+        Shape::Any => (0..rng.below(40)).map(|_| rng.next() as u8).collect(),
+        Shape::Few => format!("{:x}", rng.below(12)).into_bytes(),
+        Shape::Edges => {
+            let mut s = b"common/prefix/".repeat(rng.below(3) as usize);
+            s.extend((0..rng.below(4)).map(|_| [0u8, 0xff, b'a'][rng.below(3) as usize]));
+            s
+        }
+    }
+}
+
+#[test]
+fn byte_strings() {
+    use arrow_array::{
+        BinaryArray, BinaryViewArray, FixedSizeBinaryArray, LargeBinaryArray, LargeStringArray,
+        StringViewArray,
+    };
+    let mut rng = Rng(7);
+    for len in LENGTHS {
+        for shape in SHAPES {
+            for nulls in [0, 20] {
+                let rows: Vec<Option<Vec<u8>>> = (0..len)
+                    .map(|_| (!rng.chance(nulls)).then(|| draw_bytes(&mut rng, shape)))
+                    .collect();
+                let text: Vec<Option<String>> = rows
+                    .iter()
+                    .map(|r| r.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()))
+                    .collect();
+                let bytes = || rows.iter().map(|r| r.as_deref());
+                let fixed: Vec<Option<[u8; 3]>> = rows
+                    .iter()
+                    .map(|r| r.as_ref().map(|b| [0, 1, 2].map(|i| b.get(i).copied().unwrap_or(0))))
+                    .collect();
+                let what = format!("len {len} {shape:?} nulls {nulls}%");
+                let arrays: Vec<ArrayRef> = vec![
+                    Arc::new(StringArray::from(text.clone())),
+                    Arc::new(LargeStringArray::from(text.clone())),
+                    Arc::new(StringViewArray::from(text.clone())),
+                    Arc::new(bytes().collect::<BinaryArray>()),
+                    Arc::new(bytes().collect::<LargeBinaryArray>()),
+                    Arc::new(bytes().collect::<BinaryViewArray>()),
+                    Arc::new(
+                        FixedSizeBinaryArray::try_from_sparse_iter_with_size(fixed.into_iter(), 3)
+                            .unwrap(),
+                    ),
+                ];
+                for array in arrays {
+                    let what = format!("{} {what}", array.data_type());
+                    check_array(array, &what);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn fallbacks() {
-    let mut rng = Rng(7);
+    // Decimal256 is left to arrow-ord, with its order made stable.
+    use arrow_buffer::i256;
+    let mut rng = Rng(10);
     for len in [0, 5, 300] {
-        let strings: StringArray = (0..len)
-            .map(|_| (!rng.chance(10)).then(|| format!("{:x}", rng.below(50))))
+        let array: PrimitiveArray<Decimal256Type> = (0..len)
+            .map(|_| (!rng.chance(10)).then(|| i256::from_i128(rng.below(20) as i128 - 10)))
             .collect();
-        check_array(Arc::new(strings), "Utf8 (arrow-ord)");
+        check_array(Arc::new(array), "Decimal256 (arrow-ord)");
     }
 }
 
@@ -348,10 +408,16 @@ fn column(rng: &mut Rng, k: usize, len: usize) -> ArrayRef {
                 .collect::<BooleanArray>(),
         ),
         5 => Arc::new(string_dictionary(rng, len)),
-        6 => Arc::new(primitive::<Decimal128Type>(rng, len, Shape::Few, nulls)),
+        6 => Arc::new(primitive::<Decimal128Type>(rng, len, shape, nulls)),
+        7 => Arc::new(
+            (0..len)
+                .map(|_| (!rng.chance(nulls)).then(|| rng.below(4) as i128))
+                .map(|v| v.map(arrow_buffer::i256::from_i128))
+                .collect::<PrimitiveArray<Decimal256Type>>(),
+        ),
         _ => Arc::new(
             (0..len)
-                .map(|_| (!rng.chance(nulls)).then(|| format!("{}", rng.below(4))))
+                .map(|_| (!rng.chance(nulls)).then(|| format!("{}", rng.below(5) * 7)))
                 .collect::<StringArray>(),
         ),
     }
@@ -366,7 +432,7 @@ fn several_columns() {
         let width = 2 + case % 3;
         let columns: Vec<SortColumn> = (0..width)
             .map(|_| {
-                let kind = rng.below(8) as usize;
+                let kind = rng.below(9) as usize;
                 SortColumn {
                     values: column(&mut rng, kind, len),
                     options: options[rng.below(5) as usize],
