@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Groups: `arrow-u32`, `arrow-i64`, `arrow-f64`, `arrow-decimal128` (precision 18, the
-//! common case) with random values and no nulls; `arrow-i64-nulls` (10% nulls, descending,
+//! common case) with random values and no nulls; `arrow-utf8` (TPC-H-like names,
+//! `customer#` and 12 digits); `arrow-i64-nulls` (10% nulls, descending,
 //! nulls first); `arrow-two-columns` (a `u32` of 1,000 values, then a random `i64`
 //! descending) and `arrow-three-columns` (an `Int32` of 16 values, a `Date32` over 30 years,
 //! a random `f64`).
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arrow_array::types::{Decimal128Type, Float64Type, Int64Type, UInt32Type};
-use arrow_array::{ArrayRef, Date32Array, Int32Array, PrimitiveArray};
+use arrow_array::{ArrayRef, Date32Array, Int32Array, PrimitiveArray, StringArray};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sortnet_arrow::{SortColumn, SortOptions};
 
@@ -95,6 +96,12 @@ fn benches(c: &mut Criterion) {
         )
         .with_precision_and_scale(18, 2)
         .unwrap();
+        vec![column(Arc::new(a), None)]
+    });
+    group(c, "arrow-utf8", |n, r| {
+        let a: StringArray = (0..n)
+            .map(|_| Some(format!("customer#{:012}", r.next() % 100_000_000)))
+            .collect();
         vec![column(Arc::new(a), None)]
     });
     group(c, "arrow-i64-nulls", |n, r| {
