@@ -116,13 +116,18 @@ fn benches(c: &mut Criterion) {
         vec![column(Arc::new(a), Some(options))]
     });
     group(c, "arrow-two-columns", |n, r| {
-        let a = PrimitiveArray::<UInt32Type>::from_iter_values((0..n).map(|_| (r.next() % 1000) as u32));
+        let a = PrimitiveArray::<UInt32Type>::from_iter_values(
+            (0..n).map(|_| (r.next() % 1000) as u32),
+        );
         let b = PrimitiveArray::<Int64Type>::from_iter_values((0..n).map(|_| r.next() as i64));
         let descending = SortOptions {
             descending: true,
             nulls_first: false,
         };
-        vec![column(Arc::new(a), None), column(Arc::new(b), Some(descending))]
+        vec![
+            column(Arc::new(a), None),
+            column(Arc::new(b), Some(descending)),
+        ]
     });
     group(c, "arrow-three-columns", |n, r| {
         let a = Int32Array::from_iter_values((0..n).map(|_| (r.next() % 16) as i32));

@@ -13,9 +13,7 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{
-    Array, ArrowPrimitiveType, DictionaryArray, GenericByteArray, PrimitiveArray,
-};
+use arrow_array::{Array, ArrowPrimitiveType, DictionaryArray, GenericByteArray, PrimitiveArray};
 use arrow_buffer::{ArrowNativeType, NullBuffer};
 use arrow_schema::{ArrowError, DataType, IntervalUnit, SortOptions, TimeUnit};
 
@@ -46,10 +44,7 @@ pub(crate) struct Code<'a> {
 
 /// The codes of `array` under `options`, or `None` for a type this crate leaves to arrow-ord
 /// (listed in the crate docs).
-pub(crate) fn of(
-    array: &dyn Array,
-    options: SortOptions,
-) -> Result<Option<Code<'_>>, ArrowError> {
+pub(crate) fn of(array: &dyn Array, options: SortOptions) -> Result<Option<Code<'_>>, ArrowError> {
     macro_rules! primitive {
         ($t:ty) => {
             Ok(encode_primitive(array.as_primitive::<$t>(), options))
@@ -88,10 +83,26 @@ pub(crate) fn of(
         Decimal32(_, _) => primitive!(Decimal32Type),
         Decimal64(_, _) => primitive!(Decimal64Type),
         Decimal128(_, _) => primitive!(Decimal128Type),
-        Utf8 => Ok(Some(bytes(array, options, byte_rows(array.as_string::<i32>())))),
-        LargeUtf8 => Ok(Some(bytes(array, options, byte_rows(array.as_string::<i64>())))),
-        Binary => Ok(Some(bytes(array, options, byte_rows(array.as_binary::<i32>())))),
-        LargeBinary => Ok(Some(bytes(array, options, byte_rows(array.as_binary::<i64>())))),
+        Utf8 => Ok(Some(bytes(
+            array,
+            options,
+            byte_rows(array.as_string::<i32>()),
+        ))),
+        LargeUtf8 => Ok(Some(bytes(
+            array,
+            options,
+            byte_rows(array.as_string::<i64>()),
+        ))),
+        Binary => Ok(Some(bytes(
+            array,
+            options,
+            byte_rows(array.as_binary::<i32>()),
+        ))),
+        LargeBinary => Ok(Some(bytes(
+            array,
+            options,
+            byte_rows(array.as_binary::<i64>()),
+        ))),
         Utf8View => {
             let a = array.as_string_view();
             let rows = (0..a.len()).map(|i| a.value(i).as_bytes());
@@ -99,11 +110,19 @@ pub(crate) fn of(
         }
         BinaryView => {
             let a = array.as_binary_view();
-            Ok(Some(bytes(array, options, (0..a.len()).map(|i| a.value(i)))))
+            Ok(Some(bytes(
+                array,
+                options,
+                (0..a.len()).map(|i| a.value(i)),
+            )))
         }
         FixedSizeBinary(_) => {
             let a = array.as_fixed_size_binary();
-            Ok(Some(bytes(array, options, (0..a.len()).map(|i| a.value(i)))))
+            Ok(Some(bytes(
+                array,
+                options,
+                (0..a.len()).map(|i| a.value(i)),
+            )))
         }
         Boolean => {
             let array = array.as_boolean();

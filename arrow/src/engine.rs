@@ -132,9 +132,8 @@ fn pass(
     };
     // Nulls kept apart: the valid rows are sorted, the null rows keep their order.
     let order = order.unwrap_or_else(|| iota(len));
-    let (valid, null): (Vec<u32>, Vec<u32>) = order
-        .into_iter()
-        .partition(|&i| nulls.is_valid(i as usize));
+    let (valid, null): (Vec<u32>, Vec<u32>) =
+        order.into_iter().partition(|&i| nulls.is_valid(i as usize));
     let valid_limit = match (limit, nulls_first) {
         (Some(l), true) => Some(l.saturating_sub(null.len())),
         (l, _) => l,

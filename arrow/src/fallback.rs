@@ -18,10 +18,12 @@ pub(crate) fn sort_to_indices(
 ) -> Result<UInt32Array, ArrowError> {
     let order = arrow_ord::sort::sort_to_indices(array, options, limit)?;
     // A type arrow-ord sorts but cannot compare row by row keeps arrow-ord's order.
-    Ok(match make_comparator(array, array, options.unwrap_or_default()) {
-        Ok(cmp) => stabilize(order, array.len(), cmp),
-        Err(_) => order,
-    })
+    Ok(
+        match make_comparator(array, array, options.unwrap_or_default()) {
+            Ok(cmp) => stabilize(order, array.len(), cmp),
+            Err(_) => order,
+        },
+    )
 }
 
 /// arrow-ord's `lexsort_to_indices`, made stable.
@@ -31,7 +33,9 @@ pub(crate) fn lexsort_to_indices(
 ) -> Result<UInt32Array, ArrowError> {
     let order = arrow_ord::sort::lexsort_to_indices(columns, limit)?;
     let cmp = LexicographicalComparator::try_new(columns)?;
-    Ok(stabilize(order, columns[0].values.len(), |a, b| cmp.compare(a, b)))
+    Ok(stabilize(order, columns[0].values.len(), |a, b| {
+        cmp.compare(a, b)
+    }))
 }
 
 /// Puts equal rows of `order` (a sorted prefix of the rows `0..rows` under `cmp`) in input

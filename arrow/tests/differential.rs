@@ -151,7 +151,14 @@ fn every_option() -> Vec<Option<SortOptions>> {
 
 /// Limits around the interesting points of a length (below the top-k cut, at and past it).
 fn limits(len: usize) -> Vec<Option<usize>> {
-    let mut all = vec![None, Some(0), Some(1), Some(3), Some(len / 20), Some(len / 2)];
+    let mut all = vec![
+        None,
+        Some(0),
+        Some(1),
+        Some(3),
+        Some(len / 20),
+        Some(len / 2),
+    ];
     all.extend([Some(len), Some(len + 5)]);
     all
 }
@@ -195,15 +202,23 @@ fn check_array(array: ArrayRef, what: &str) {
             values: array.clone(),
             options,
         }];
-        check(&columns, &limits(array.len()), &format!("{what} {options:?}"));
+        check(
+            &columns,
+            &limits(array.len()),
+            &format!("{what} {options:?}"),
+        );
         let ours = sortnet_arrow::sort(array.as_ref(), options).unwrap();
         let theirs = arrow_ord::sort::sort(array.as_ref(), options).unwrap();
         assert_eq!(ours.len(), theirs.len());
         assert_eq!(ours.data_type(), theirs.data_type());
-        let cmp = make_comparator(ours.as_ref(), theirs.as_ref(), options.unwrap_or_default())
-            .unwrap();
+        let cmp =
+            make_comparator(ours.as_ref(), theirs.as_ref(), options.unwrap_or_default()).unwrap();
         for p in 0..ours.len() {
-            assert_eq!(cmp(p, p), Ordering::Equal, "sort {what} {options:?}: position {p}");
+            assert_eq!(
+                cmp(p, p),
+                Ordering::Equal,
+                "sort {what} {options:?}: position {p}"
+            );
         }
     }
 }
@@ -294,14 +309,23 @@ fn booleans() {
             let array: BooleanArray = (0..len)
                 .map(|_| (!rng.chance(nulls)).then(|| rng.chance(50)))
                 .collect();
-            check_array(Arc::new(array), &format!("Boolean len {len} nulls {nulls}%"));
+            check_array(
+                Arc::new(array),
+                &format!("Boolean len {len} nulls {nulls}%"),
+            );
         }
     }
 }
 
 /// A dictionary of `len` rows over a few strings (one of them null), some keys null.
 fn string_dictionary(rng: &mut Rng, len: usize) -> DictionaryArray<Int32Type> {
-    let values = StringArray::from(vec![Some("pear"), None, Some("apple"), Some("fig"), Some("apple")]);
+    let values = StringArray::from(vec![
+        Some("pear"),
+        None,
+        Some("apple"),
+        Some("fig"),
+        Some("apple"),
+    ]);
     let keys: PrimitiveArray<Int32Type> = (0..len)
         .map(|_| (!rng.chance(15)).then(|| rng.below(5) as i32))
         .collect();
@@ -312,7 +336,10 @@ fn string_dictionary(rng: &mut Rng, len: usize) -> DictionaryArray<Int32Type> {
 fn dictionaries() {
     let mut rng = Rng(6);
     for len in LENGTHS {
-        check_array(Arc::new(string_dictionary(&mut rng, len)), "Dictionary(Int32, Utf8)");
+        check_array(
+            Arc::new(string_dictionary(&mut rng, len)),
+            "Dictionary(Int32, Utf8)",
+        );
         let values = primitive::<Float64Type>(&mut rng, 6, Shape::Edges, 20);
         let keys: PrimitiveArray<UInt8Type> = (0..len)
             .map(|_| (!rng.chance(10)).then(|| rng.below(6) as u8))
@@ -356,7 +383,10 @@ fn byte_strings() {
                 let bytes = || rows.iter().map(|r| r.as_deref());
                 let fixed: Vec<Option<[u8; 3]>> = rows
                     .iter()
-                    .map(|r| r.as_ref().map(|b| [0, 1, 2].map(|i| b.get(i).copied().unwrap_or(0))))
+                    .map(|r| {
+                        r.as_ref()
+                            .map(|b| [0, 1, 2].map(|i| b.get(i).copied().unwrap_or(0)))
+                    })
                     .collect();
                 let what = format!("len {len} {shape:?} nulls {nulls}%");
                 let arrays: Vec<ArrayRef> = vec![
@@ -458,7 +488,11 @@ fn long_columns() {
     for options in every_option() {
         for values in [Arc::new(f.clone()) as ArrayRef, Arc::new(i.clone())] {
             let columns = [SortColumn { values, options }];
-            check(&columns, &[None, Some(10), Some(len / 3)], &format!("long {options:?}"));
+            check(
+                &columns,
+                &[None, Some(10), Some(len / 3)],
+                &format!("long {options:?}"),
+            );
         }
     }
 }
@@ -468,8 +502,14 @@ fn errors_match_arrow_ord() {
     let a: ArrayRef = Arc::new(PrimitiveArray::<Int32Type>::from(vec![1, 2]));
     let b: ArrayRef = Arc::new(PrimitiveArray::<Int32Type>::from(vec![1]));
     let columns = [
-        SortColumn { values: a, options: None },
-        SortColumn { values: b, options: None },
+        SortColumn {
+            values: a,
+            options: None,
+        },
+        SortColumn {
+            values: b,
+            options: None,
+        },
     ];
     assert!(sortnet_arrow::lexsort_to_indices(&columns, None).is_err());
     assert!(sortnet_arrow::lexsort_to_indices(&[], None).is_err());

@@ -41,12 +41,16 @@ fn column(input: &mut Input, len: usize) -> SortColumn {
         descending: header & 0x10 != 0,
         nulls_first: header & 0x20 != 0,
     });
-    let valid: Vec<bool> = (0..len).map(|i| nulls == 0 || (i as u8) % nulls != 1).collect();
+    let valid: Vec<bool> = (0..len)
+        .map(|i| nulls == 0 || (i as u8) % nulls != 1)
+        .collect();
     macro_rules! primitive {
         ($t:ty, $n:literal, $f:expr) => {{
             let values: Vec<_> = (0..len).map(|_| $f(input.bytes::<$n>())).collect();
-            Arc::new(PrimitiveArray::<$t>::new(values.into(), Some(valid.clone().into())))
-                as ArrayRef
+            Arc::new(PrimitiveArray::<$t>::new(
+                values.into(),
+                Some(valid.clone().into()),
+            )) as ArrayRef
         }};
     }
     let values: ArrayRef = match header % 10 {
@@ -65,7 +69,9 @@ fn column(input: &mut Input, len: usize) -> SortColumn {
             let rows: Vec<Option<String>> = (0..len)
                 .map(|i| {
                     let n = input.byte() % 6;
-                    let s: String = (0..n).map(|_| char::from(b'a' + input.byte() % 3)).collect();
+                    let s: String = (0..n)
+                        .map(|_| char::from(b'a' + input.byte() % 3))
+                        .collect();
                     valid[i].then_some(s)
                 })
                 .collect();
@@ -84,7 +90,9 @@ fn column(input: &mut Input, len: usize) -> SortColumn {
                 Arc::new(DictionaryArray::new(keys, Arc::new(values)))
             } else {
                 // Left to arrow-ord, made stable.
-                primitive!(Decimal256Type, 1, |b: [u8; 1]| i256::from_i128(i128::from(b[0] % 5)))
+                primitive!(Decimal256Type, 1, |b: [u8; 1]| i256::from_i128(i128::from(
+                    b[0] % 5
+                )))
             }
         }
     };
@@ -114,7 +122,11 @@ pub fn fuzz_arrow(data: &[u8]) {
     let cmp = LexicographicalComparator::try_new(&columns).expect("comparable columns");
     assert_eq!(ours.len(), theirs.len());
     for (&a, &b) in ours.values().iter().zip(theirs.values()) {
-        assert_eq!(cmp.compare(a as usize, b as usize), Ordering::Equal, "rows {a} and {b}");
+        assert_eq!(
+            cmp.compare(a as usize, b as usize),
+            Ordering::Equal,
+            "rows {a} and {b}"
+        );
     }
     let mut stable: Vec<u32> = (0..len as u32).collect();
     stable.sort_by(|&a, &b| cmp.compare(a as usize, b as usize));
