@@ -23,17 +23,9 @@ use arrow_array::{ArrayRef, Date32Array, Int32Array, PrimitiveArray, StringArray
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sortnet_arrow::{SortColumn, SortOptions};
 
-/// xorshift64*: deterministic benchmark inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
+#[path = "../tests/rng/mod.rs"]
+mod rng;
+use rng::Rng;
 
 /// The row counts: 2^12, 2^16, 2^20, and 2^24 where an argument names it.
 fn sizes() -> Vec<usize> {

@@ -20,16 +20,16 @@ use arrow_ord::sort::LexicographicalComparator;
 use half::f16;
 use sortnet_arrow::{SortColumn, SortOptions};
 
-/// xorshift64*: the tests need no other randomness than reproducible bits.
-struct Rng(u64);
+mod rng;
+use rng::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
+/// Draws on top of the bits.
+trait Draws {
+    fn below(&mut self, n: u64) -> u64;
+    fn chance(&mut self, percent: u64) -> bool;
+}
+
+impl Draws for Rng {
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
