@@ -355,7 +355,10 @@ fn string_sorters<T: AsRef<[u8]> + Ord + Send + Sync + 'static>() -> Vec<Sorter<
             "auto".into(),
             Box::new(move |v: &mut Vec<T>| auto.sort_strings(v).expect("CPU sorts strings")),
         ),
-        ("std-unstable".into(), Box::new(|v: &mut Vec<T>| v.sort_unstable())),
+        (
+            "std-unstable".into(),
+            Box::new(|v: &mut Vec<T>| v.sort_unstable()),
+        ),
         ("std-stable".into(), Box::new(|v: &mut Vec<T>| v.sort())),
         (
             "auto-argsort".into(),
@@ -380,14 +383,24 @@ fn strings(c: &mut Criterion) {
             .into_iter()
             .map(|log2| ascii(1 << log2, prefix))
             .collect();
-        run_group(c, &format!("strings-{shape}-String"), &owned, &string_sorters());
+        run_group(
+            c,
+            &format!("strings-{shape}-String"),
+            &owned,
+            &string_sorters(),
+        );
         // Borrowed slices of the same strings, which stay alive for the whole group.
         let owned: &'static [Vec<String>] = Box::leak(owned.into_boxed_slice());
         let borrowed: Vec<Vec<&'static [u8]>> = owned
             .iter()
             .map(|v| v.iter().map(String::as_bytes).collect())
             .collect();
-        run_group(c, &format!("strings-{shape}-bytes"), &borrowed, &string_sorters());
+        run_group(
+            c,
+            &format!("strings-{shape}-bytes"),
+            &borrowed,
+            &string_sorters(),
+        );
     }
 }
 

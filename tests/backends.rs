@@ -268,18 +268,34 @@ fn check_wide(decimal: bool) {
                 let (mut k, mut vals) = (input.clone(), (0..len as u32).collect::<Vec<u32>>());
                 b.sort_pairs(&mut k, &mut vals).unwrap();
                 assert!(k == want, "{what}: pair keys");
-                assert!(vals.iter().map(|&i| i as usize).eq(order.iter().copied()), "{what}: pairs not stable");
+                assert!(
+                    vals.iter().map(|&i| i as usize).eq(order.iter().copied()),
+                    "{what}: pairs not stable"
+                );
                 assert!(b.argsort(&input).unwrap() == order, "{what}: argsort");
-                let mut records: Vec<(i128, u64, u8)> =
-                    input.iter().enumerate().map(|(i, &k)| (k, i as u64, 0)).collect();
+                let mut records: Vec<(i128, u64, u8)> = input
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &k)| (k, i as u64, 0))
+                    .collect();
                 b.sort_by_key(&mut records, |r| r.0).unwrap();
-                assert!(records.iter().map(|r| r.1 as usize).eq(order.iter().copied()), "{what}: sort_by_key");
+                assert!(
+                    records
+                        .iter()
+                        .map(|r| r.1 as usize)
+                        .eq(order.iter().copied()),
+                    "{what}: sort_by_key"
+                );
                 if len > 0 {
                     for at in [0, len / 2, len - 1] {
                         let mut v = input.clone();
                         b.select_nth(&mut v, at).unwrap();
                         assert!(v[at] == want[at], "{what}: select_nth {at}");
-                        assert!(v[..at].iter().all(|&x| x <= v[at]) && v[at..].iter().all(|&x| x >= v[at]), "{what}: select_nth {at} partition");
+                        assert!(
+                            v[..at].iter().all(|&x| x <= v[at])
+                                && v[at..].iter().all(|&x| x >= v[at]),
+                            "{what}: select_nth {at} partition"
+                        );
                         let mut v = input.clone();
                         b.partial_sort(&mut v, at).unwrap();
                         assert!(v[..at] == want[..at], "{what}: partial_sort {at}");
@@ -334,7 +350,10 @@ fn strings_in_byte_order() {
                 want.sort();
                 for &(name, b) in &backends {
                     let what = format!("{name}: strings {pattern:?} n={len} prefix {prefix}");
-                    assert!(b.argsort_strings(&rows).unwrap() == order, "{what}: argsort");
+                    assert!(
+                        b.argsort_strings(&rows).unwrap() == order,
+                        "{what}: argsort"
+                    );
                     let mut owned = rows.clone();
                     b.sort_strings(&mut owned).unwrap();
                     assert!(owned == want, "{what}: sort");
@@ -353,20 +372,39 @@ fn strings_in_byte_order() {
 fn wide_keys_and_strings_elsewhere_are_refused_untouched() {
     for (name, b) in under_test() {
         let cpu_keys = b.device() == Device::Cpu
-            && (b.supports(Workload::Keys(KeyWidth::W32)) || b.supports(Workload::Keys(KeyWidth::W64)));
+            && (b.supports(Workload::Keys(KeyWidth::W32))
+                || b.supports(Workload::Keys(KeyWidth::W64)));
         assert_eq!(b.supports_key::<u128>(), cpu_keys, "{name}");
         assert_eq!(b.supports_strings(), cpu_keys, "{name}");
         if cpu_keys {
             continue;
         }
         let mut keys = vec![3u128, 1, 2];
-        assert!(matches!(b.sort(&mut keys), Err(Error::Unsupported { .. })), "{name}");
-        assert!(matches!(b.sort_pairs(&mut keys, &mut [1u8, 2, 3]), Err(Error::Unsupported { .. })), "{name}");
-        assert!(matches!(b.argsort(&keys), Err(Error::Unsupported { .. })), "{name}");
+        assert!(
+            matches!(b.sort(&mut keys), Err(Error::Unsupported { .. })),
+            "{name}"
+        );
+        assert!(
+            matches!(
+                b.sort_pairs(&mut keys, &mut [1u8, 2, 3]),
+                Err(Error::Unsupported { .. })
+            ),
+            "{name}"
+        );
+        assert!(
+            matches!(b.argsort(&keys), Err(Error::Unsupported { .. })),
+            "{name}"
+        );
         assert_eq!(keys, [3, 1, 2], "{name} changed 128-bit keys");
         let mut names = vec!["b", "a"];
-        assert!(matches!(b.sort_strings(&mut names), Err(Error::Unsupported { .. })), "{name}");
-        assert!(matches!(b.argsort_strings(&names), Err(Error::Unsupported { .. })), "{name}");
+        assert!(
+            matches!(b.sort_strings(&mut names), Err(Error::Unsupported { .. })),
+            "{name}"
+        );
+        assert!(
+            matches!(b.argsort_strings(&names), Err(Error::Unsupported { .. })),
+            "{name}"
+        );
         assert_eq!(names, ["b", "a"], "{name} changed strings");
     }
 }

@@ -299,7 +299,9 @@ struct Wide(Vec<i128>);
 
 impl Arbitrary for Wide {
     fn arbitrary(g: &mut Gen) -> Self {
-        let scale = *g.choose(&[0i128, 1, 100, 10i128.pow(20)]).expect("non-empty");
+        let scale = *g
+            .choose(&[0i128, 1, 100, 10i128.pow(20)])
+            .expect("non-empty");
         let v = if scale == 0 {
             Spread::<i128>::arbitrary(g).0
         } else {
@@ -340,15 +342,20 @@ fn wide_property(name: &str, keys: Wide, at: usize) -> TestResult {
     };
     let (mut s, mut d, mut u) = (keys.clone(), keys.clone(), unsigned.clone());
     let sorted = b.sort(&mut s).is_ok() && s == want && b.sort(&mut u).is_ok() && u == want_u;
-    let descending =
-        b.sort_descending(&mut d).is_ok() && d.iter().rev().eq(want.iter());
+    let descending = b.sort_descending(&mut d).is_ok() && d.iter().rev().eq(want.iter());
     let (mut k, mut v) = (keys.clone(), (0..keys.len()).collect::<Vec<usize>>());
     let pairs = b.sort_pairs(&mut k, &mut v).is_ok() && k == want && v == order;
     let argsort = b.argsort(&keys).is_ok_and(|o| o == order);
-    let mut records: Vec<(i128, String)> =
-        keys.iter().enumerate().map(|(i, &k)| (k, i.to_string())).collect();
+    let mut records: Vec<(i128, String)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i.to_string()))
+        .collect();
     let by_key = b.sort_by_key(&mut records, |r| r.0).is_ok()
-        && records.iter().zip(&order).all(|(r, &i)| r.1 == i.to_string());
+        && records
+            .iter()
+            .zip(&order)
+            .all(|(r, &i)| r.1 == i.to_string());
     let n = at % (keys.len() + 2);
     let mut sel = keys.clone();
     let selected = match b.select_nth(&mut sel, n) {
@@ -377,7 +384,12 @@ impl Arbitrary for Strings {
     fn arbitrary(g: &mut Gen) -> Self {
         let base: Vec<Vec<u8>> = Vec::arbitrary(g);
         let unit: Vec<u8> = Vec::arbitrary(g);
-        let prefix: Vec<u8> = unit.iter().copied().cycle().take(usize::arbitrary(g) % 40).collect();
+        let prefix: Vec<u8> = unit
+            .iter()
+            .copied()
+            .cycle()
+            .take(usize::arbitrary(g) % 40)
+            .collect();
         let reps = 1 + usize::arbitrary(g) % 4;
         let v = base
             .iter()
@@ -412,7 +424,8 @@ fn strings_property(name: &str, rows: Strings) -> TestResult {
     let want: Vec<&[u8]> = order.iter().map(|&i| rows[i].as_slice()).collect();
     let argsort = b.argsort_strings(&rows).is_ok_and(|o| o == order);
     let mut owned = rows.clone();
-    let owned_ok = b.sort_strings(&mut owned).is_ok() && owned.iter().map(Vec::as_slice).eq(want.iter().copied());
+    let owned_ok = b.sort_strings(&mut owned).is_ok()
+        && owned.iter().map(Vec::as_slice).eq(want.iter().copied());
     let mut borrowed: Vec<&[u8]> = rows.iter().map(Vec::as_slice).collect();
     let borrowed_ok = b.sort_strings(&mut borrowed).is_ok() && borrowed == want;
     TestResult::from_bool(argsort && owned_ok && borrowed_ok)
@@ -428,8 +441,12 @@ macro_rules! wide_tests {
             fn strings(rows: Strings) -> TestResult {
                 strings_property($name, rows)
             }
-            QuickCheck::new().tests(200).quickcheck(wide as fn(Wide, usize) -> TestResult);
-            QuickCheck::new().tests(200).quickcheck(strings as fn(Strings) -> TestResult);
+            QuickCheck::new()
+                .tests(200)
+                .quickcheck(wide as fn(Wide, usize) -> TestResult);
+            QuickCheck::new()
+                .tests(200)
+                .quickcheck(strings as fn(Strings) -> TestResult);
         }
     };
 }

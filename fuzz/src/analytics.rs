@@ -5,6 +5,7 @@
 use sortnet::{Error, SortBackend};
 
 use super::backends;
+use super::calls::Record;
 
 /// `Unsupported` from a backend that does not take the call (`takes` false), else nothing.
 fn check_refusal(b: &dyn SortBackend, takes: bool, err: &Error) {
@@ -28,7 +29,8 @@ pub fn fuzz_keys128(data: &[u8]) {
             .map(|c| i128::from_le_bytes(c.try_into().expect("16 bytes")))
             .collect()
     } else {
-        let scale = 10i128.pow(u32::from(mode >> 2) % 30);
+        // At most 10^27: times any i32 it stays inside i128.
+        let scale = 10i128.pow(u32::from(mode >> 2) % 28);
         rest.chunks_exact(4)
             .map(|c| i128::from(i32::from_le_bytes(c.try_into().expect("4 bytes"))) * scale)
             .collect()
@@ -39,12 +41,6 @@ pub fn fuzz_keys128(data: &[u8]) {
         let keys: Vec<u128> = keys.iter().map(|&k| k as u128).collect();
         check_keys128(&keys, usize::from(at));
     }
-}
-
-/// A record that is not `Copy`, so that the gather's moves are checked by the allocator.
-struct Record<K> {
-    key: K,
-    index: Box<usize>,
 }
 
 fn check_keys128<K: sortnet::Key + Ord + std::fmt::Debug>(keys: &[K], at: usize) {
@@ -78,14 +74,7 @@ fn check_keys128<K: sortnet::Key + Ord + std::fmt::Debug>(keys: &[K], at: usize)
             Ok(o) => assert!(o == order, "{name}: argsort"),
             Err(e) => check_refusal(b, takes, &e),
         }
-        let mut records: Vec<Record<K>> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, &key)| Record {
-                key,
-                index: Box::new(i),
-            })
-            .collect();
+        let mut records = Record::each(keys);
         match b.sort_by_key(&mut records, |r| r.key) {
             Ok(()) => assert!(
                 records.iter().map(|r| *r.index).eq(order.iter().copied()),
@@ -96,7 +85,9 @@ fn check_keys128<K: sortnet::Key + Ord + std::fmt::Debug>(keys: &[K], at: usize)
         let mut v = keys.to_vec();
         match b.select_nth(&mut v, n) {
             Ok(()) => assert!(
-                v[n] == want[n] && v[..n].iter().all(|x| *x <= v[n]) && v[n..].iter().all(|x| *x >= v[n]),
+                v[n] == want[n]
+                    && v[..n].iter().all(|x| *x <= v[n])
+                    && v[n..].iter().all(|x| *x >= v[n]),
                 "{name}: select_nth {n}"
             ),
             Err(Error::SelectOutOfRange { .. }) => assert!(n >= keys.len() && v == keys),
@@ -118,7 +109,12 @@ pub fn fuzz_strings(data: &[u8]) {
     };
     let p = usize::from(p % 64);
     let unit: Vec<u8> = rest.iter().take(p.min(8)).copied().collect();
-    let prefix: Vec<u8> = unit.iter().copied().cycle().take(if unit.is_empty() { 0 } else { p }).collect();
+    let prefix: Vec<u8> = unit
+        .iter()
+        .copied()
+        .cycle()
+        .take(if unit.is_empty() { 0 } else { p })
+        .collect();
     let mut rows: Vec<Vec<u8>> = Vec::new();
     while let Some((&len, tail)) = rest.split_first() {
         let len = usize::from(len % 48).min(tail.len());

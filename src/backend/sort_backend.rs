@@ -400,7 +400,7 @@ impl<'a> dyn SortBackend + 'a {
                 || self.supports(Workload::Keys(KeyWidth::W64)))
     }
 
-    /// `Ok` if this backend runs the CPU's engines (see [`cpu_key_sorter`]), else the
+    /// `Ok` if this backend runs the CPU's engines (see `cpu_key_sorter`), else the
     /// `Unsupported` error for `what`.
     fn on_cpu(&self, what: &str) -> Result<()> {
         if self.cpu_key_sorter() {

@@ -18,6 +18,7 @@
 use rayon::prelude::*;
 
 use super::key::KeyMap;
+use super::radix::insertion;
 use super::records::Order;
 
 /// Runs up to this length are insertion-sorted instead of scattered: a scatter clears and
@@ -124,21 +125,6 @@ fn sort_images<V: Copy + Send + Sync>(keys: &mut [u128], values: &mut [V]) {
     );
 }
 
-/// Stable insertion sort of a short run of images with their values.
-fn insertion<V: Copy>(keys: &mut [u128], values: &mut [V]) {
-    for i in 1..keys.len() {
-        let (k, v) = (keys[i], values[i]);
-        let mut j = i;
-        while j > 0 && keys[j - 1] > k {
-            keys[j] = keys[j - 1];
-            values[j] = values[j - 1];
-            j -= 1;
-        }
-        keys[j] = k;
-        values[j] = v;
-    }
-}
-
 /// Sorts the keys in `src` (whose differing bits `diff` marks, never zero) with their values,
 /// using `dst` as scratch; the result ends in `src` if `into_src`, else in `dst`.
 fn node<V: Copy + Send + Sync>(
@@ -178,8 +164,7 @@ fn node<V: Copy + Send + Sync>(
     // The buckets as disjoint slices of both buffers, with their spreads.
     let mut buckets = Vec::with_capacity(256);
     let (mut sk, mut sv, mut dk, mut dv) = (src_k, src_v, dst_k, dst_v);
-    for d in 0..256 {
-        let len = counts[d];
+    for ((&len, &o), &a) in counts.iter().zip(&or).zip(&and) {
         if len == 0 {
             continue;
         }
@@ -188,32 +173,27 @@ fn node<V: Copy + Send + Sync>(
         let (bdk, rdk) = std::mem::take(&mut dk).split_at_mut(len);
         let (bdv, rdv) = std::mem::take(&mut dv).split_at_mut(len);
         (sk, sv, dk, dv) = (rsk, rsv, rdk, rdv);
-        buckets.push((bsk, bsv, bdk, bdv, or[d] ^ and[d]));
+        buckets.push((bsk, bsv, bdk, bdv, o ^ a));
     }
     // The bucket's keys are in `dst` now; its result goes back to `src` if `into_src`.
-    let finish = |(bsk, bsv, bdk, bdv, spread): (
-        &mut [u128],
-        &mut [V],
-        &mut [u128],
-        &mut [V],
-        u128,
-    )| {
-        if spread == 0 {
-            // All keys equal: already in input order.
-            if into_src {
-                bsk.copy_from_slice(bdk);
-                bsv.copy_from_slice(bdv);
+    let finish =
+        |(bsk, bsv, bdk, bdv, spread): (&mut [u128], &mut [V], &mut [u128], &mut [V], u128)| {
+            if spread == 0 {
+                // All keys equal: already in input order.
+                if into_src {
+                    bsk.copy_from_slice(bdk);
+                    bsv.copy_from_slice(bdv);
+                }
+            } else if bdk.len() <= INSERTION_MAX_LEN {
+                insertion(bdk, bdv);
+                if into_src {
+                    bsk.copy_from_slice(bdk);
+                    bsv.copy_from_slice(bdv);
+                }
+            } else {
+                node(bdk, bdv, bsk, bsv, spread, !into_src, false);
             }
-        } else if bdk.len() <= INSERTION_MAX_LEN {
-            insertion(bdk, bdv);
-            if into_src {
-                bsk.copy_from_slice(bdk);
-                bsv.copy_from_slice(bdv);
-            }
-        } else {
-            node(bdk, bdv, bsk, bsv, spread, !into_src, false);
-        }
-    };
+        };
     if parallel {
         buckets.into_par_iter().for_each(finish);
     } else {
@@ -222,18 +202,13 @@ fn node<V: Copy + Send + Sync>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// xorshift64*, for test data.
-    fn rng(seed: u64) -> impl FnMut() -> u64 {
+    /// Test data from `seed`.
+    pub(crate) fn rng(seed: u64) -> impl FnMut() -> u64 {
         let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        move || {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            s.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
+        move || crate::keys::network::tests::rng(&mut s)
     }
 
     /// Keys that exercise every shape: random 128-bit, decimals of both signs (few varying
@@ -247,7 +222,9 @@ mod tests {
             .map(|_| (r() % 2_000_000_000) as i128 - 1_000_000_000)
             .collect();
         let few: Vec<i128> = (0..n).map(|_| (r() % 3) as i128 * (1 << 100)).collect();
-        let high: Vec<i128> = (0..n).map(|_| (7i128 << 90) | (r() % 1000) as i128).collect();
+        let high: Vec<i128> = (0..n)
+            .map(|_| (7i128 << 90) | (r() % 1000) as i128)
+            .collect();
         vec![random, decimals, few, high]
     }
 
@@ -266,7 +243,9 @@ mod tests {
                 let mut got: Vec<u128> = keys.iter().map(|&k| k as u128).collect();
                 sort(&mut got, KeyMap::Signed, true);
                 assert!(
-                    got.iter().map(|&k| k as i128).eq(expected.iter().rev().copied()),
+                    got.iter()
+                        .map(|&k| k as i128)
+                        .eq(expected.iter().rev().copied()),
                     "case {case} n={n} descending"
                 );
                 let mut stable: Vec<(i128, u32)> = keys.iter().copied().zip(0..).collect();
@@ -295,7 +274,10 @@ mod tests {
                 let mut got: Vec<u128> = keys.iter().map(|&k| k as u128).collect();
                 partial_sort(&mut got, at, KeyMap::Signed);
                 assert!(
-                    got[..at].iter().map(|&k| k as i128).eq(expected[..at].iter().copied()),
+                    got[..at]
+                        .iter()
+                        .map(|&k| k as i128)
+                        .eq(expected[..at].iter().copied()),
                     "case {case} partial {at}"
                 );
             }

@@ -116,15 +116,7 @@ fn order32(refs: &[&[u8]]) -> Vec<u32> {
 mod tests {
     use super::*;
 
-    fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        move || {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            s.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-    }
+    use crate::keys::keys128::tests::rng;
 
     /// Strings over a small alphabet (zeros included, so padding and real zeros meet), with
     /// a shared prefix of `prefix` bytes.

@@ -84,6 +84,7 @@ use super::nearly;
 use super::scratch::{Reserve, Scratch};
 use crate::error::{Error, Result};
 use digits::{digits, Buf, Codec, Float, RadixKey, Signed, Unsigned, NARROW, WIDE};
+pub(crate) use lsd::insertion;
 use lsd::{lsd, lsd_parallel, small_sort};
 use msd::msd_lsd;
 
