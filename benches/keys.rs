@@ -12,6 +12,13 @@
 //!
 //! `SORTNET_BENCH_SIZES=10,16` picks the log2 sizes (default `10,16,20,24`). The
 //! `keys-small-<type>` groups time slices of 16 to 4096 keys, where `auto`'s crossovers lie.
+//!
+//! The keys analytics engines have, against std, up to 2^20 of the sizes: `keys-u128-random`
+//! and `keys-u128-decimal` (`auto` and every CPU backend's `sort` against `sort_unstable`,
+//! decimals being cents below 10^12 of either sign), and `strings-<shape>-<type>`
+//! (`sort_strings` against `sort_unstable` and `sort`, and `argsort_strings` against a
+//! stable `sort_by` of the indices) for `ascii` (random ASCII, 0 to 32 bytes) and `prefix20`
+//! (the same behind 20 shared bytes), on `Vec<String>` and `Vec<&[u8]>`.
 
 use std::time::Duration;
 
@@ -264,12 +271,147 @@ fn small<K: Peers>(c: &mut Criterion) {
     g.finish();
 }
 
+/// The sizes of the analytics groups: those of [`sizes`] up to 2^20.
+fn sizes_to_20() -> Vec<u32> {
+    sizes().into_iter().filter(|&l| l <= 20).collect()
+}
+
+/// Times `sorters` on `data` under `group`, one id per sorter and size.
+fn run_group<T: Clone>(c: &mut Criterion, group: &str, inputs: &[Vec<T>], sorters: &[Sorter<T>]) {
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    for data in inputs {
+        let n = data.len();
+        g.throughput(Throughput::Elements(n as u64));
+        for (name, sort) in sorters {
+            g.bench_with_input(BenchmarkId::new(name, n), data, |b, data| {
+                b.iter_batched(
+                    || data.clone(),
+                    |mut v| {
+                        sort(&mut v);
+                        v
+                    },
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+    }
+    g.finish();
+}
+
+/// `u128` keys: random bits, and decimals (cents below 10^12, either sign, as `i128` bits).
+fn wide(c: &mut Criterion) {
+    for dist in ["random", "decimal"] {
+        let inputs: Vec<Vec<u128>> = sizes_to_20()
+            .into_iter()
+            .map(|log2| {
+                let mut r = Rng(0x9e37_79b9_7f4a_7c15 ^ log2 as u64);
+                (0..1usize << log2)
+                    .map(|_| match dist {
+                        "random" => (u128::from(r.next()) << 64) | u128::from(r.next()),
+                        _ => ((r.next() % 2_000_000_000_000) as i128 - 1_000_000_000_000) as u128,
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut sorters: Vec<Sorter<u128>> = backend::available()
+            .into_iter()
+            .filter(|b| b.supports_key::<u128>())
+            .map(|b| {
+                let s: SortFn<u128> = Box::new(move |v: &mut Vec<u128>| {
+                    b.sort(v).expect("backend sorts what it supports")
+                });
+                (b.name().to_string(), s)
+            })
+            .collect();
+        sorters.push((
+            "std-unstable".into(),
+            Box::new(|v: &mut Vec<u128>| v.sort_unstable()),
+        ));
+        run_group(c, &format!("keys-u128-{dist}"), &inputs, &sorters);
+    }
+}
+
+/// Random ASCII strings of 0 to 32 bytes, behind `prefix` shared bytes.
+fn ascii(n: usize, prefix: usize) -> Vec<String> {
+    let mut r = Rng(0x2545_f491_4f6c_dd1d ^ n as u64);
+    (0..n)
+        .map(|_| {
+            let len = (r.next() % 33) as usize;
+            let mut s = "p".repeat(prefix);
+            s.extend((0..len).map(|_| (b' ' + (r.next() % 95) as u8) as char));
+            s
+        })
+        .collect()
+}
+
+/// The sorters of byte strings: `auto`'s `sort_strings` and `argsort_strings` against std.
+fn string_sorters<T: AsRef<[u8]> + Ord + Send + Sync + 'static>() -> Vec<Sorter<T>> {
+    let auto = backend::auto();
+    vec![
+        (
+            "auto".into(),
+            Box::new(move |v: &mut Vec<T>| auto.sort_strings(v).expect("CPU sorts strings")),
+        ),
+        (
+            "std-unstable".into(),
+            Box::new(|v: &mut Vec<T>| v.sort_unstable()),
+        ),
+        ("std-stable".into(), Box::new(|v: &mut Vec<T>| v.sort())),
+        (
+            "auto-argsort".into(),
+            Box::new(move |v: &mut Vec<T>| {
+                std::hint::black_box(auto.argsort_strings(v).expect("CPU sorts strings"));
+            }),
+        ),
+        (
+            "std-argsort".into(),
+            Box::new(|v: &mut Vec<T>| {
+                let mut order: Vec<usize> = (0..v.len()).collect();
+                order.sort_by(|&a, &b| v[a].as_ref().cmp(v[b].as_ref()));
+                std::hint::black_box(order);
+            }),
+        ),
+    ]
+}
+
+fn strings(c: &mut Criterion) {
+    for (shape, prefix) in [("ascii", 0), ("prefix20", 20)] {
+        let owned: Vec<Vec<String>> = sizes_to_20()
+            .into_iter()
+            .map(|log2| ascii(1 << log2, prefix))
+            .collect();
+        run_group(
+            c,
+            &format!("strings-{shape}-String"),
+            &owned,
+            &string_sorters(),
+        );
+        // Borrowed slices of the same strings, which stay alive for the whole group.
+        let owned: &'static [Vec<String>] = Box::leak(owned.into_boxed_slice());
+        let borrowed: Vec<Vec<&'static [u8]>> = owned
+            .iter()
+            .map(|v| v.iter().map(String::as_bytes).collect())
+            .collect();
+        run_group(
+            c,
+            &format!("strings-{shape}-bytes"),
+            &borrowed,
+            &string_sorters(),
+        );
+    }
+}
+
 fn benches(c: &mut Criterion) {
     group::<u32>(c);
     group::<u64>(c);
     group::<f32>(c);
     small::<u32>(c);
     small::<u64>(c);
+    wide(c);
+    strings(c);
 }
 
 criterion_group!(keys, benches);

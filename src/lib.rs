@@ -3,9 +3,10 @@
 //! SIMD sorting networks on the CPU, Vulkan compute on the GPU, one API.
 //!
 //! Two workloads: **nibble sort** (the 16 four-bit nibbles inside every `u64` of a batch,
-//! largest nibble on top) and **key sort** (`u8` to `u64`, `i8` to `i64`, `f32`, `f64`,
+//! largest nibble on top) and **key sort** (`u8` to `u128`, `i8` to `i128`, `f32`, `f64`,
 //! `usize`, `isize` keys, floats in IEEE-754 total order, ascending or descending; key/value
-//! pairs with values of any type; records by a key; argsort; select and partial sort).
+//! pairs with values of any type; records by a key; argsort; select and partial sort; byte
+//! strings in byte order).
 //!
 //! ## Quick start
 //!
@@ -71,6 +72,17 @@
 //! b.partial_sort(&mut v, 3)?;
 //! assert_eq!(v[..3], [1, 2, 3]);
 //! assert!(b.partial_sort(&mut v, 7).is_err()); // k > len: refused, v unchanged
+//!
+//! // u128 and i128 keys (decimals) take every call above, on the CPU backends.
+//! let mut cents = vec![1999i128, -250, 7];
+//! b.sort(&mut cents)?;
+//! assert_eq!(cents, [-250, 7, 1999]);
+//!
+//! // sort_strings and argsort_strings: byte order, a prefix first; the argsort is stable.
+//! let mut words = vec!["bob", "", "bo"];
+//! b.sort_strings(&mut words)?;
+//! assert_eq!(words, ["", "bo", "bob"]);
+//! assert_eq!(b.argsort_strings(&["b", "a", "b"])?, [1, 0, 2]);
 //! # Ok::<(), sortnet::Error>(())
 //! ```
 //!
@@ -127,7 +139,12 @@
 //!   [`sort_pairs`](SortBackend#method.sort_pairs),
 //!   [`sort_by_key`](SortBackend#method.sort_by_key), [`argsort`](SortBackend#method.argsort),
 //!   [`select_nth`](SortBackend#method.select_nth),
-//!   [`partial_sort`](SortBackend#method.partial_sort), `sort_nibbles`, `supports`, `name`);
+//!   [`partial_sort`](SortBackend#method.partial_sort),
+//!   [`sort_strings`](SortBackend#method.sort_strings),
+//!   [`argsort_strings`](SortBackend#method.argsort_strings),
+//!   [`supports_key`](SortBackend#method.supports_key),
+//!   [`supports_strings`](SortBackend#method.supports_strings), `sort_nibbles`, `supports`,
+//!   `name`);
 //!   [`Workload`], [`Device`]; typed selection with [`backend::Options`] and
 //!   [`backend::Registry`]; the calibration profile in [`backend::profile`].
 //! - [`Key`] (the key types), [`KeyMap`], [`KeyWidth`]; [`Error`] and [`Result`].

@@ -218,6 +218,197 @@ fn pairs_f64() {
     check_pairs::<f64>();
 }
 
+/// 128-bit keys in `pattern`: the pattern's 64-bit keys spread over both halves by a map
+/// that keeps their order (random bits, or decimals when `decimal`: small multiples of
+/// 10^18 of either sign, whose high bytes are the sign's).
+fn wide_keys(pattern: Pattern, len: usize, seed: u64, decimal: bool) -> Vec<i128> {
+    if decimal {
+        keys::<i32>(pattern, len, seed)
+            .into_iter()
+            .map(|x| i128::from(x) * 1_000_000_000_000_000_000 + i128::from(x & 0xff))
+            .collect()
+    } else {
+        keys::<u64>(pattern, len, seed)
+            .into_iter()
+            .map(|x| ((u128::from(x) << 64) | u128::from(x.wrapping_mul(0x9E37_79B9))) as i128)
+            .collect()
+    }
+}
+
+/// Every call on 128-bit keys (`i128`, and the same bits as `u128`), on every backend that
+/// takes them, against std's stable sort: sort both ways, stable pairs, argsort, records by
+/// key, select and partial sort.
+fn check_wide(decimal: bool) {
+    let backends: Vec<_> = under_test()
+        .into_iter()
+        .filter(|(_, b)| b.supports_key::<i128>() && b.supports_key::<u128>())
+        .collect();
+    assert!(!backends.is_empty(), "no backend takes 128-bit keys");
+    for (pi, &pattern) in PATTERNS.iter().enumerate() {
+        for len in lengths(18) {
+            let input = wide_keys(pattern, len, 300 + pi as u64, decimal);
+            let mut want = input.clone();
+            want.sort();
+            let mut order: Vec<usize> = (0..len).collect();
+            order.sort_by_key(|&i| input[i]);
+            let unsigned: Vec<u128> = input.iter().map(|&k| k as u128).collect();
+            let mut want_u = unsigned.clone();
+            want_u.sort();
+            for &(name, b) in &backends {
+                let what = format!("{name}: i128 {pattern:?} n={len} (decimal: {decimal})");
+                let mut v = input.clone();
+                b.sort(&mut v).unwrap();
+                assert!(v == want, "{what}: sort");
+                let mut u = unsigned.clone();
+                b.sort(&mut u).unwrap();
+                assert!(u == want_u, "{what}: u128 sort");
+                let mut v = input.clone();
+                b.sort_descending(&mut v).unwrap();
+                assert!(v.iter().rev().eq(want.iter()), "{what}: descending");
+                let (mut k, mut vals) = (input.clone(), (0..len as u32).collect::<Vec<u32>>());
+                b.sort_pairs(&mut k, &mut vals).unwrap();
+                assert!(k == want, "{what}: pair keys");
+                assert!(
+                    vals.iter().map(|&i| i as usize).eq(order.iter().copied()),
+                    "{what}: pairs not stable"
+                );
+                assert!(b.argsort(&input).unwrap() == order, "{what}: argsort");
+                let mut records: Vec<(i128, u64, u8)> = input
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &k)| (k, i as u64, 0))
+                    .collect();
+                b.sort_by_key(&mut records, |r| r.0).unwrap();
+                assert!(
+                    records
+                        .iter()
+                        .map(|r| r.1 as usize)
+                        .eq(order.iter().copied()),
+                    "{what}: sort_by_key"
+                );
+                if len > 0 {
+                    for at in [0, len / 2, len - 1] {
+                        let mut v = input.clone();
+                        b.select_nth(&mut v, at).unwrap();
+                        assert!(v[at] == want[at], "{what}: select_nth {at}");
+                        assert!(
+                            v[..at].iter().all(|&x| x <= v[at])
+                                && v[at..].iter().all(|&x| x >= v[at]),
+                            "{what}: select_nth {at} partition"
+                        );
+                        let mut v = input.clone();
+                        b.partial_sort(&mut v, at).unwrap();
+                        assert!(v[..at] == want[..at], "{what}: partial_sort {at}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn keys_128_bits() {
+    check_wide(false);
+}
+
+#[test]
+fn keys_128_bit_decimals() {
+    check_wide(true);
+}
+
+/// Byte strings in `pattern`: the pattern's 64-bit keys as big-endian bytes cut to 0 to 8 of
+/// them, then a tail of 0 to 23 bytes, behind `prefix` shared bytes (ASCII-free, zeros
+/// included, so padding and real zeros meet).
+fn strings(pattern: Pattern, len: usize, seed: u64, prefix: usize) -> Vec<Vec<u8>> {
+    keys::<u64>(pattern, len, seed)
+        .into_iter()
+        .map(|x| {
+            let mut s = vec![b'p'; prefix];
+            s.extend_from_slice(&x.to_be_bytes()[..((x >> 3) % 9) as usize]);
+            s.extend(std::iter::repeat_n((x % 7) as u8, (x % 24) as usize));
+            s
+        })
+        .collect()
+}
+
+/// `sort_strings` (owned and borrowed strings) and `argsort_strings` on every backend that
+/// takes them, against std's stable sort; with and without a 20-byte shared prefix.
+#[test]
+fn strings_in_byte_order() {
+    let backends: Vec<_> = under_test()
+        .into_iter()
+        .filter(|(_, b)| b.supports_strings())
+        .collect();
+    assert!(!backends.is_empty(), "no backend sorts strings");
+    for (pi, &pattern) in PATTERNS.iter().enumerate() {
+        for len in lengths(16) {
+            for prefix in [0, 20] {
+                let rows = strings(pattern, len, 500 + pi as u64, prefix);
+                let mut order: Vec<usize> = (0..len).collect();
+                order.sort_by(|&a, &b| rows[a].cmp(&rows[b]));
+                let mut want = rows.clone();
+                want.sort();
+                for &(name, b) in &backends {
+                    let what = format!("{name}: strings {pattern:?} n={len} prefix {prefix}");
+                    assert!(
+                        b.argsort_strings(&rows).unwrap() == order,
+                        "{what}: argsort"
+                    );
+                    let mut owned = rows.clone();
+                    b.sort_strings(&mut owned).unwrap();
+                    assert!(owned == want, "{what}: sort");
+                    let mut borrowed: Vec<&[u8]> = rows.iter().map(Vec::as_slice).collect();
+                    b.sort_strings(&mut borrowed).unwrap();
+                    assert!(borrowed.iter().eq(want.iter()), "{what}: sort borrowed");
+                }
+            }
+        }
+    }
+}
+
+/// Backends that do not take 128-bit keys or strings (nibble-only, GPU) refuse them with
+/// `Unsupported` and leave them alone; the CPU key backends and `auto` take them.
+#[test]
+fn wide_keys_and_strings_elsewhere_are_refused_untouched() {
+    for (name, b) in under_test() {
+        let cpu_keys = b.device() == Device::Cpu
+            && (b.supports(Workload::Keys(KeyWidth::W32))
+                || b.supports(Workload::Keys(KeyWidth::W64)));
+        assert_eq!(b.supports_key::<u128>(), cpu_keys, "{name}");
+        assert_eq!(b.supports_strings(), cpu_keys, "{name}");
+        if cpu_keys {
+            continue;
+        }
+        let mut keys = vec![3u128, 1, 2];
+        assert!(
+            matches!(b.sort(&mut keys), Err(Error::Unsupported { .. })),
+            "{name}"
+        );
+        assert!(
+            matches!(
+                b.sort_pairs(&mut keys, &mut [1u8, 2, 3]),
+                Err(Error::Unsupported { .. })
+            ),
+            "{name}"
+        );
+        assert!(
+            matches!(b.argsort(&keys), Err(Error::Unsupported { .. })),
+            "{name}"
+        );
+        assert_eq!(keys, [3, 1, 2], "{name} changed 128-bit keys");
+        let mut names = vec!["b", "a"];
+        assert!(
+            matches!(b.sort_strings(&mut names), Err(Error::Unsupported { .. })),
+            "{name}"
+        );
+        assert!(
+            matches!(b.argsort_strings(&names), Err(Error::Unsupported { .. })),
+            "{name}"
+        );
+        assert_eq!(names, ["b", "a"], "{name} changed strings");
+    }
+}
+
 fn nibble_backends() -> Vec<(&'static str, &'static dyn SortBackend)> {
     under_test()
         .into_iter()

@@ -1,6 +1,8 @@
 //! quickcheck properties of every key backend: for any slice of any key type the result is
 //! the slice sorted by `total_cmp`/`Ord` (same multiset, ascending), sorting twice changes
 //! nothing, and `sort_pairs` keeps every value with its key; on `radix`, pairs are stable.
+//! 128-bit keys and byte strings: every call against std's stable sort, on every backend
+//! that takes them.
 //!
 //! quickcheck's `Vec<T>` generator makes short slices; `Spread` stretches some of them past
 //! the small-slice networks and radix's insertion sort so that the partition and the LSD
@@ -289,6 +291,171 @@ macro_rules! key_tests {
         }
     };
 }
+
+/// 128-bit keys: quickcheck's keys (any bits) or small ones scaled into decimals of either
+/// sign (few varying bytes), sometimes repeated or spread.
+#[derive(Clone, Debug)]
+struct Wide(Vec<i128>);
+
+impl Arbitrary for Wide {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let scale = *g
+            .choose(&[0i128, 1, 100, 10i128.pow(20)])
+            .expect("non-empty");
+        let v = if scale == 0 {
+            Spread::<i128>::arbitrary(g).0
+        } else {
+            Spread::<i32>::arbitrary(g)
+                .0
+                .into_iter()
+                .map(|x| i128::from(x) * scale)
+                .collect()
+        };
+        Wide(v)
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        Box::new(self.0.shrink().map(Wide))
+    }
+}
+
+/// Every call on 128-bit keys (`i128`, and the same bits as `u128`) against std on a
+/// backend that takes them: sort both ways, stable pairs, argsort and records in the stable
+/// order, select and partial sort.
+fn wide_property(name: &str, keys: Wide, at: usize) -> TestResult {
+    let Some(b) = backend::by_name(name) else {
+        return TestResult::discard();
+    };
+    if !b.supports_key::<i128>() {
+        return TestResult::discard();
+    }
+    let keys = keys.0;
+    let unsigned: Vec<u128> = keys.iter().map(|&k| k as u128).collect();
+    let mut want = keys.clone();
+    want.sort();
+    let mut want_u = unsigned.clone();
+    want_u.sort();
+    let order: Vec<usize> = {
+        let mut o: Vec<usize> = (0..keys.len()).collect();
+        o.sort_by_key(|&i| keys[i]);
+        o
+    };
+    let (mut s, mut d, mut u) = (keys.clone(), keys.clone(), unsigned.clone());
+    let sorted = b.sort(&mut s).is_ok() && s == want && b.sort(&mut u).is_ok() && u == want_u;
+    let descending = b.sort_descending(&mut d).is_ok() && d.iter().rev().eq(want.iter());
+    let (mut k, mut v) = (keys.clone(), (0..keys.len()).collect::<Vec<usize>>());
+    let pairs = b.sort_pairs(&mut k, &mut v).is_ok() && k == want && v == order;
+    let argsort = b.argsort(&keys).is_ok_and(|o| o == order);
+    let mut records: Vec<(i128, String)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i.to_string()))
+        .collect();
+    let by_key = b.sort_by_key(&mut records, |r| r.0).is_ok()
+        && records
+            .iter()
+            .zip(&order)
+            .all(|(r, &i)| r.1 == i.to_string());
+    let n = at % (keys.len() + 2);
+    let mut sel = keys.clone();
+    let selected = match b.select_nth(&mut sel, n) {
+        Ok(()) => {
+            n < keys.len()
+                && sel[n] == want[n]
+                && sel[..n].iter().all(|&x| x <= sel[n])
+                && sel[n..].iter().all(|&x| x >= sel[n])
+        }
+        Err(_) => n >= keys.len() && sel == keys,
+    };
+    let mut part = keys.clone();
+    let partial = match b.partial_sort(&mut part, n) {
+        Ok(()) => n <= keys.len() && part[..n] == want[..n],
+        Err(_) => n > keys.len() && part == keys,
+    };
+    TestResult::from_bool(sorted && descending && pairs && argsort && by_key && selected && partial)
+}
+
+/// Byte strings: quickcheck's, behind a shared prefix of quickcheck's bytes repeated to some
+/// length (the 8-byte digits past the first), sometimes repeated (equal strings).
+#[derive(Clone, Debug)]
+struct Strings(Vec<Vec<u8>>);
+
+impl Arbitrary for Strings {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let base: Vec<Vec<u8>> = Vec::arbitrary(g);
+        let unit: Vec<u8> = Vec::arbitrary(g);
+        let prefix: Vec<u8> = unit
+            .iter()
+            .copied()
+            .cycle()
+            .take(usize::arbitrary(g) % 40)
+            .collect();
+        let reps = 1 + usize::arbitrary(g) % 4;
+        let v = base
+            .iter()
+            .cycle()
+            .take(base.len() * reps)
+            .map(|s| {
+                let mut p = prefix.clone();
+                p.extend_from_slice(s);
+                p
+            })
+            .collect();
+        Strings(v)
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        Box::new(self.0.shrink().map(Strings))
+    }
+}
+
+/// `sort_strings` (on `Vec<u8>`s and on borrowed slices) and `argsort_strings` against std's
+/// stable sort.
+fn strings_property(name: &str, rows: Strings) -> TestResult {
+    let Some(b) = backend::by_name(name) else {
+        return TestResult::discard();
+    };
+    if !b.supports_strings() {
+        return TestResult::discard();
+    }
+    let rows = rows.0;
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&x, &y| rows[x].cmp(&rows[y]));
+    let want: Vec<&[u8]> = order.iter().map(|&i| rows[i].as_slice()).collect();
+    let argsort = b.argsort_strings(&rows).is_ok_and(|o| o == order);
+    let mut owned = rows.clone();
+    let owned_ok = b.sort_strings(&mut owned).is_ok()
+        && owned.iter().map(Vec::as_slice).eq(want.iter().copied());
+    let mut borrowed: Vec<&[u8]> = rows.iter().map(Vec::as_slice).collect();
+    let borrowed_ok = b.sort_strings(&mut borrowed).is_ok() && borrowed == want;
+    TestResult::from_bool(argsort && owned_ok && borrowed_ok)
+}
+
+macro_rules! wide_tests {
+    ($test:ident, $name:expr) => {
+        #[test]
+        fn $test() {
+            fn wide(k: Wide, at: usize) -> TestResult {
+                wide_property($name, k, at)
+            }
+            fn strings(rows: Strings) -> TestResult {
+                strings_property($name, rows)
+            }
+            QuickCheck::new()
+                .tests(200)
+                .quickcheck(wide as fn(Wide, usize) -> TestResult);
+            QuickCheck::new()
+                .tests(200)
+                .quickcheck(strings as fn(Strings) -> TestResult);
+        }
+    };
+}
+
+wide_tests!(radix_wide_and_strings, "radix");
+wide_tests!(avx512_wide_and_strings, "avx512");
+wide_tests!(avx2_wide_and_strings, "avx2");
+wide_tests!(portable_wide_and_strings, "portable");
+wide_tests!(auto_wide_and_strings, "auto");
 
 key_tests!(radix_properties, "radix");
 key_tests!(avx512_properties, "avx512");

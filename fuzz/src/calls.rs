@@ -33,23 +33,29 @@ macro_rules! by_type {
 }
 
 /// A record that is not `Copy`, so that the gather's moves are checked by the allocator.
-struct Record<K> {
-    key: K,
-    index: Box<usize>,
+pub(crate) struct Record<K> {
+    pub(crate) key: K,
+    pub(crate) index: Box<usize>,
+}
+
+impl<K: Copy> Record<K> {
+    /// One record per key, holding its position.
+    pub(crate) fn each(keys: &[K]) -> Vec<Record<K>> {
+        keys.iter()
+            .enumerate()
+            .map(|(i, &key)| Record {
+                key,
+                index: Box::new(i),
+            })
+            .collect()
+    }
 }
 
 fn check_by_key<K: FuzzKey>(data: &[u8]) {
     let keys: Vec<K> = keys_from(data);
     let want = stable_order(&keys);
     for b in backends() {
-        let mut records: Vec<Record<K>> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, &key)| Record {
-                key,
-                index: Box::new(i),
-            })
-            .collect();
+        let mut records = Record::each(&keys);
         let result = b.sort_by_key(&mut records, |r| r.key);
         let got: Vec<usize> = records.iter().map(|r| *r.index).collect();
         match result {

@@ -5,8 +5,12 @@
 //! GPU backend may instead fail with the data untouched); one that does not must say
 //! `Unsupported` and leave the data alone.
 
+mod analytics;
+mod arrow;
 mod calls;
 
+pub use analytics::{fuzz_keys128, fuzz_strings};
+pub use arrow::fuzz_arrow;
 pub use calls::{fuzz_argsort, fuzz_by_key, fuzz_select};
 use sortnet::backend::{self, Device, Options, ProfileChoice};
 use sortnet::{Error, Key, SortBackend, Workload};

@@ -6,9 +6,14 @@ use std::mem::MaybeUninit;
 
 use crate::error::{Error, Result};
 use crate::keys::key::{
-    as_bits32, as_bits64, from_small_image, is_small, small_image, Key, KeyMap, KeyWidth,
+    as_bits128, as_bits32, as_bits64, bits128, from_small_image, is_small, is_wide, small_image,
+    Key, KeyMap, KeyWidth,
 };
 use crate::keys::records::{self, Image, Order};
+use crate::keys::{keys128, strings};
+
+/// The words of `Unsupported` for 16-byte keys.
+const KEYS128: &str = "128-bit keys";
 
 /// One kind of sort call, for [`SortBackend::supports`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -311,14 +316,18 @@ impl<'a> dyn SortBackend + 'a {
     /// assert!(keys[4].is_nan());
     /// ```
     pub fn sort<K: Key>(&self, keys: &mut [K]) -> Result<()> {
-        if is_small::<K>() {
+        if let Some(bits) = as_bits128(keys) {
+            self.on_cpu(KEYS128)?;
+            keys128::sort(bits, K::MAP, false);
+            Ok(())
+        } else if is_small::<K>() {
             self.sort_small(keys, false)
         } else if let Some(bits) = as_bits32(keys) {
             self.sort_keys32(bits, K::MAP)
         } else if let Some(bits) = as_bits64(keys) {
             self.sort_keys64(bits, K::MAP)
         } else {
-            unreachable!("every Key is 1, 2, 4 or 8 bytes wide")
+            unreachable!("every Key is 1, 2, 4, 8 or 16 bytes wide")
         }
     }
 
@@ -334,15 +343,123 @@ impl<'a> dyn SortBackend + 'a {
     /// # Ok::<(), sortnet::Error>(())
     /// ```
     pub fn sort_descending<K: Key>(&self, keys: &mut [K]) -> Result<()> {
-        if is_small::<K>() {
+        if let Some(bits) = as_bits128(keys) {
+            self.on_cpu(KEYS128)?;
+            keys128::sort(bits, K::MAP, true);
+            Ok(())
+        } else if is_small::<K>() {
             self.sort_small(keys, true)
         } else if let Some(bits) = as_bits32(keys) {
             self.sort_keys32_descending(bits, K::MAP)
         } else if let Some(bits) = as_bits64(keys) {
             self.sort_keys64_descending(bits, K::MAP)
         } else {
-            unreachable!("every Key is 1, 2, 4 or 8 bytes wide")
+            unreachable!("every Key is 1, 2, 4, 8 or 16 bytes wide")
         }
+    }
+
+    /// Whether the calls on this backend take keys of type `K`: those of [`Workload::Keys`]
+    /// of `K`'s width, and for `u128` and `i128` every backend that sorts keys on the CPU.
+    ///
+    /// No [`KeyWidth`] names 16-byte keys: the crossovers, calibration profile and GPU jobs
+    /// that match on widths know 32 and 64 bits only, and one engine serves 128-bit keys on
+    /// every CPU backend (a stable MSD radix sort over the bytes that vary, `keys128`), so
+    /// `auto` (a CPU backend) sends them there too. GPU backends return
+    /// [`Error::Unsupported`] for them, and this method says so.
+    ///
+    /// ```
+    /// use sortnet::backend;
+    /// let b = backend::auto();
+    /// assert!(b.supports_key::<i128>() && b.supports_key::<f32>());
+    /// let mut prices = vec![1999i128, -250, 10_000_000_000_000_000_000_000];
+    /// b.sort(&mut prices)?;
+    /// assert_eq!(prices, [-250, 1999, 10_000_000_000_000_000_000_000]);
+    /// # Ok::<(), sortnet::Error>(())
+    /// ```
+    pub fn supports_key<K: Key>(&self) -> bool {
+        if is_wide::<K>() {
+            self.cpu_key_sorter()
+        } else {
+            self.supports(Workload::Keys(K::WIDTH))
+        }
+    }
+
+    /// Whether [`sort_strings`](#method.sort_strings) and
+    /// [`argsort_strings`](#method.argsort_strings) work on this backend: on every backend
+    /// that sorts keys on the CPU (one engine, `strings`, serves them all, and `auto`);
+    /// GPU backends return [`Error::Unsupported`].
+    pub fn supports_strings(&self) -> bool {
+        self.cpu_key_sorter()
+    }
+
+    /// Whether this backend sorts keys on the CPU: those run the CPU's engines for 128-bit
+    /// keys and byte strings.
+    fn cpu_key_sorter(&self) -> bool {
+        self.device() == Device::Cpu
+            && (self.supports(Workload::Keys(KeyWidth::W32))
+                || self.supports(Workload::Keys(KeyWidth::W64)))
+    }
+
+    /// `Ok` if this backend runs the CPU's engines (see `cpu_key_sorter`), else the
+    /// `Unsupported` error for `what`.
+    fn on_cpu(&self, what: &str) -> Result<()> {
+        if self.cpu_key_sorter() {
+            Ok(())
+        } else {
+            Err(Error::Unsupported {
+                backend: self.name(),
+                workload: what.to_string(),
+            })
+        }
+    }
+
+    /// Sorts byte strings in byte order (`memcmp`: a prefix before its extensions; UTF-8
+    /// text in code point order). `names` may hold `String`s, `&str`s, `Vec<u8>`s, `&[u8]`s,
+    /// Arrow's row format's rows, anything that is `AsRef<[u8]>`.
+    ///
+    /// An MSD radix sort over 8 bytes at a time, which reads a shared prefix once per
+    /// string (see [`argsort_strings`](#method.argsort_strings) for the engine and its
+    /// memory); the strings themselves are moved by one gather (one copy of `names`, not of
+    /// their bytes). Equal strings keep their order. Backends that do not sort on the CPU
+    /// (the GPU) return [`Error::Unsupported`] with `names` unchanged.
+    ///
+    /// ```
+    /// use sortnet::backend;
+    /// let mut names = vec!["émile", "bob", "", "bo", "Zoé"];
+    /// backend::auto().sort_strings(&mut names)?;
+    /// assert_eq!(names, ["", "Zoé", "bo", "bob", "émile"]);
+    /// # Ok::<(), sortnet::Error>(())
+    /// ```
+    pub fn sort_strings<S: AsRef<[u8]> + Send + Sync>(&self, names: &mut [S]) -> Result<()> {
+        self.on_cpu("byte strings")?;
+        let order = strings::order(names);
+        // SAFETY: the engine's order is a permutation of `0..n`: the indices `0..n`, only
+        // permuted.
+        unsafe { order.gather_records(names) };
+        Ok(())
+    }
+
+    /// The indices that sort `rows` in byte order (as [`sort_strings`](#method.sort_strings)),
+    /// rows untouched; stable (equal rows in index order), so several columns encoded as one
+    /// comparable string (Arrow's row format) sort as one key.
+    ///
+    /// The engine reads each string's next 8 bytes as a big-endian `u64` and sorts those
+    /// with the indices by the 64-bit pair sort, then sorts the strings whose 8 bytes agree
+    /// by the next 8; small groups are sorted by comparison. Memory: `28n` bytes (the rows'
+    /// addresses and lengths, the 8-byte digits, the indices) and the pair sort's scratch
+    /// (`12n`), freed before the call returns. Backends that do not sort on the CPU (the GPU)
+    /// return [`Error::Unsupported`].
+    ///
+    /// ```
+    /// use sortnet::backend;
+    /// let rows = [b"b\x00".to_vec(), b"a".to_vec(), b"b".to_vec(), b"a".to_vec()];
+    /// let order: Vec<usize> = backend::auto().argsort_strings(&rows)?;
+    /// assert_eq!(order, [1, 3, 2, 0]);
+    /// # Ok::<(), sortnet::Error>(())
+    /// ```
+    pub fn argsort_strings<S: AsRef<[u8]> + Send + Sync>(&self, rows: &[S]) -> Result<Vec<usize>> {
+        self.on_cpu("byte strings")?;
+        Ok(strings::order(rows).into_usize())
     }
 
     /// 1- and 2-byte keys: counted on the CPU backends that sort keys where the slice pays
@@ -388,7 +505,11 @@ impl<'a> dyn SortBackend + 'a {
                 values: values.len(),
             });
         }
-        if is_small::<K>() {
+        if let Some(bits) = as_bits128(keys) {
+            self.on_cpu(KEYS128)?;
+            keys128::sort_pairs(bits, values, K::MAP, false);
+            Ok(())
+        } else if is_small::<K>() {
             let mut wide: Vec<u32> = keys.iter().map(|&k| small_image(k)).collect();
             self.pairs32(&mut wide, values, KeyMap::Unsigned)?;
             for (k, w) in keys.iter_mut().zip(wide) {
@@ -400,7 +521,7 @@ impl<'a> dyn SortBackend + 'a {
         } else if let Some(bits) = as_bits64(keys) {
             self.pairs64(bits, values, K::MAP)
         } else {
-            unreachable!("every Key is 1, 2, 4 or 8 bytes wide")
+            unreachable!("every Key is 1, 2, 4, 8 or 16 bytes wide")
         }
     }
 
@@ -506,6 +627,14 @@ impl<'a> dyn SortBackend + 'a {
         K: Key,
         F: Fn(&T) -> K + Sync,
     {
+        if is_wide::<K>() {
+            self.on_cpu(KEYS128)?;
+            let order = keys128::order(items.iter().map(|it| bits128(key(it))).collect(), K::MAP);
+            // SAFETY: the engine's order is a permutation of `0..n`: the indices `0..n`,
+            // only permuted.
+            unsafe { order.gather_records(items) };
+            return Ok(());
+        }
         if self.own_backend().is_some()
             && std::mem::size_of::<T>() > 8
             && self.supports(Workload::Pairs(KeyWidth::W32))
@@ -563,6 +692,11 @@ impl<'a> dyn SortBackend + 'a {
     /// # Ok::<(), sortnet::Error>(())
     /// ```
     pub fn argsort<K: Key>(&self, keys: &[K]) -> Result<Vec<usize>> {
+        if is_wide::<K>() {
+            self.on_cpu(KEYS128)?;
+            let images = keys.iter().map(|&k| bits128(k)).collect();
+            return Ok(keys128::order(images, K::MAP).into_usize());
+        }
         let order = self.order_of(Image::of(keys.len(), |i| keys[i]))?;
         Ok(order.into_usize())
     }
@@ -584,7 +718,11 @@ impl<'a> dyn SortBackend + 'a {
         if n >= keys.len() {
             return Err(Error::SelectOutOfRange { n, len: keys.len() });
         }
-        if is_small::<K>() {
+        if let Some(bits) = as_bits128(keys) {
+            self.on_cpu(KEYS128)?;
+            keys128::select_nth(bits, n, K::MAP);
+            Ok(())
+        } else if is_small::<K>() {
             let mut wide: Vec<u32> = keys.iter().map(|&k| small_image(k)).collect();
             self.select_nth32(&mut wide, n, KeyMap::Unsigned)?;
             for (k, w) in keys.iter_mut().zip(wide) {
@@ -596,7 +734,7 @@ impl<'a> dyn SortBackend + 'a {
         } else if let Some(bits) = as_bits64(keys) {
             self.select_nth64(bits, n, K::MAP)
         } else {
-            unreachable!("every Key is 1, 2, 4 or 8 bytes wide")
+            unreachable!("every Key is 1, 2, 4, 8 or 16 bytes wide")
         }
     }
 
@@ -616,7 +754,11 @@ impl<'a> dyn SortBackend + 'a {
         if k > keys.len() {
             return Err(Error::PartialSortOutOfRange { k, len: keys.len() });
         }
-        if is_small::<K>() {
+        if let Some(bits) = as_bits128(keys) {
+            self.on_cpu(KEYS128)?;
+            keys128::partial_sort(bits, k, K::MAP);
+            Ok(())
+        } else if is_small::<K>() {
             let mut wide: Vec<u32> = keys.iter().map(|&x| small_image(x)).collect();
             self.partial_sort32(&mut wide, k, KeyMap::Unsigned)?;
             for (x, w) in keys.iter_mut().zip(wide) {
@@ -628,7 +770,7 @@ impl<'a> dyn SortBackend + 'a {
         } else if let Some(bits) = as_bits64(keys) {
             self.partial_sort64(bits, k, K::MAP)
         } else {
-            unreachable!("every Key is 1, 2, 4 or 8 bytes wide")
+            unreachable!("every Key is 1, 2, 4, 8 or 16 bytes wide")
         }
     }
 }

@@ -89,6 +89,28 @@ impl KeyMap {
             keys.iter_mut().for_each(|k| *k = self.decode64(*k));
         }
     }
+
+    /// The order-preserving unsigned image of a 128-bit key (`u128`, `i128`).
+    #[inline(always)]
+    pub fn encode128(self, x: u128) -> u128 {
+        const SIGN: u128 = 1 << 127;
+        match self {
+            KeyMap::Unsigned => x,
+            KeyMap::Signed => x ^ SIGN,
+            KeyMap::Float => x ^ (((x as i128) >> 127) as u128 | SIGN),
+        }
+    }
+
+    /// Inverse of [`encode128`](Self::encode128).
+    #[inline(always)]
+    pub fn decode128(self, x: u128) -> u128 {
+        const SIGN: u128 = 1 << 127;
+        match self {
+            KeyMap::Unsigned => x,
+            KeyMap::Signed => x ^ SIGN,
+            KeyMap::Float => x ^ ((!((x as i128) >> 127)) as u128 | SIGN),
+        }
+    }
 }
 
 /// Width of a key's unsigned image.
@@ -97,7 +119,10 @@ pub enum KeyWidth {
     /// `u32`, `i32`, `f32`; also `u8`, `i8`, `u16`, `i16`, which backends without a small-key
     /// path sort widened to 32 bits, and `usize`, `isize` on 32-bit targets.
     W32,
-    /// `u64`, `i64`, `f64`; `usize`, `isize` on 64-bit targets.
+    /// `u64`, `i64`, `f64`; `usize`, `isize` on 64-bit targets. Also `u128` and `i128`,
+    /// which no backend takes through its width-specific methods: the calls on
+    /// `dyn SortBackend` send 16-byte keys to the crate's one CPU engine for them (see
+    /// [`SortBackend::supports_key`](crate::SortBackend#method.supports_key)).
     W64,
 }
 
@@ -108,12 +133,15 @@ mod sealed {
 }
 
 /// A key type the crate sorts: `u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `f32`, `u64`, `i64`,
-/// `f64`, `usize`, `isize`.
+/// `f64`, `usize`, `isize`, `u128`, `i128`.
 ///
 /// Sealed: each key of 4 or 8 bytes is reinterpreted in place as the unsigned integer of its
 /// width (same size and alignment) and sorted through that width's core with its
 /// [`KeyMap`]; `usize` and `isize` take the core of the target's pointer width. Keys of 1 and
-/// 2 bytes take a counting sort on the CPU and are widened to 32 bits for the others.
+/// 2 bytes take a counting sort on the CPU and are widened to 32 bits for the others. Keys of
+/// 16 bytes (Arrow's `Decimal128`, `FixedSizeBinary(16)`) take the CPU's 128-bit radix sort
+/// on every backend that sorts keys on the CPU; their `WIDTH` is [`KeyWidth::W64`], the
+/// widest a [`Workload`](crate::Workload) names.
 pub trait Key: sealed::Sealed + Copy + Send + Sync + 'static {
     /// The key's map to unsigned bits.
     const MAP: KeyMap;
@@ -154,6 +182,8 @@ impl_key!(u8, u8, KeyMap::Unsigned, KeyWidth::W32, cmp);
 impl_key!(i8, u8, KeyMap::Signed, KeyWidth::W32, cmp);
 impl_key!(u16, u16, KeyMap::Unsigned, KeyWidth::W32, cmp);
 impl_key!(i16, u16, KeyMap::Signed, KeyWidth::W32, cmp);
+impl_key!(u128, u128, KeyMap::Unsigned, KeyWidth::W64, cmp);
+impl_key!(i128, u128, KeyMap::Signed, KeyWidth::W64, cmp);
 #[cfg(target_pointer_width = "64")]
 impl_key!(usize, u64, KeyMap::Unsigned, KeyWidth::W64, cmp);
 #[cfg(target_pointer_width = "64")]
@@ -198,6 +228,28 @@ pub(crate) fn from_small_image<K: Key>(image: u32) -> K {
 #[inline(always)]
 pub(crate) const fn is_small<K: Key>() -> bool {
     std::mem::size_of::<K>() < 4
+}
+
+/// Whether `K` is a 16-byte key (`u128`, `i128`: the CPU's 128-bit sort, `keys128`).
+#[inline(always)]
+pub(crate) const fn is_wide<K: Key>() -> bool {
+    std::mem::size_of::<K>() == 16
+}
+
+/// Views a key slice as its 128-bit unsigned image. `None` if `K` is not 16 bytes wide.
+pub(crate) fn as_bits128<K: Key>(keys: &mut [K]) -> Option<&mut [u128]> {
+    if !is_wide::<K>() {
+        return None;
+    }
+    // SAFETY: the 16-byte keys (u128, i128) have the size and alignment of u128 (checked at
+    // compile time in `impl_key!`) and every bit pattern is valid for both types.
+    Some(unsafe { std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<u128>(), keys.len()) })
+}
+
+/// The unsigned bits of a 16-byte key (see [`is_wide`]), unmapped.
+#[inline(always)]
+pub(crate) fn bits128<K: Key>(k: K) -> u128 {
+    bytemuck::cast::<K, u128>(k)
 }
 
 /// Views a key slice as its 32-bit unsigned image. `None` if `K` is not 32 bits wide.

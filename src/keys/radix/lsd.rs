@@ -29,7 +29,14 @@ pub(super) unsafe fn small_sort<K: RadixKey, V: Copy, C: Codec<K>>(
     if !encoded {
         keys.iter_mut().for_each(|k| *k = C::encode(*k));
     }
-    for i in 1..len {
+    insertion(keys, vals);
+    keys.iter_mut().for_each(|k| *k = C::decode(*k));
+}
+
+/// Stable insertion sort of keys with their values, for short runs (here and in the
+/// 128-bit sort).
+pub(crate) fn insertion<K: Ord + Copy, V: Copy>(keys: &mut [K], vals: &mut [V]) {
+    for i in 1..keys.len() {
         let (k, v) = (keys[i], vals[i]);
         let mut j = i;
         while j > 0 && keys[j - 1] > k {
@@ -40,7 +47,6 @@ pub(super) unsafe fn small_sort<K: RadixKey, V: Copy, C: Codec<K>>(
         keys[j] = k;
         vals[j] = v;
     }
-    keys.iter_mut().for_each(|k| *k = C::decode(*k));
 }
 
 /// LSD radix sort of the `len` elements at `src` on `W`-bit digits `0..digits`. Passes alternate

@@ -77,11 +77,14 @@ mod scatter;
 mod tests;
 
 use super::few;
-use super::key::{as_bits32, as_bits64, from_small_image, is_small, small_image, Key, KeyMap};
+use super::key::{
+    as_bits128, as_bits32, as_bits64, from_small_image, is_small, small_image, Key, KeyMap,
+};
 use super::nearly;
 use super::scratch::{Reserve, Scratch};
 use crate::error::{Error, Result};
 use digits::{digits, Buf, Codec, Float, RadixKey, Signed, Unsigned, NARROW, WIDE};
+pub(crate) use lsd::insertion;
 use lsd::{lsd, lsd_parallel, small_sort};
 use msd::msd_lsd;
 
@@ -394,6 +397,9 @@ impl RadixSorter {
                 Ok::<(), std::convert::Infallible>(())
             });
             let Ok(()) = sorted;
+        } else if let Some(bits) = as_bits128(keys) {
+            // 16-byte keys take their own engine, scratch allocated by the call.
+            super::keys128::sort(bits, K::MAP, descending);
         } else if let Some(bits) = as_bits32(keys) {
             let values = &mut unit_values(bits.len());
             sort_in_order(bits, values, K::MAP, descending, Route::BySize, Some(self));
@@ -401,7 +407,7 @@ impl RadixSorter {
             let values = &mut unit_values(bits.len());
             sort_in_order(bits, values, K::MAP, descending, Route::BySize, Some(self));
         } else {
-            unreachable!("every Key is 1, 2, 4 or 8 bytes wide")
+            unreachable!("every Key is 1, 2, 4, 8 or 16 bytes wide")
         }
     }
 
@@ -421,7 +427,9 @@ impl RadixSorter {
                 values: values.len(),
             });
         }
-        if is_small::<K>() {
+        if let Some(bits) = as_bits128(keys) {
+            super::keys128::sort_pairs(bits, values, K::MAP, false);
+        } else if is_small::<K>() {
             // Widened to their 32-bit images, sorted, and written back.
             let mut wide: Vec<u32> = keys.iter().map(|&k| small_image(k)).collect();
             sort_with_map(
@@ -439,7 +447,7 @@ impl RadixSorter {
         } else if let Some(bits) = as_bits64(keys) {
             sort_with_map(bits, values, K::MAP, Route::BySize, Some(self));
         } else {
-            unreachable!("every Key is 32 or 64 bits wide")
+            unreachable!("every Key is 1, 2, 4, 8 or 16 bytes wide")
         }
         Ok(())
     }
