@@ -88,7 +88,13 @@ fn best_ns<K: Copy>(inputs: &[Vec<K>], mut sort: impl FnMut(&mut [K])) -> f64 {
 }
 
 fn table<K: Contestant>(sizes: &[usize], names: &[&str]) {
-    print!("{:<4} {:>8} {:>10} {:>10}", <K as Key>::NAME, "n", "std ns", "auto ns");
+    print!(
+        "{:<4} {:>8} {:>10} {:>10}",
+        <K as Key>::NAME,
+        "n",
+        "std ns",
+        "auto ns"
+    );
     for name in names {
         print!(" {:>10}", format!("{name} ns"));
     }
@@ -135,7 +141,11 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let all = "u8,i8,u16,i16,u32,i32,f32,u64,i64,f64";
-    let types: Vec<&str> = args.first().map_or(all, String::as_str).split(',').collect();
+    let types: Vec<&str> = args
+        .first()
+        .map_or(all, String::as_str)
+        .split(',')
+        .collect();
     let (from, to) = args
         .get(1)
         .and_then(|r| r.split_once('-'))

@@ -93,12 +93,12 @@ pub fn run(args: &Args) -> Outcome {
             backend::ProfileChoice::File(path) => Some(path),
             _ => profile::cache_path(&names),
         }
-            .ok_or_else(|| {
-                fail!(
-                    "no cache folder to save the profile in: set XDG_CACHE_HOME or HOME, or \
+        .ok_or_else(|| {
+            fail!(
+                "no cache folder to save the profile in: set XDG_CACHE_HOME or HOME, or \
                      pass --output"
-                )
-            })?,
+            )
+        })?,
     };
     result
         .save(&path)

@@ -606,8 +606,7 @@ mod tests {
     #[test]
     fn resolved_picks_match_the_lists_on_every_machine_class() {
         for l2_bytes in super::super::thresholds::classes::L2_BYTES {
-            let auto =
-                Auto::new(&super::super::cpu::backends(true), None).on(Machine { l2_bytes });
+            let auto = Auto::new(&super::super::cpu::backends(true), None).on(Machine { l2_bytes });
             resolved_picks_match_the_lists(&auto);
         }
     }
@@ -671,7 +670,10 @@ mod tests {
             Named("avx512"),
             Named("radix"),
         ];
-        NAMED.iter().map(|b| b as &'static dyn SortBackend).collect()
+        NAMED
+            .iter()
+            .map(|b| b as &'static dyn SortBackend)
+            .collect()
     }
 
     #[test]

@@ -392,14 +392,22 @@ mod key_tests {
             for map in [KeyMap::Unsigned, KeyMap::Float] {
                 let case = format!("{class:?} {map:?}");
                 let (avx512_to, avx2_to) = crossovers(KeyWidth::W32, map);
-                let to = if quicksort == "avx512" { avx512_to } else { avx2_to };
+                let to = if quicksort == "avx512" {
+                    avx512_to
+                } else {
+                    avx2_to
+                };
                 if l2_keys > to {
                     let want = if class.gpu && GPU_WINDOW.contains(&(l2_keys - 1)) {
                         "vulkan-radix"
                     } else {
                         "radix"
                     };
-                    assert_eq!(first(&class, KeyWidth::W32, l2_keys - 1, map), want, "{case}");
+                    assert_eq!(
+                        first(&class, KeyWidth::W32, l2_keys - 1, map),
+                        want,
+                        "{case}"
+                    );
                 }
                 for len in [l2_keys, 4 * l2_keys, GPU_RADIX_END] {
                     let want = if class.gpu && GPU_WINDOW.contains(&len) {
@@ -427,7 +435,12 @@ mod key_tests {
                 cpu: classes::AVX2,
                 gpu: false,
             };
-            first(&class, KeyWidth::W32, KEYS32_FLOAT_RADIX_MIN_LEN, KeyMap::Float)
+            first(
+                &class,
+                KeyWidth::W32,
+                KEYS32_FLOAT_RADIX_MIN_LEN,
+                KeyMap::Float,
+            )
         };
         assert_eq!(f32_radix(512 << 10), "avx2");
         assert_eq!(f32_radix(1 << 20), "radix");

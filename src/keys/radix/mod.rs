@@ -393,7 +393,14 @@ impl RadixSorter {
         } else if is_small::<K>() {
             let sorted = super::small::sort_widened(keys, descending, |wide| {
                 let values = &mut unit_values(wide.len());
-                sort_in_order(wide, values, KeyMap::Unsigned, false, Route::BySize, Some(self));
+                sort_in_order(
+                    wide,
+                    values,
+                    KeyMap::Unsigned,
+                    false,
+                    Route::BySize,
+                    Some(self),
+                );
                 Ok::<(), std::convert::Infallible>(())
             });
             let Ok(()) = sorted;
