@@ -244,8 +244,10 @@ fn check_wide(decimal: bool) {
         .filter(|(_, b)| b.supports_key::<i128>() && b.supports_key::<u128>())
         .collect();
     assert!(!backends.is_empty(), "no backend takes 128-bit keys");
+    // One engine serves every backend here (`keys128`): 2^16 keys reach its MSD levels
+    // and its small-node sort, at a quarter of 2^18's time.
     for (pi, &pattern) in PATTERNS.iter().enumerate() {
-        for len in lengths(18) {
+        for len in lengths(16) {
             let input = wide_keys(pattern, len, 300 + pi as u64, decimal);
             let mut want = input.clone();
             want.sort();
