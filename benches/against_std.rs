@@ -1,9 +1,10 @@
 //! `auto` and the named backends against std's `sort_unstable` (floats:
 //! `sort_unstable_by(total_cmp)`), one call at a time, for every key type at every power of
 //! two: the table behind BENCHMARKS.md, "Every key type against std". Best-of-N timing as in
-//! `crossovers.rs`: for each length, 7 rounds of calls over 8 random inputs, the best round's
-//! mean ns per call, a copy of the input included (the same for every contestant). Floats are
-//! uniform in ±1e6 (no NaN: std's comparison needs `total_cmp` for them anyway).
+//! `crossovers.rs`: for each length, 9 rounds of calls over 8 random inputs (each round times
+//! every contestant in turn), the best round's mean ns per call, a copy of the input included
+//! (the same for every contestant). Floats are uniform in ±1e6 (no NaN: std's comparison
+//! needs `total_cmp` for them anyway).
 //!
 //! ```text
 //! RAYON_NUM_THREADS=1 cargo bench --bench against_std -- [TYPES] [FROM-TO] [BACKENDS]
@@ -69,23 +70,34 @@ fn random(n: usize, seed: u64) -> Vec<u64> {
         .collect()
 }
 
-/// Best round's mean ns per call of `sort` on a fresh copy of one of `inputs`.
-fn best_ns<K: Copy>(inputs: &[Vec<K>], mut sort: impl FnMut(&mut [K])) -> f64 {
+/// A contestant: a sort of one slice.
+type Sort<'a, K> = Box<dyn FnMut(&mut [K]) + 'a>;
+
+/// Each contestant's best round's mean ns per call of its sort on a fresh copy of one of
+/// `inputs`. The rounds take the contestants in turn, so a change of clock or load during
+/// the measurement reaches every contestant alike (one after the other, the last ones
+/// measured under other conditions than the first).
+fn best_ns<K: Copy>(inputs: &[Vec<K>], sorts: &mut [Sort<'_, K>]) -> Vec<f64> {
     let n = inputs[0].len();
     let calls = (400_000 / n.max(1)).clamp(8, 40_000);
-    let mut best = f64::MAX;
+    let mut best = vec![f64::MAX; sorts.len()];
     let mut copy = inputs[0].clone();
-    for round in 0..7 {
-        let t = Instant::now();
-        for call in 0..calls {
-            copy.copy_from_slice(&inputs[(call + round) % inputs.len()]);
-            sort(&mut copy);
-            std::hint::black_box(&copy);
+    for round in 0..ROUNDS {
+        for (sort, best) in sorts.iter_mut().zip(best.iter_mut()) {
+            let t = Instant::now();
+            for call in 0..calls {
+                copy.copy_from_slice(&inputs[(call + round) % inputs.len()]);
+                sort(&mut copy);
+                std::hint::black_box(&copy);
+            }
+            *best = best.min(t.elapsed().as_nanos() as f64 / calls as f64);
         }
-        best = best.min(t.elapsed().as_nanos() as f64 / calls as f64);
     }
     best
 }
+
+/// Rounds per length: the best one counts.
+const ROUNDS: usize = 9;
 
 fn table<K: Contestant>(sizes: &[usize], names: &[&str]) {
     print!(
@@ -95,6 +107,8 @@ fn table<K: Contestant>(sizes: &[usize], names: &[&str]) {
         "std ns",
         "auto ns"
     );
+    let named: Vec<Option<&'static dyn backend::SortBackend>> =
+        names.iter().map(|name| backend::by_name(name)).collect();
     for name in names {
         print!(" {:>10}", format!("{name} ns"));
     }
@@ -108,25 +122,26 @@ fn table<K: Contestant>(sizes: &[usize], names: &[&str]) {
         let inputs: Vec<Vec<K>> = (0..8)
             .map(|s| random(n, s + 1).into_iter().map(K::from_bits).collect())
             .collect();
-        let std_ns = best_ns(&inputs, K::std_sort);
-        let auto_ns = best_ns(&inputs, |k| auto.sort(k).expect("auto sorts keys"));
-        let own: Vec<Option<f64>> = names
-            .iter()
-            .map(|name| {
-                let b = backend::by_name(name)?;
-                Some(best_ns(&inputs, |k| b.sort(k).expect("sorts keys")))
-            })
-            .collect();
+        let mut sorts: Vec<Sort<'_, K>> = vec![
+            Box::new(K::std_sort),
+            Box::new(|k: &mut [K]| auto.sort(k).expect("auto sorts keys")),
+        ];
+        for b in named.iter().flatten() {
+            sorts.push(Box::new(move |k: &mut [K]| b.sort(k).expect("sorts keys")));
+        }
+        let ns = best_ns(&inputs, &mut sorts);
+        let (std_ns, auto_ns) = (ns[0], ns[1]);
+        let mut own = ns[2..].iter().copied();
         print!("{:<4} {n:>8} {std_ns:>10.0} {auto_ns:>10.0}", "");
-        for ns in &own {
-            match ns {
-                Some(ns) => print!(" {ns:>10.0}"),
+        for b in &named {
+            match b {
+                Some(_) => print!(" {:>10.0}", own.next().expect("one time per backend")),
                 None => print!(" {:>10}", "n/a"),
             }
         }
         // Speeds: std's time over auto's; the fastest backend's time over auto's.
         print!(" {:>9.2}", std_ns / auto_ns);
-        let fastest = own.iter().flatten().copied().fold(f64::MAX, f64::min);
+        let fastest = ns[2..].iter().copied().fold(f64::MAX, f64::min);
         if fastest < f64::MAX {
             print!(" {:>10.2}", fastest / auto_ns);
         }
@@ -157,7 +172,7 @@ fn main() {
         .unwrap_or_default();
     let sizes: Vec<usize> = (from..=to).map(|k| 1usize << k).collect();
     println!(
-        "one call at a time on {} rayon thread(s); ns per call, best of 7 rounds",
+        "one call at a time on {} rayon thread(s); ns per call, best of {ROUNDS} rounds, contestants in turn",
         rayon::current_num_threads()
     );
     for t in types {
