@@ -606,8 +606,14 @@ mod tests {
     #[test]
     fn resolved_picks_match_the_lists_on_every_machine_class() {
         for l2_bytes in super::super::thresholds::classes::L2_BYTES {
-            let auto = Auto::new(&super::super::cpu::backends(true), None).on(Machine { l2_bytes });
-            resolved_picks_match_the_lists(&auto);
+            for wide_avx512 in [false, true] {
+                let machine = Machine {
+                    l2_bytes,
+                    wide_avx512,
+                };
+                let auto = Auto::new(&super::super::cpu::backends(true), None).on(machine);
+                resolved_picks_match_the_lists(&auto);
+            }
         }
     }
 

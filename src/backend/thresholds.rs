@@ -10,7 +10,8 @@
 //! radix sort's speed depends on the cache (32-bit keys past the L2), the pick follows the
 //! L2 size of the [`Machine`] passed in ([`quicksort_beyond_cache`], with figures from two
 //! and 16 threads of the Intel Xeon host of the GPU machine): `auto` passes this machine's,
-//! the tests every machine class we meet.
+//! the tests every machine class we meet. On CPUs that run AVX-512 at full width (the Intel
+//! Xeon host) `avx512`'s quicksort takes keys at every length ([`WIDE_AVX512_KEYS`]).
 //!
 //! These rules are what `auto` follows unless a calibration profile measured on this machine
 //! is saved (`sortnet calibrate`, `calibration`): for integer keys from 256 elements, such a
@@ -23,22 +24,64 @@ use crate::keys::key::{KeyMap, KeyWidth};
 /// The facts about the machine that the built-in routes read. They are parameters of the
 /// rules, not read inside them, so that the tests run each rule for every machine class
 /// (`classes::ALL`: 512 KiB, 1 MiB and 2 MiB of L2) and not only for the one they run on.
-/// The ISA and the GPU need no field: they decide which backends exist, and `auto` takes
-/// the first of a preference list that does.
+/// Which ISAs exist needs no field (nor the GPU): that decides which backends exist, and
+/// `auto` takes the first of a preference list that does; how wide AVX-512 runs does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Machine {
     /// Bytes of one core's private L2 cache.
     pub(crate) l2_bytes: usize,
+    /// The CPU has AVX-512 and runs it on full 512-bit datapaths (Intel's AVX-512 cores,
+    /// AMD's from Zen 5), where `avx512`'s quicksort leads radix at every length
+    /// ([`WIDE_AVX512_KEYS`]); false without AVX-512 and on AMD Zen 4, which splits each
+    /// 512-bit operation in two and where the crossovers below were measured.
+    pub(crate) wide_avx512: bool,
 }
 
 impl Machine {
-    /// This machine, as detected once per process (`keys::cache`).
+    /// This machine, as detected once per process (`keys::cache`, CPUID).
     pub(crate) fn here() -> Machine {
         Machine {
             l2_bytes: crate::keys::cache::l2_bytes(),
+            wide_avx512: wide_avx512_here(),
         }
     }
 }
+
+/// Whether this CPU has AVX-512 at full width: every x86-64 CPU with AVX-512F but AMD's
+/// family 19h (Zen 4; Zen 3, the same family, has no AVX-512).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+fn wide_avx512_here() -> bool {
+    use std::arch::x86_64::__cpuid;
+    if !std::arch::is_x86_feature_detected!("avx512f") {
+        return false;
+    }
+    // `__cpuid` is an unsafe function up to the stated MSRV and safe in newer Rust, where
+    // the block is redundant.
+    #[allow(unused_unsafe)]
+    // SAFETY: CPUID exists on every x86-64 CPU; leaves 0 and 1 always exist.
+    let (vendor, signature) = unsafe {
+        let v = __cpuid(0);
+        ([v.ebx, v.edx, v.ecx], __cpuid(1).eax)
+    };
+    let amd = vendor == [0x6874_7541, 0x6974_6e65, 0x444d_4163]; // "AuthenticAMD"
+    let family = ((signature >> 8) & 0xF) + ((signature >> 20) & 0xFF);
+    !(amd && family == 0x19)
+}
+
+/// Not x86-64, or under Miri (no CPUID): no AVX-512.
+#[cfg(any(not(target_arch = "x86_64"), miri))]
+fn wide_avx512_here() -> bool {
+    false
+}
+
+/// On a CPU with full-width AVX-512 ([`Machine::wide_avx512`]) keys of every type and
+/// length go to `avx512`'s quicksort (after a hardware GPU in its window), for it led
+/// `avx2` and `radix` at every power of two from 2^4 to 2^20 there. Intel Xeon host of the
+/// GPU machine (2 MiB L2), one thread, ns per call, avx512 / radix (BENCHMARKS.md, "Every
+/// key type against std"): u32 2^16 198 / 361 µs, 2^18 0.90 / 2.06 ms; u64 2^10 4.2 /
+/// 6.7 µs, 2^20 8.1 / 11.0 ms; f64 2^16 0.43 / 0.69 ms; and at 16 / 64 32-bit keys 11 / 45 ns
+/// against avx2's 14 / 75 (which goes first there on Zen 4: [`KEYS32_AVX512_MIN_LEN`]).
+pub(crate) const WIDE_AVX512_KEYS: &[&str] = &KEYS_SIMD;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`: avx512 /
 /// radix, M keys/s, 2^13 389 / 273, 2^14 360 / 325, 2^15 333 / 348, 2^16 308 / 346.
@@ -81,9 +124,9 @@ pub(crate) const KEYS32_AVX2_RADIX_MIN_LEN: usize = 4096;
 /// With the unrolled base case: 512 keys 180 / 175, 1024 keys 164 / 236 M keys/s.
 pub(crate) const KEYS64_AVX2_RADIX_MIN_LEN: usize = 512;
 
-/// 32-bit keys from which `avx512`'s quicksort beats `avx2`'s, even on CPUs with AVX-512:
-/// up to 64 keys avx2's whole-slice register network is cheaper than avx512's 16-key rows
-/// and their merge. avx2 / avx512: 8 keys 18 / 53 ns, 64 keys 109 / 169 ns, 72 keys 290 /
+/// 32-bit keys from which `avx512`'s quicksort beats `avx2`'s where AVX-512 is split in two
+/// (Zen 4; at full width `avx512` leads from 16 keys: [`WIDE_AVX512_KEYS`]): up to 64 keys
+/// avx2's whole-slice register network is cheaper than avx512's 16-key rows and their merge. avx2 / avx512: 8 keys 18 / 53 ns, 64 keys 109 / 169 ns, 72 keys 290 /
 /// 284 ns, 96 keys 336 / 296 ns.
 pub(crate) const KEYS32_AVX512_MIN_LEN: usize = 65;
 
@@ -222,6 +265,13 @@ pub(crate) fn preference(
         // by narrower blocks), so a wider kernel is within a few percent of a narrower one
         // at every length (BENCHMARKS.md, "CPU nibble sort").
         Workload::Nibbles => &NIBBLES,
+        Workload::Keys(_) if machine.wide_avx512 => {
+            if GPU_WINDOW.contains(&len) {
+                &KEYS_GPU_THEN_SIMD
+            } else {
+                WIDE_AVX512_KEYS
+            }
+        }
         Workload::Keys(width) => {
             let float = map == KeyMap::Float;
             let (avx512_to, avx2_to) = match (width, float) {
@@ -307,14 +357,23 @@ pub(crate) mod classes {
     /// aarch64, or x86-64 without AVX2.
     pub(crate) const NO_SIMD_SORT: &[&str] = &["portable", "radix"];
 
-    /// Every class: 3 L2 sizes x 3 CPU backend sets x GPU or not.
+    /// Every class: 3 L2 sizes x 4 CPUs (AVX-512 at full width, AVX-512 split in two,
+    /// AVX2 only, no SIMD sort) x GPU or not.
     pub(crate) fn all() -> Vec<Class> {
         let mut all = Vec::new();
         for l2_bytes in L2_BYTES {
-            for cpu in [AVX512, AVX2, NO_SIMD_SORT] {
+            for (cpu, wide_avx512) in [
+                (AVX512, true),
+                (AVX512, false),
+                (AVX2, false),
+                (NO_SIMD_SORT, false),
+            ] {
                 for gpu in [false, true] {
                     all.push(Class {
-                        machine: Machine { l2_bytes },
+                        machine: Machine {
+                            l2_bytes,
+                            wide_avx512,
+                        },
                         cpu,
                         gpu,
                     });
@@ -354,7 +413,10 @@ mod key_tests {
     /// slower, see above). 32-bit keys larger than the L2 are the exception, below.
     #[test]
     fn every_machine_class_sends_keys_to_the_quicksort_until_its_crossover() {
-        for class in classes::all() {
+        for class in classes::all()
+            .into_iter()
+            .filter(|c| !c.machine.wide_avx512)
+        {
             for width in [KeyWidth::W32, KeyWidth::W64] {
                 for map in [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float] {
                     let (avx512_to, avx2_to) = crossovers(width, map);
@@ -382,11 +444,45 @@ mod key_tests {
         }
     }
 
+    /// Full-width AVX-512: `avx512` at every length, but inside a hardware GPU's window.
+    #[test]
+    fn every_wide_avx512_class_sends_keys_to_avx512_at_every_length() {
+        for class in classes::all().into_iter().filter(|c| c.machine.wide_avx512) {
+            for width in [KeyWidth::W32, KeyWidth::W64] {
+                for map in [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float] {
+                    let case = format!("{class:?} {width:?} {map:?}");
+                    let (avx512_to, _) = crossovers(width, map);
+                    for len in [
+                        0,
+                        16,
+                        KEYS32_AVX512_MIN_LEN - 1,
+                        KEYS64_SIMD_MIN_LEN - 1,
+                        avx512_to,
+                        class.machine.l2_bytes,
+                        GPU_RADIX_MIN_KEYS,
+                        GPU_RADIX_END,
+                        1 << 30,
+                    ] {
+                        let want = if class.gpu && GPU_WINDOW.contains(&len) {
+                            "vulkan-radix"
+                        } else {
+                            "avx512"
+                        };
+                        assert_eq!(first(&class, width, len, map), want, "{case} {len}");
+                    }
+                }
+            }
+        }
+    }
+
     /// The stated exception: 32-bit keys as large as the L2 or larger go to the quicksort
     /// (after a hardware GPU inside its window), 64-bit keys stay with radix.
     #[test]
     fn every_machine_class_sends_32_bit_keys_past_its_l2_to_the_quicksort() {
-        for class in classes::all() {
+        for class in classes::all()
+            .into_iter()
+            .filter(|c| !c.machine.wide_avx512)
+        {
             let Some(quicksort) = class.quicksort() else {
                 continue;
             };
@@ -433,7 +529,10 @@ mod key_tests {
         // 1 MiB L2 and the quicksort's on 512 KiB.
         let f32_radix = |l2_bytes| {
             let class = Class {
-                machine: Machine { l2_bytes },
+                machine: Machine {
+                    l2_bytes,
+                    wide_avx512: false,
+                },
                 cpu: classes::AVX2,
                 gpu: false,
             };
@@ -450,7 +549,10 @@ mod key_tests {
 
     #[test]
     fn every_machine_class_sends_the_shortest_slices_to_the_cheapest_small_sort() {
-        for class in classes::all() {
+        for class in classes::all()
+            .into_iter()
+            .filter(|c| !c.machine.wide_avx512)
+        {
             let case = format!("{class:?}");
             let w32 = |len| first(&class, KeyWidth::W32, len, KeyMap::Unsigned);
             let w64 = |len| first(&class, KeyWidth::W64, len, KeyMap::Unsigned);
@@ -493,11 +595,18 @@ mod gpu_radix_tests {
             Workload::Pairs(KeyWidth::W32),
             Workload::Pairs(KeyWidth::W64),
         ];
-        for machine in classes::L2_BYTES.map(|l2_bytes| Machine { l2_bytes }) {
+        let machines = classes::L2_BYTES.into_iter().flat_map(|l2_bytes| {
+            [false, true].map(|wide_avx512| Machine {
+                l2_bytes,
+                wide_avx512,
+            })
+        });
+        for machine in machines {
             for workload in workloads {
                 // 32-bit keys past the L2 (2^18 keys are 1 MiB) go to the quicksort when the
-                // GPU does not take them.
+                // GPU does not take them, and every key on full-width AVX-512.
                 let cpu_first = match workload {
+                    Workload::Keys(_) if machine.wide_avx512 => "avx512",
                     Workload::Keys(KeyWidth::W32) if machine.l2_bytes <= 1 << 20 => "avx512",
                     _ => "radix",
                 };
