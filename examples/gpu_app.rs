@@ -132,9 +132,9 @@ fn main() -> Result<(), AnyError> {
         Ok(Buffer::new_slice(
             memory.clone(),
             BufferCreateInfo {
-                usage: BufferUsage::STORAGE_BUFFER
-                    | BufferUsage::TRANSFER_SRC
-                    | BufferUsage::TRANSFER_DST,
+                // The sort needs storage usage only; the transfer destination is for the
+                // count's reset each frame (`fill_buffer`).
+                usage: BufferUsage::STORAGE_BUFFER | BufferUsage::TRANSFER_DST,
                 ..Default::default()
             },
             AllocationCreateInfo {

@@ -22,9 +22,7 @@ fn my_buffer(data: impl ExactSizeIterator<Item = u32>) -> Subbuffer<[u32]> {
     Buffer::from_iter(
         ctx.memory_allocator().clone(),
         BufferCreateInfo {
-            usage: BufferUsage::STORAGE_BUFFER
-                | BufferUsage::TRANSFER_SRC
-                | BufferUsage::TRANSFER_DST,
+            usage: BufferUsage::STORAGE_BUFFER,
             ..Default::default()
         },
         AllocationCreateInfo {

@@ -182,6 +182,55 @@ fn the_radix_sort_runs_on_the_callers_device_by_any_key_bits() {
     }
 }
 
+/// A count read from one word past a buffer's start: refused with an error that names the
+/// device's alignment where the offset breaks it, sorted where the device allows it; the
+/// keys are untouched when refused.
+#[test]
+fn a_count_at_an_offset_the_device_cannot_bind_is_refused_by_name() {
+    let Some(ctx) = own_context() else { return };
+    let sorter = RadixSorter::new(ctx.clone()).unwrap();
+    let align = ctx
+        .device()
+        .physical_device()
+        .properties()
+        .min_storage_buffer_offset_alignment
+        .as_devicesize();
+    let words: Vec<u32> = (0..100u32).rev().collect();
+    let keys = filled(&ctx, Memory::Mapped, &words).unwrap();
+    let counts = filled(&ctx, Memory::Mapped, &[0u32, 100]).unwrap();
+    let scratch = sorter.new_scratch(KeyWidth::W32, false, 100).unwrap();
+    let job = SortJob {
+        keys: keys.clone(),
+        values: None,
+        width: KeyWidth::W32,
+        map: KeyMap::Unsigned,
+        count: Count::Buffer(counts.clone().index(1)),
+        key_bits: None,
+    };
+    let mut b = builder(&ctx);
+    match sorter.record(&mut b, &job, &scratch) {
+        Err(e) => {
+            assert!(align > 4, "refused at an offset the device allows: {e}");
+            let message = e.to_string();
+            assert!(
+                message.contains("minStorageBufferOffsetAlignment")
+                    && message.contains(&align.to_string()),
+                "{message}"
+            );
+            assert_eq!(*keys.read().unwrap(), words[..]);
+        }
+        Ok(()) => {
+            assert!(
+                align <= 4,
+                "recorded a count at offset 4 with alignment {align}"
+            );
+            submit(ctx.queue(), b);
+            let want: Vec<u32> = (0..100).collect();
+            assert_eq!(*keys.read().unwrap(), want[..]);
+        }
+    }
+}
+
 fn by_any_key_bits(sorter: &RadixSorter) {
     for (width, map, bits) in [
         (KeyWidth::W32, KeyMap::Unsigned, None),
@@ -520,7 +569,8 @@ fn app_pipeline(device: &Arc<Device>) -> Arc<ComputePipeline> {
 
 #[test]
 fn a_count_written_by_the_callers_dispatch_is_sorted_by_16_bits() {
-    // In one workgroup, and by passes.
+    // In one workgroup, and by passes. The count buffer has storage usage only, as a
+    // culling pass's output has: the sort reads it through a storage binding.
     let [shipped, one] = configs();
     count_from_the_callers_dispatch(3000, one);
     count_from_the_callers_dispatch(50_000, shipped);
@@ -562,7 +612,21 @@ fn count_from_the_callers_dispatch(splats: u32, config: RadixConfig) {
         )
         .unwrap()
     };
-    let (keys, values, count) = (new_buffer(cap), new_buffer(cap), new_buffer(1));
+    let (keys, values) = (new_buffer(cap), new_buffer(cap));
+    let count: Subbuffer<[u32]> = Buffer::from_iter(
+        memory.clone(),
+        BufferCreateInfo {
+            usage: BufferUsage::STORAGE_BUFFER,
+            ..Default::default()
+        },
+        AllocationCreateInfo {
+            memory_type_filter: MemoryTypeFilter::PREFER_DEVICE
+                | MemoryTypeFilter::HOST_RANDOM_ACCESS,
+            ..Default::default()
+        },
+        [0u32],
+    )
+    .unwrap();
     let (keys_before, values_before) = (new_buffer(cap), new_buffer(cap));
     let scratch = sorter.new_scratch(KeyWidth::W32, true, cap).unwrap();
     let pipeline = app_pipeline(&device);
@@ -584,7 +648,6 @@ fn count_from_the_callers_dispatch(splats: u32, config: RadixConfig) {
     )
     .unwrap();
     b.fill_buffer(keys.clone(), 0xDEAD_BEEF).unwrap();
-    b.fill_buffer(count.clone(), 0).unwrap();
     b.bind_pipeline_compute(pipeline.clone())
         .unwrap()
         .bind_descriptor_sets(

@@ -318,9 +318,10 @@ impl GpuContext {
     ///
     /// Requirements on the caller:
     ///
-    /// - Buffers of a [`SortJob`] need `STORAGE_BUFFER` usage (and `TRANSFER_SRC` for a
-    ///   `Count::Buffer`), and must be accessible from this queue's family (created on it,
-    ///   or `Sharing::Concurrent`, or moved to it by a queue family ownership transfer).
+    /// - Buffers of a [`SortJob`] need `STORAGE_BUFFER` usage only (a `Count::Buffer` too:
+    ///   the sort reads it through a storage binding), and must be accessible from this
+    ///   queue's family (created on it, or `Sharing::Concurrent`, or moved to it by a queue
+    ///   family ownership transfer).
     /// - Submit the command buffers the sorters record to this queue, or another queue of
     ///   its family.
     /// - Barriers: vulkano's `AutoCommandBufferBuilder` inserts the pipeline barriers between

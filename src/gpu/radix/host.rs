@@ -59,6 +59,7 @@ impl RadixSorter {
             sets: Default::default(),
             one_set: Default::default(),
             short_sets: Default::default(),
+            count_set: Default::default(),
         };
         let job = SortJob {
             keys: a_keys.slice(n * kw),

@@ -61,6 +61,7 @@
 //! scratch and reuse it for every sort of at most its capacity.
 
 mod config;
+mod count;
 mod host;
 mod pipelines;
 pub(crate) mod plan;

@@ -6,13 +6,14 @@ use std::sync::{Arc, Mutex};
 
 use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
 use vulkano::command_buffer::{
-    AutoCommandBufferBuilder, CopyBufferInfo, DispatchIndirectCommand, PrimaryAutoCommandBuffer,
+    AutoCommandBufferBuilder, DispatchIndirectCommand, PrimaryAutoCommandBuffer,
 };
 use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
 use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 
 use super::config::RadixConfig;
+pub use super::count::Count;
 use super::pipelines::{self, Pipelines};
 use super::plan::{self, DeviceLimits, Variant};
 use super::{stamp, Stamps, NAME};
@@ -21,17 +22,7 @@ use crate::gpu::context::{gpu_err, GpuContext};
 use crate::gpu::transfer::HostPath;
 use crate::keys::key::{KeyMap, KeyWidth};
 
-/// The element count of a recorded sort.
-#[derive(Debug, Clone)]
-pub enum Count {
-    /// Known when recording.
-    Known(u32),
-    /// Read by the GPU from this buffer when the sort runs (clamped to the buffers'
-    /// capacity), e.g. written by an earlier compute pass of the caller's.
-    Buffer(Subbuffer<u32>),
-}
-
-/// What to sort: caller-owned device buffers (storage + transfer usage).
+/// What to sort: caller-owned device buffers (`STORAGE_BUFFER` usage).
 #[derive(Debug, Clone)]
 pub struct SortJob {
     /// The keys as 32-bit words: one per key for 32-bit keys, two (low word first) for 64-bit
@@ -103,6 +94,8 @@ pub struct RadixScratch {
     pub(super) one_set: Mutex<Option<(OneSetKey, Arc<DescriptorSet>)>>,
     /// The same for the short path: the split's set and the buckets'.
     pub(super) short_sets: Mutex<Option<(OneSetKey, [Arc<DescriptorSet>; 2])>>,
+    /// The same for the load of a [`Count::Buffer`]: its pipeline, the count and the state.
+    pub(super) count_set: Mutex<Option<(CountSetKey, Arc<DescriptorSet>)>>,
 }
 
 impl RadixScratch {
@@ -123,6 +116,8 @@ pub struct RadixSorter {
     pub(super) host: HostPath,
     /// Per variant, unmasked then masked (sorts by fewer bits than the key has).
     pipelines: [Mutex<Option<Arc<Pipelines>>>; 8],
+    /// The load of a [`Count::Buffer`] (`count.rs`), built on its first use.
+    pub(super) count_pipeline: Mutex<Option<Arc<ComputePipeline>>>,
 }
 
 impl std::fmt::Debug for RadixSorter {
@@ -156,6 +151,7 @@ impl RadixSorter {
             limits,
             config,
             pipelines: Default::default(),
+            count_pipeline: Mutex::new(None),
         })
     }
 
@@ -291,6 +287,7 @@ impl RadixSorter {
             sets: Mutex::new(None),
             one_set: Mutex::new(None),
             short_sets: Mutex::new(None),
+            count_set: Mutex::new(None),
         })
     }
 
@@ -508,7 +505,7 @@ impl RadixSorter {
         // so: radix_plan.glsl), the look-back's first slot is zeroed by the histogram and each
         // step zeroes the next one's, and reduce-then-scan writes every status word before it
         // reads it. (A clear before the histogram cost 4-7 us at 2^16 on an H200.)
-        copy_count(builder, &job.count, &state, stamps)?;
+        self.load_count(builder, &job.count, scratch, capacity, stamps)?;
 
         // 2. Histogram of every digit, and the bits that vary among the keys. Reduce-then-scan
         // counts only pass 0's digit, with its tile offsets (each upsweep counts its own
@@ -686,8 +683,11 @@ pub(super) struct SetsKey {
 /// What the one-workgroup sort's descriptor set binds: its pipeline, keys and values.
 pub(super) type OneSetKey = (usize, (usize, u64, u64), Option<(usize, u64, u64)>);
 
+/// What the count load's descriptor set binds: its pipeline, the count and the state.
+pub(super) type CountSetKey = (usize, (usize, u64, u64), (usize, u64, u64));
+
 /// A buffer view's identity: its buffer, offset and size.
-pub(super) fn view_id(view: &Subbuffer<[u32]>) -> (usize, u64, u64) {
+pub(super) fn view_id<T: ?Sized>(view: &Subbuffer<T>) -> (usize, u64, u64) {
     (
         Arc::as_ptr(view.buffer()) as usize,
         view.offset(),
@@ -734,28 +734,6 @@ pub(super) fn scatter_writes(
         w.push(WriteDescriptorSet::buffer(3, d.clone()));
     }
     w
-}
-
-/// Copies a count the GPU holds ([`Count::Buffer`]) into the state's count word, where the
-/// shaders read it (and stamps "count"); a count the host knows needs no command. Returns
-/// whether it copied.
-pub(super) fn copy_count(
-    builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
-    count: &Count,
-    state: &Subbuffer<[u32]>,
-    stamps: &mut Stamps,
-) -> Result<bool> {
-    let Count::Buffer(buf) = count else {
-        return Ok(false);
-    };
-    builder
-        .copy_buffer(CopyBufferInfo::buffers(
-            buf.clone(),
-            state.clone().index(plan::state::COUNT.into()),
-        ))
-        .map_err(gpu_err("copying the key count"))?;
-    stamp(builder, stamps, "count")?;
-    Ok(true)
 }
 
 /// What `slot` caches for `key` (descriptor sets for one set of buffers), made by `make` and

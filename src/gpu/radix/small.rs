@@ -10,9 +10,7 @@ use vulkano::command_buffer::{AutoCommandBufferBuilder, PrimaryAutoCommandBuffer
 
 use super::pipelines::{OneWorkgroup, ShortPath};
 use super::plan;
-use super::record::{
-    cached, copy_count, scatter_writes, view_id, Count, RadixScratch, RadixSorter, SortJob,
-};
+use super::record::{cached, scatter_writes, view_id, Count, RadixScratch, RadixSorter, SortJob};
 use super::{stamp, Stamps};
 use crate::error::Result;
 use crate::gpu::context::gpu_err;
@@ -57,7 +55,7 @@ impl RadixSorter {
             Count::Known(n) => *n,
             Count::Buffer(_) => u32::MAX,
         };
-        copy_count(builder, &job.count, &scratch.state, stamps)?;
+        self.load_count(builder, &job.count, scratch, capacity, stamps)?;
         Self::bind(
             builder,
             &one.pipeline,
@@ -115,7 +113,7 @@ impl RadixSorter {
             Count::Known(n) => (map_code | 1 << 16, *n, u64::from(*n)),
             Count::Buffer(_) => (map_code, capacity as u32, capacity),
         };
-        copy_count(builder, &job.count, &scratch.state, stamps)?;
+        self.load_count(builder, &job.count, scratch, capacity, stamps)?;
         let slot_words = plan::slot_words(short.shape, capacity) as u32;
         let push = [0, map_word, slot_words, short.shape.tile_keys(), bound];
         Self::bind(builder, &short.split, split_set, push)?;
