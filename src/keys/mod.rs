@@ -23,6 +23,7 @@ pub(crate) mod network;
 pub(crate) mod portable;
 pub(crate) mod radix;
 pub(crate) mod records;
+pub(crate) mod sampling;
 pub(crate) mod scratch;
 pub(crate) mod select;
 pub(crate) mod small;

@@ -20,7 +20,7 @@
 //! 0.11-0.40x random keys' time on one thread of the Xeon build machine (2^20 and 2^24
 //! keys, `u32` and `u64`), 2.5-4 ns a key.
 
-use super::network::sample_position;
+use super::sampling::{run_end, sample_position};
 
 /// Inputs shorter than this are not tried: the sample and the buffer cost more than the
 /// sort they could save.
@@ -82,7 +82,7 @@ fn pairs_out_of_order<K: Copy, O: Ord>(keys: &[K], order: &impl Fn(K) -> O) -> u
 /// two sorted halves keep about half the sample (its keys of one half, or those below some
 /// key in the first half and above it in the second), an organ pipe too. The scan gives up
 /// on two sorted halves more than half way through, on one thread: without this check and
-/// the one before the scans for order (`network::sample_is_monotonic`), they take 1.3-2.3x
+/// the one before the scans for order (`sampling::sample_is_monotonic`), they take 1.3-2.3x
 /// random keys' time on two threads of the Xeon build machine, with them 0.75-1.12x.
 const MIN_SAMPLE_KEPT: usize = PROBES - 2 * PROBES / MAX_ASIDE_SHARE;
 
@@ -149,32 +149,6 @@ fn keep_ascending<K: Copy, O: Ord>(keys: &mut [K], order: &impl Fn(K) -> O) -> O
     debug_assert_eq!(kept + aside.len(), n);
     Some(aside)
 }
-
-/// The end of the run that starts at `keys[start]`: the first `j > start` whose pair
-/// `(keys[j - 1], keys[j])` is not `in_order`, or `keys.len()`. Whole groups of
-/// [`RUN_CHUNK`] neighbours are compared at a time (no branch per key, which the compiler
-/// can vectorise). The nearly-sorted scan moves each ascending run as one block by it
-/// (moving kept keys one by one costs a store per key, most of the scan's time), and the
-/// scans for sorted or reversed input find their runs by it.
-pub(crate) fn run_end<K: Copy>(keys: &[K], start: usize, in_order: impl Fn(K, K) -> bool) -> usize {
-    let n = keys.len();
-    let mut j = start + 1;
-    while j + RUN_CHUNK <= n {
-        let w = &keys[j - 1..j + RUN_CHUNK];
-        let all = (0..RUN_CHUNK).fold(true, |ok, t| ok & in_order(w[t], w[t + 1]));
-        if !all {
-            break;
-        }
-        j += RUN_CHUNK;
-    }
-    while j < n && in_order(keys[j - 1], keys[j]) {
-        j += 1;
-    }
-    j
-}
-
-/// Neighbouring pairs [`run_end`] compares at a time.
-const RUN_CHUNK: usize = 8;
 
 /// Merges the sorted `aside` keys from [`set_aside`] into the ascending
 /// `keys[..n - aside.len()]` it left, filling

@@ -17,10 +17,10 @@
 
 use super::key::KeyMap;
 use super::network::{
-    block_max, partition, partition_le, pick_pivot, quicksort, sample_position, sort_block,
-    KeyVector, VecKey,
+    block_max, partition, partition_le, pick_pivot, quicksort, sort_block, KeyVector, VecKey,
 };
 use super::radix;
+use super::sampling::sample_position;
 
 /// Reorders `keys` so that `keys[n]` is the key a full sort puts there, every key before it
 /// is at most it and every key after it at least it (`n < keys.len()`).

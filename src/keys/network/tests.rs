@@ -432,7 +432,7 @@ fn adversarial_pivots(sort32: &impl Fn(&mut [u32], KeyMap), map: KeyMap, n: usiz
     let mut len = n;
     while len > 256 {
         for i in 0..samples {
-            let at = super::sample_position(len, samples, i);
+            let at = crate::keys::sampling::sample_position(len, samples, i);
             if let Some(&k) = small.next() {
                 let j = a.iter().position(|&x| x == k).expect("present");
                 a.swap(at, j);
@@ -549,7 +549,7 @@ fn the_sample_turns_away_few_long_runs_not_one_run() {
     let n = 1 << 12;
     let ascending: Vec<u32> = (0..n).map(|i| i / 3).collect();
     let descending: Vec<u32> = ascending.iter().rev().copied().collect();
-    let monotonic = |keys: &[u32]| super::sample_is_monotonic(keys, |k| k);
+    let monotonic = |keys: &[u32]| crate::keys::sampling::sample_is_monotonic(keys, |k| k);
     assert!(monotonic(&ascending) && monotonic(&descending));
     assert!(monotonic(&[0u32; 100]), "equal keys go either way");
     assert!(

@@ -7,8 +7,7 @@
 use rayon::prelude::*;
 
 use super::digits::{Buf, Codec, RadixKey};
-use crate::keys::nearly::run_end;
-use crate::keys::network::sample_is_monotonic;
+use crate::keys::sampling::{run_end, sample_is_monotonic};
 
 /// Inputs of at most this many runs are merged (two rounds of merges at most, the traffic
 /// of the MSD route's two reads and two writes with no counting).
