@@ -11,6 +11,9 @@
 //! whose keys are all equal is done; runs of at most [`INSERTION_MAX_LEN`] keys are sorted by
 //! insertion. Random keys take two scatters at 2^20 and buckets of about 16 keys.
 //!
+//! Keys that span at most 64 bits (decimals of up to 18 digits of either sign, ids,
+//! timestamps) skip all that: they sort as `u64`s by the 64-bit radix sort ([`Narrow`]).
+//!
 //! Every step is stable, so values (pairs, argsort's indices, records) keep the input order of
 //! equal keys. Memory: one scratch copy of the keys and of the values (`16n` bytes plus
 //! `size_of::<V>() * n`), freed before the call returns.
@@ -112,6 +115,10 @@ fn sort_images<V: Copy + Send + Sync>(keys: &mut [u128], values: &mut [V]) {
         return;
     }
     let diff = spread(keys);
+    if let Some(narrow) = Narrow::of(keys, diff) {
+        sort_narrow(keys, values, narrow);
+        return;
+    }
     let mut scratch_k = vec![0u128; n];
     let mut scratch_v = values.to_vec();
     node(
@@ -123,6 +130,66 @@ fn sort_images<V: Copy + Send + Sync>(keys: &mut [u128], values: &mut [V]) {
         true,
         n >= PARALLEL_MIN_LEN && rayon::current_num_threads() > 1,
     );
+}
+
+/// How keys that span no more than 64 bits become `u64`s and back, their order kept, so that
+/// they sort by the engine of 64-bit keys: Arrow decimals of up to 18 digits of either sign,
+/// prices, ids and timestamps widened to 128 bits all do.
+#[derive(Clone, Copy, Debug)]
+enum Narrow {
+    /// `k - min`: every key within 2^64 of the smallest.
+    Offset(u128),
+    /// The 64 bits from `shift`: the bits outside them are `fixed`, the same in every key
+    /// (a few distinct high bits, as `FixedSizeBinary` prefixes have).
+    Window { shift: u32, fixed: u128 },
+}
+
+impl Narrow {
+    /// The narrowing of `keys`, whose differing bits `diff` marks (not zero), if one fits.
+    fn of(keys: &[u128], diff: u128) -> Option<Narrow> {
+        let (min, max) = keys
+            .iter()
+            .fold((u128::MAX, 0), |(lo, hi), &k| (lo.min(k), hi.max(k)));
+        if max - min <= u128::from(u64::MAX) {
+            return Some(Narrow::Offset(min));
+        }
+        let shift = (127 - diff.leading_zeros()).saturating_sub(63);
+        (diff.trailing_zeros() >= shift).then(|| Narrow::Window {
+            shift,
+            fixed: keys[0] & !(u128::from(u64::MAX) << shift),
+        })
+    }
+
+    #[inline(always)]
+    fn down(self, k: u128) -> u64 {
+        match self {
+            Narrow::Offset(min) => (k - min) as u64,
+            Narrow::Window { shift, .. } => (k >> shift) as u64,
+        }
+    }
+
+    #[inline(always)]
+    fn up(self, w: u64) -> u128 {
+        match self {
+            Narrow::Offset(min) => min + u128::from(w),
+            Narrow::Window { shift, fixed } => fixed | u128::from(w) << shift,
+        }
+    }
+}
+
+/// Sorts images as their narrowed `u64`s ([`Narrow`]): keys alone by the 64-bit radix sort,
+/// with values by its stable pair sort.
+fn sort_narrow<V: Copy + Send + Sync>(keys: &mut [u128], values: &mut [V], narrow: Narrow) {
+    let mut words: Vec<u64> = keys.iter().map(|&k| narrow.down(k)).collect();
+    if std::mem::size_of::<V>() == 0 {
+        // No values to keep in order: equal keys are the same bits.
+        super::radix::sort64(&mut words, KeyMap::Unsigned);
+    } else {
+        super::radix::sort_pairs64_values(&mut words, values, KeyMap::Unsigned);
+    }
+    for (k, &w) in keys.iter_mut().zip(&words) {
+        *k = narrow.up(w);
+    }
 }
 
 /// Sorts the keys in `src` (whose differing bits `diff` marks, never zero) with their values,
