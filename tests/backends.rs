@@ -13,8 +13,9 @@ mod common;
 use std::sync::OnceLock;
 
 use common::{keys, lengths, nibble_words, Pattern, TestKey, PATTERNS};
-use sortnet::backend::profile::{Profile, State};
 use sortnet::backend::{Options, ProfileChoice, Registry};
+use sortnet::tuning::profile::{Profile, State};
+use sortnet::tuning::registry_pick;
 use sortnet::{backend, Device, Error, KeyMap, KeyWidth, SortBackend, Workload};
 
 /// Backends whose `sort_pairs` promises stability (equal keys keep their values' order):
@@ -607,9 +608,7 @@ fn without_avx512_auto_takes_the_next_best_backend() {
     };
     for width in [KeyWidth::W32, KeyWidth::W64] {
         let pick = |len| {
-            registry
-                .auto_pick_for(Workload::Keys(width), len, KeyMap::Unsigned)
-                .map(|b| b.name())
+            registry_pick(registry, Workload::Keys(width), len, KeyMap::Unsigned).map(|b| b.name())
         };
         let shortest = if width == KeyWidth::W64 {
             "radix"
@@ -672,7 +671,7 @@ fn without_the_gpu_every_workload_sorts_on_the_cpu() {
     ] {
         assert!(auto.supports(workload), "{workload:?}");
         for len in [0, 1, 1000, 1 << 18, 1 << 24] {
-            let pick = registry.auto_pick_for(workload, len, KeyMap::Unsigned);
+            let pick = registry_pick(registry, workload, len, KeyMap::Unsigned);
             assert_eq!(
                 pick.map(|b| b.device()),
                 Some(Device::Cpu),
@@ -711,8 +710,7 @@ fn auto_pairs_stay_stable_whatever_the_profile_says() {
     });
     for width in [KeyWidth::W32, KeyWidth::W64] {
         for len in [0, 1, 100, 5000, 1 << 18, 1 << 20] {
-            let pick = registry
-                .auto_pick_for(Workload::Pairs(width), len, KeyMap::Unsigned)
+            let pick = registry_pick(&registry, Workload::Pairs(width), len, KeyMap::Unsigned)
                 .map(|b| b.name());
             assert!(
                 matches!(pick, Some("radix" | "vulkan-radix")),
@@ -792,9 +790,13 @@ fn auto_short_sorts_match_the_reference_both_ways() {
             profile: ProfileChoice::Given(profile),
             ..Options::from_env()
         });
-        let pick = registry
-            .auto_pick_for(Workload::Keys(KeyWidth::W64), 100, KeyMap::Unsigned)
-            .map(|b| b.name());
+        let pick = registry_pick(
+            &registry,
+            Workload::Keys(KeyWidth::W64),
+            100,
+            KeyMap::Unsigned,
+        )
+        .map(|b| b.name());
         assert_eq!(pick, Some(kernel));
         check_all(&format!("auto ({kernel} profile)"), registry.auto());
     }

@@ -65,7 +65,7 @@ fn child_reports() {
     let names: Vec<&str> = backend::available().iter().map(|b| b.name()).collect();
     println!("backends {}", names.join(" "));
     println!("auto {}", backend::auto().name());
-    println!("profile {}", backend::profile_state());
+    println!("profile {}", sortnet::tuning::profile_state());
     let mut keys = [2.5f32, -1.0, 0.0, -0.0];
     backend::auto().sort(&mut keys).unwrap();
     assert_eq!(

@@ -11,11 +11,12 @@ use std::sync::Arc;
 
 use common::Rng;
 use sortnet::backend;
-use sortnet::gpu::bitonic::{BitonicConfig, BitonicSorter, VulkanBitonic};
+use sortnet::gpu::bitonic::{BitonicSorter, VulkanBitonic};
 use sortnet::gpu::context::{context, GpuContext};
-use sortnet::gpu::radix::{PassScheme, RadixConfig, RadixSorter, VulkanRadix};
+use sortnet::gpu::radix::{RadixSorter, VulkanRadix};
 use sortnet::gpu::transfer::TransferConfig;
 use sortnet::gpu::HostBuffer;
+use sortnet::tuning::gpu::{self as tuning, BitonicConfig, PassScheme, RadixConfig};
 use sortnet::SortBackend;
 
 fn gpu() -> Option<Arc<GpuContext>> {
@@ -123,10 +124,7 @@ fn streamed_radix_key_sorts_match_std_under_each_scheme() {
     config.partitions = 35;
     config.transfer = transfer.clone();
     let b = radix(&ctx, config);
-    assert!(b
-        .sorter()
-        .reduces_then_scans(sortnet::KeyWidth::W32, false, 9001)
-        .unwrap());
+    assert!(tuning::reduces_then_scans(b.sorter(), sortnet::KeyWidth::W32, false, 9001).unwrap());
     stream_suite::streamed_key_sorts_match_std(&ctx, &b, &transfer);
 }
 

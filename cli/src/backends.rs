@@ -2,7 +2,8 @@
 
 use std::fmt::Write as _;
 
-use sortnet::backend::{self, profile, Device};
+use sortnet::backend::{self, Device};
+use sortnet::tuning::{self, profile};
 use sortnet::{KeyMap, KeyWidth, Workload};
 
 use super::Outcome;
@@ -68,7 +69,7 @@ pub fn run() -> Outcome {
             b.status()
         );
     }
-    let _ = writeln!(out, "\ncalibration profile: {}", backend::profile_state());
+    let _ = writeln!(out, "\ncalibration profile: {}", tuning::profile_state());
     for switch in ["SORTNET_NO_GPU", "SORTNET_NO_AVX512", "SORTNET_PROFILE"] {
         if let Some(value) = std::env::var_os(switch) {
             let _ = writeln!(out, "{switch}={}", value.to_string_lossy());
@@ -98,7 +99,7 @@ pub fn run() -> Outcome {
     for (workload, name, map) in rows {
         let _ = write!(out, "  {name:<10}");
         for size in PICK_SIZES {
-            let pick = backend::auto_pick_for(workload, size, map).map_or("-", |b| b.name());
+            let pick = tuning::auto_pick_for(workload, size, map).map_or("-", |b| b.name());
             let _ = write!(out, "{pick:>14}");
         }
         out.push('\n');

@@ -16,16 +16,13 @@
 //! picks among backends it is handed; `registry` builds the lists and the `auto` over them.
 
 mod auto;
-pub mod calibration;
+pub(crate) mod calibration;
 mod cpu;
-pub mod profile;
-mod registry;
+pub(crate) mod profile;
+pub(crate) mod registry;
 mod sort_backend;
 pub(crate) mod thresholds;
 
-pub use auto::Auto;
-pub use registry::{
-    auto, auto_pick, auto_pick_for, available, by_name, configure, profile_state, Options,
-    ProfileChoice, Registry,
-};
+pub(crate) use registry::auto_pick_for;
+pub use registry::{auto, available, by_name, configure, Options, ProfileChoice, Registry};
 pub use sort_backend::{Device, SortBackend, Values, Workload};

@@ -116,7 +116,7 @@ impl Registry {
 
     /// The backend this registry's `auto` sends a call of `workload` with `len` elements
     /// to, for keys that map to unsigned order by `map` (see [`auto_pick_for`]).
-    pub fn auto_pick_for(
+    pub(crate) fn auto_pick_for(
         &self,
         workload: Workload,
         len: usize,
@@ -127,7 +127,7 @@ impl Registry {
 
     /// What happened to the calibration profile this registry's `auto` follows (reading or
     /// measuring it now if `auto` has not routed a call yet).
-    pub fn profile_state(&self) -> &State {
+    pub(crate) fn profile_state(&self) -> &State {
         self.auto.profile_state()
     }
 }
@@ -218,7 +218,8 @@ pub fn auto_pick_for(
 }
 
 /// What happened to the calibration profile when the process-wide registry looked for it
-/// (for `sortnet backends`).
+/// (for `sortnet backends`; reading or measuring it now if `auto` has not routed a call
+/// yet).
 pub fn profile_state() -> &'static State {
     global().profile_state()
 }

@@ -5,15 +5,14 @@
 //!   loader or no device: `None`, and no GPU backend is listed), or one on the caller's own
 //!   device and queue ([`context::GpuContext::from_queue`]).
 //! - [`radix`]: the `vulkan-radix` backend and [`radix::RadixSorter`], which also records
-//!   sorts of the caller's own buffers into the caller's command buffer; its tuning is a
-//!   [`radix::RadixConfig`].
+//!   sorts of the caller's own buffers into the caller's command buffer.
 //! - [`bitonic`]: the `vulkan-bitonic` backend (keys and nibbles; not pairs, as it is not
 //!   stable) and [`bitonic::BitonicSorter`].
 //! - [`nibble`]: the GPU nibble sort, shared by both Vulkan backends.
 //! - [`transfer`]: how host slices travel ([`transfer::TransferConfig`]); [`HostBuffer`]:
 //!   host memory the GPU copies directly.
-//! - [`copy`]: a plain copy kernel, the bandwidth yardstick for benchmarks.
-//! - Inside: `pool` (the crate's own buffers, and the few it keeps between calls),
+//! - Inside: `copy` (a plain copy kernel, the benchmarks' bandwidth yardstick), `limits`
+//!   (the device limits the sorters size their work from), `pool` (the crate's own buffers, and the few it keeps between calls),
 //!   `host_copy` (the host's copies into and out of staging memory), `plan` (pure dispatch
 //!   math, tested without a GPU).
 //!
@@ -101,9 +100,10 @@ pub use vulkano;
 
 pub mod bitonic;
 pub mod context;
-pub mod copy;
+pub(crate) mod copy;
 mod host_buffer;
 mod host_copy;
+pub(crate) mod limits;
 pub mod nibble;
 pub(crate) mod plan;
 mod pool;
