@@ -121,12 +121,11 @@
 //! - Without default features (`default-features = false`) the crate is the CPU backends
 //!   alone: `wide`, `bytemuck` and `rayon`. The `sortnet` command-line tool is its own crate
 //!   (`cli/` in the repository), so the library pulls none of its dependencies.
-//! - `SORTNET_BACKEND=<name>` makes [`backend::auto`] return that backend;
-//!   `SORTNET_NO_GPU=1` and `SORTNET_NO_AVX512=1` take those backends off the list;
-//!   `SORTNET_PROFILE=<path>` reads the calibration profile from that file, and
-//!   `SORTNET_PROFILE=0` reads none. [`backend::Options::from_env`] is the one place these
-//!   are read; a program sets the same without the environment with [`backend::Options`]
-//!   and [`backend::configure`] or [`backend::Registry`].
+//! - Environment: five variables (`SORTNET_BACKEND`, `SORTNET_NO_GPU`, `SORTNET_NO_AVX512`,
+//!   `SORTNET_PROFILE`, `SORTNET_GPU_MEMORY_CAP`), each a field of [`backend::Options`] and
+//!   read in one place, [`backend::Options::from_env`], whose docs list them; a program sets
+//!   the same without the environment with [`backend::Options`] and [`backend::configure`]
+//!   or [`backend::Registry`].
 //! - Memory: a call frees all it allocated before it returns. [`keys::CpuRadixSorter`] keeps the
 //!   radix sort's scratch between calls, for programs that sort large slices again and again.
 //!

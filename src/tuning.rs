@@ -16,7 +16,7 @@ use crate::backend::Registry;
 use crate::backend::{SortBackend, Workload};
 use crate::keys::key::KeyMap;
 
-pub use crate::backend::registry::{auto_pick, auto_pick_for, profile_state};
+pub use crate::backend::registry::{auto_pick, auto_pick_for, options, profile_state};
 pub use crate::keys::radix::{DigitWidth, DigitWidths};
 
 /// The calibration profile: which backend measured fastest on this machine, per workload and

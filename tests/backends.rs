@@ -681,6 +681,28 @@ fn without_the_gpu_every_workload_sorts_on_the_cpu() {
     }
 }
 
+/// `Options::backend` (what `SORTNET_BACKEND` sets) makes a registry's `auto()` that
+/// backend; `by_name("auto")` stays the `auto`, and a name the registry lacks leaves `auto`.
+#[test]
+fn a_named_backend_stands_in_for_auto() {
+    let cpu = |backend: &str| Options {
+        gpu: false,
+        profile: ProfileChoice::BuiltIn,
+        backend: Some(backend.to_string()),
+        ..Options::default()
+    };
+    let forced = Registry::new(&cpu("radix"));
+    assert_eq!(forced.auto().name(), "radix");
+    assert_eq!(forced.by_name("auto").map(|b| b.name()), Some("auto"));
+    let mut keys = [3u64, 1, 2];
+    forced.auto().sort(&mut keys).unwrap();
+    assert_eq!(keys, [1, 2, 3]);
+    assert_eq!(Registry::new(&cpu("auto")).auto().name(), "auto");
+    assert_eq!(Registry::new(&cpu("no-such-backend")).auto().name(), "auto");
+    // The GPU backends are not in a registry without the GPU.
+    assert_eq!(Registry::new(&cpu("vulkan-radix")).auto().name(), "auto");
+}
+
 /// A calibration profile file that names `vulkan-bitonic` (whose pair sort is not stable)
 /// for every pair sort: `auto` ignores those entries, and its pairs stay stable.
 #[test]

@@ -395,7 +395,7 @@ pub fn location(choice: &ProfileChoice, backends: &[&str]) -> Option<Location> {
 }
 
 /// Which calibration profile an `auto` follows.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub enum ProfileChoice {
     /// What ships: the profile for this machine in the cache folder ([`location`]), if
     /// `sortnet calibrate` (or a [`MeasureOnce`](Self::MeasureOnce) process) saved one;

@@ -598,18 +598,6 @@ impl VulkanBitonic {
     pub fn new(sorter: BitonicSorter) -> Self {
         VulkanBitonic { sorter }
     }
-
-    /// The registry's backend, on the shared context; `None` without a Vulkan device.
-    pub(crate) fn get() -> Option<&'static VulkanBitonic> {
-        static BACKEND: std::sync::OnceLock<Option<VulkanBitonic>> = std::sync::OnceLock::new();
-        BACKEND
-            .get_or_init(|| {
-                super::context::context().map(|ctx| VulkanBitonic {
-                    sorter: BitonicSorter::new(ctx),
-                })
-            })
-            .as_ref()
-    }
 }
 
 impl SortBackend for VulkanBitonic {

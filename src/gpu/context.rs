@@ -7,7 +7,8 @@
 //! `Arc<GpuContext>` to every thread (`GpuContext` is `Send + Sync`; vulkano's queue and
 //! allocators lock internally). It returns `None`, never panics, when there is no Vulkan
 //! loader (`libvulkan.so.1` missing), no device with a compute queue, or device creation
-//! fails; `SORTNET_NO_GPU=1` is handled by the registry before this is reached.
+//! fails; a registry without GPU backends ([`Options::gpu`](crate::backend::Options::gpu))
+//! never reaches it.
 //!
 //! Device choice: a discrete GPU, else an integrated one, else a virtual one, else a CPU
 //! (software) driver such as lavapipe. Backends on a software driver report
@@ -18,13 +19,14 @@
 //! download runs beside the next compute work (on one queue NVIDIA ran them one after the
 //! other: BENCHMARKS.md, "GPU host path"). Pooled buffers are then shared by both families.
 //!
-//! Memory cap: `SORTNET_GPU_MEMORY_CAP=<bytes>` (suffixes `k`, `m`, `g` accepted, powers of
-//! 1024) limits the device memory the crate allocates for its own buffers; an allocation over
-//! the cap fails with [`Error::Gpu`] before touching Vulkan, so failure paths can be tested
-//! on any device. The variable is read once, when the context is created.
+//! Memory cap: a context made with a cap (the shared one takes
+//! [`Options::from_env`](crate::backend::Options::from_env)'s
+//! [`gpu_memory_cap`](crate::backend::Options::gpu_memory_cap), a registry with another cap
+//! its own) fails an allocation of the crate's own buffers past it with [`Error::Gpu`]
+//! before touching Vulkan, so failure paths can be tested on any device.
 
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use vulkano::command_buffer::allocator::StandardCommandBufferAllocator;
 use vulkano::command_buffer::{
@@ -49,12 +51,28 @@ use super::limits::{read_limits, Limits};
 use super::pool::Pool;
 use crate::error::{Error, Result};
 
-/// The shared context, created on first use; `None` when no Vulkan device is usable here.
+/// The shared context, created on first use with the memory cap of
+/// [`Options::from_env`](crate::backend::Options::from_env); `None` when no Vulkan device is
+/// usable here.
 pub fn context() -> Option<Arc<GpuContext>> {
-    static CONTEXT: OnceLock<Option<Arc<GpuContext>>> = OnceLock::new();
-    CONTEXT
-        .get_or_init(|| GpuContext::new().map(Arc::new).ok())
-        .clone()
+    static CAP: OnceLock<Option<u64>> = OnceLock::new();
+    capped(*CAP.get_or_init(|| crate::backend::Options::from_env().gpu_memory_cap))
+}
+
+/// The process's context whose own buffers take at most `memory_cap` bytes, created on
+/// first use; one per cap, kept for the process (registries hold `'static` backends on
+/// them). [`context()`] is the one of the environment's cap, which a registry of the same
+/// cap shares.
+pub(crate) fn capped(memory_cap: Option<u64>) -> Option<Arc<GpuContext>> {
+    type Made = (Option<u64>, Option<Arc<GpuContext>>);
+    static CONTEXTS: Mutex<Vec<Made>> = Mutex::new(Vec::new());
+    let mut contexts = CONTEXTS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, ctx)) = contexts.iter().find(|(cap, _)| *cap == memory_cap) {
+        return ctx.clone();
+    }
+    let ctx = GpuContext::new(memory_cap).map(Arc::new).ok();
+    contexts.push((memory_cap, ctx.clone()));
+    ctx
 }
 
 /// Maps any vulkano error to [`Error::Gpu`], saying what was being done.
@@ -184,20 +202,10 @@ fn device_rank(kind: PhysicalDeviceType) -> u32 {
     }
 }
 
-/// Parses `SORTNET_GPU_MEMORY_CAP`: bytes, optionally with a `k`, `m` or `g` suffix.
-fn parse_cap(text: &str) -> Option<u64> {
-    let text = text.trim().to_ascii_lowercase();
-    let (digits, scale) = match text.chars().last()? {
-        'k' => (&text[..text.len() - 1], 1u64 << 10),
-        'm' => (&text[..text.len() - 1], 1 << 20),
-        'g' => (&text[..text.len() - 1], 1 << 30),
-        _ => (&text[..], 1),
-    };
-    digits.trim().parse::<u64>().ok()?.checked_mul(scale)
-}
-
 impl GpuContext {
-    fn new() -> Result<Self> {
+    /// A context on the first device of [`device_rank`]'s order, whose own buffers take at
+    /// most `memory_cap` bytes.
+    pub(crate) fn new(memory_cap: Option<u64>) -> Result<Self> {
         // A missing loader is an Err here, not a panic.
         let library = VulkanLibrary::new().map_err(gpu_err("no Vulkan loader"))?;
         let instance = Instance::new(
@@ -256,9 +264,6 @@ impl GpuContext {
             .next()
             .ok_or_else(|| Error::Gpu("the device gave no queue".into()))?;
         let transfer = queues.next();
-        let memory_cap = std::env::var("SORTNET_GPU_MEMORY_CAP")
-            .ok()
-            .and_then(|v| parse_cap(&v));
         Ok(Self::on_queue(queue, transfer, memory_cap))
     }
 
@@ -424,7 +429,8 @@ impl GpuContext {
         &self.name
     }
 
-    /// The memory cap from `SORTNET_GPU_MEMORY_CAP`, if set.
+    /// The most bytes the crate's own buffers take on this context, if capped
+    /// ([`Options::gpu_memory_cap`](crate::backend::Options::gpu_memory_cap)).
     pub fn memory_cap(&self) -> Option<u64> {
         self.memory_cap
     }
@@ -605,16 +611,6 @@ fn wait_polling<F: GpuFuture>(done: &FenceSignalFuture<F>) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn memory_cap_parses_suffixes() {
-        assert_eq!(parse_cap("4096"), Some(4096));
-        assert_eq!(parse_cap("64k"), Some(64 << 10));
-        assert_eq!(parse_cap("3M"), Some(3 << 20));
-        assert_eq!(parse_cap(" 2g "), Some(2 << 30));
-        assert_eq!(parse_cap("lots"), None);
-        assert_eq!(parse_cap(""), None);
-    }
 
     #[test]
     fn discrete_gpus_rank_before_software_drivers() {

@@ -22,10 +22,10 @@
 //! Workgroup sizes and per-thread counts reach the shaders as specialization constants,
 //! chosen from the device's limits; no shader assumes a subgroup size.
 //!
-//! Environment: `SORTNET_NO_GPU=1` lists no GPU backend (read by the registry);
-//! `SORTNET_GPU_MEMORY_CAP=<bytes>` (k/m/g suffixes) caps the device memory the crate
-//! allocates for its own buffers, so that allocation failures can be tested. Everything
-//! else is a config value passed to a sorter's constructor.
+//! Configuration: a registry's [`Options`](crate::backend::Options) say whether it offers
+//! GPU backends and cap the device memory they allocate for their own buffers (so that
+//! allocation failures can be tested); everything else is a config value passed to a
+//! sorter's constructor.
 //!
 //! Memory: data on the GPU is sorted with scratch the caller owns ([`radix::RadixScratch`]).
 //! The host-slice path keeps the device and staging buffers of its last sorts (up to four
@@ -112,17 +112,31 @@ pub mod transfer;
 
 pub use host_buffer::HostBuffer;
 
+use std::sync::{Mutex, PoisonError};
+
 use crate::backend::SortBackend;
+use bitonic::{BitonicSorter, VulkanBitonic};
+use radix::{RadixSorter, VulkanRadix};
 
 /// The GPU backends usable here (none without a Vulkan loader and device), in their
-/// registry order.
-pub(crate) fn backends() -> Vec<&'static dyn SortBackend> {
+/// registry order, with the shipped tuning, on the context whose own buffers take at most
+/// `memory_cap` bytes ([`context::capped`]); made once per cap and kept for the process, as
+/// registries hold `'static` backends.
+pub(crate) fn backends(memory_cap: Option<u64>) -> Vec<&'static dyn SortBackend> {
+    type Made = (Option<u64>, Vec<&'static dyn SortBackend>);
+    static MADE: Mutex<Vec<Made>> = Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, list)) = made.iter().find(|(cap, _)| *cap == memory_cap) {
+        return list.clone();
+    }
     let mut list: Vec<&'static dyn SortBackend> = Vec::new();
-    if let Some(b) = bitonic::VulkanBitonic::get() {
-        list.push(b);
+    if let Some(ctx) = context::capped(memory_cap) {
+        let bitonic = VulkanBitonic::new(BitonicSorter::new(ctx.clone()));
+        list.push(Box::leak(Box::new(bitonic)));
+        if let Some(radix) = RadixSorter::new(ctx).ok().and_then(VulkanRadix::new) {
+            list.push(Box::leak(Box::new(radix)));
+        }
     }
-    if let Some(radix) = radix::VulkanRadix::get() {
-        list.push(radix);
-    }
+    made.push((memory_cap, list.clone()));
     list
 }

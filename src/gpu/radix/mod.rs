@@ -67,7 +67,7 @@ pub(crate) mod plan;
 mod record;
 mod small;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use vulkano::command_buffer::{AutoCommandBufferBuilder, PrimaryAutoCommandBuffer};
 use vulkano::query::QueryPool;
@@ -75,7 +75,6 @@ use vulkano::sync::PipelineStage;
 
 pub use record::{Count, RadixScratch, RadixSorter, SortJob};
 
-use super::context::context;
 use super::nibble;
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::Result;
@@ -158,15 +157,6 @@ impl VulkanRadix {
     /// word pairs, low word first).
     pub fn new(sorter: RadixSorter) -> Option<Self> {
         cfg!(target_endian = "little").then_some(VulkanRadix { sorter })
-    }
-
-    /// The registry's backend, with the shipped tuning on the shared context, when a Vulkan
-    /// device with the needed subgroup operations exists.
-    pub(crate) fn get() -> Option<&'static VulkanRadix> {
-        static BACKEND: OnceLock<Option<VulkanRadix>> = OnceLock::new();
-        BACKEND
-            .get_or_init(|| VulkanRadix::new(RadixSorter::new(context()?).ok()?))
-            .as_ref()
     }
 
     /// The sorter behind the backend.
