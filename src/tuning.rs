@@ -72,6 +72,7 @@ pub mod gpu {
     use crate::gpu::bitonic::BitonicSorter;
     use crate::gpu::context::GpuContext;
     use crate::gpu::radix::{RadixScratch, RadixSorter, SortJob};
+    use crate::gpu::transfer::TransferConfig;
     use crate::keys::key::KeyWidth;
 
     pub use crate::gpu::bitonic::config::BitonicConfig;
@@ -137,6 +138,15 @@ pub mod gpu {
         pool: &Arc<QueryPool>,
     ) -> Result<Vec<&'static str>> {
         sorter.record_timed(builder, job, scratch, pool)
+    }
+
+    /// Whether host slices of `bytes` bytes (not inside a
+    /// [`HostBuffer`](crate::gpu::HostBuffer)) take the streamed path on `ctx` under
+    /// `config`: at least two pieces, a queue with timestamps (they mark finished pieces) and
+    /// host-coherent staging memory (finished pieces are read while the GPU still writes
+    /// others).
+    pub fn streams(config: &TransferConfig, ctx: &GpuContext, bytes: u64) -> bool {
+        config.streams(ctx, bytes)
     }
 
     /// Elements one workgroup of `sorter` sorts in shared memory (the tile) for keys of
