@@ -48,14 +48,15 @@ use rayon::slice::ParallelSliceMut;
 use sortnet::backend;
 use sortnet::gpu::bitonic::BitonicSorter;
 use sortnet::gpu::context::{context, GpuContext};
-use sortnet::gpu::radix::{Count, PassScheme, RadixConfig, RadixSorter, SortJob, VulkanRadix};
+use sortnet::gpu::radix::{Count, RadixSorter, SortJob, VulkanRadix};
 use sortnet::gpu::vulkano::buffer::{BufferContents, Subbuffer};
 use sortnet::gpu::vulkano::command_buffer::{
     AutoCommandBufferBuilder, CopyBufferInfo, PrimaryAutoCommandBuffer,
 };
 use sortnet::gpu::vulkano::query::{QueryPool, QueryPoolCreateInfo, QueryResultFlags, QueryType};
 use sortnet::gpu::vulkano::sync::PipelineStage;
-use sortnet::gpu::{copy, nibble, HostBuffer};
+use sortnet::gpu::{nibble, HostBuffer};
+use sortnet::tuning::gpu::{self as tuning, PassScheme, RadixConfig};
 use sortnet::{KeyMap, KeyWidth, SortBackend};
 
 type Builder = AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>;
@@ -254,8 +255,7 @@ impl Timer {
             },
         )
         .expect("a timestamp query pool");
-        let period_ns = ctx
-            .limits()
+        let period_ns = tuning::limits(ctx)
             .timestamp_period_ns
             .expect("a compute queue with timestamps");
         let warm = (!ctx.is_software()).then(|| [(); 2].map(|()| device::<u32>(ctx, WARM_WORDS)));
@@ -277,7 +277,7 @@ impl Timer {
     fn record_warm_up(&self, ctx: &GpuContext, b: &mut Builder) {
         if let Some([src, dst]) = &self.warm {
             for _ in 0..WARM_COPIES {
-                copy::record_copy(ctx, b, src.clone(), dst.clone()).unwrap();
+                tuning::record_copy(ctx, b, src.clone(), dst.clone()).unwrap();
             }
         }
     }
@@ -306,7 +306,7 @@ impl Timer {
         ticks[1].wrapping_sub(ticks[0]) as f64 * self.period_ns / 1e6
     }
 
-    /// Median GPU milliseconds of each phase that `record` stamps (`RadixSorter::record_timed`
+    /// Median GPU milliseconds of each phase that `record` stamps (`tuning::gpu::record_timed`
     /// on this pool), over `reps` runs each after `restore`, after one warm-up.
     fn phases(
         &self,
@@ -394,7 +394,7 @@ fn copy_ms(ctx: &Arc<GpuContext>, timer: &Timer, words: u64, reps: usize) -> f64
         ctx,
         reps,
         || {},
-        |b| copy::record_copy(ctx, b, src.clone(), dst.clone()).unwrap(),
+        |b| tuning::record_copy(ctx, b, src.clone(), dst.clone()).unwrap(),
     );
     let gbs = 2.0 * words as f64 * 4.0 / (best * 1e6);
     println!(
@@ -483,7 +483,7 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
                     });
                     if args.phases {
                         let phases = timer.phases(ctx, args.reps, restore, |b, pool| {
-                            sorter.record_timed(b, &job, &scratch, pool).unwrap()
+                            tuning::record_timed(sorter, b, &job, &scratch, pool).unwrap()
                         });
                         let list: Vec<String> = phases
                             .iter()
@@ -522,8 +522,7 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
                             args.reps,
                             || {},
                             |b, pool| {
-                                passes
-                                    .record_timed(b, &empty_job, &passes_scratch, pool)
+                                tuning::record_timed(passes, b, &empty_job, &passes_scratch, pool)
                                     .unwrap()
                             },
                         );
@@ -550,12 +549,12 @@ fn radix(ctx: &Arc<GpuContext>, args: &Args) {
                     println!(
                 "| {name} | 2^{log} | {} | {} | {best:.3} | {median:.3} | {:.2} | {:.2}x{} \
                  | {empty:.3} | {:.1} | {label} | {} |",
-                sorter.tile_keys(width, pairs).unwrap(),
-                if sorter.runs_in_one_workgroup(width, pairs, n).unwrap() {
+                tuning::tile_keys(sorter, width, pairs).unwrap(),
+                if tuning::runs_in_one_workgroup(sorter, width, pairs, n).unwrap() {
                     "one workgroup"
-                } else if sorter.takes_short_path(width, pairs, n).unwrap() {
+                } else if tuning::takes_short_path(sorter, width, pairs, n).unwrap() {
                     "short path"
-                } else if sorter.reduces_then_scans(width, pairs, n).unwrap() {
+                } else if tuning::reduces_then_scans(sorter, width, pairs, n).unwrap() {
                     "reduce-then-scan"
                 } else {
                     "look-back"

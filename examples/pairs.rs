@@ -6,7 +6,7 @@
 //! ```
 
 use sortnet::backend;
-use sortnet::keys::RadixSorter;
+use sortnet::keys::CpuRadixSorter;
 
 fn main() -> Result<(), sortnet::Error> {
     // A small table: city names with their population (the sort key).
@@ -38,7 +38,7 @@ fn main() -> Result<(), sortnet::Error> {
 
     // A program that sorts large batches again and again can keep the radix sort's scratch
     // memory between calls (a backend call frees it before it returns).
-    let mut sorter = RadixSorter::new();
+    let mut sorter = CpuRadixSorter::new();
     for batch in 0..3u32 {
         let mut keys: Vec<u32> = (0..1u32 << 20)
             .map(|i| i.wrapping_mul(2_654_435_761) ^ batch)

@@ -24,7 +24,7 @@ fn random_words(n: usize, mut seed: u64) -> Vec<u64> {
 
 /// Which backend `auto` sends this call to, for the printout.
 fn picked(workload: Workload, len: usize) -> &'static str {
-    backend::auto_pick(workload, len).map_or("none", |b| b.name())
+    sortnet::tuning::auto_pick(workload, len).map_or("none", |b| b.name())
 }
 
 fn main() -> Result<(), sortnet::Error> {

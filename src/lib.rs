@@ -111,8 +111,8 @@
 //! version and backends), which `auto` then follows ([`backend::ProfileChoice::Saved`], the
 //! default). [`backend::ProfileChoice::MeasureOnce`] has `auto` measure a short profile
 //! itself the first time it routes a call on a machine without one (1.3-2.5 s on the 2-core
-//! Xeon build machine; [`backend::calibration`]); [`backend::ProfileChoice::BuiltIn`] or
-//! `SORTNET_PROFILE=0` reads none.
+//! Xeon build machine); [`backend::ProfileChoice::BuiltIn`] or `SORTNET_PROFILE=0` reads
+//! none.
 //!
 //! ## Features and environment
 //!
@@ -121,19 +121,18 @@
 //! - Without default features (`default-features = false`) the crate is the CPU backends
 //!   alone: `wide`, `bytemuck` and `rayon`. The `sortnet` command-line tool is its own crate
 //!   (`cli/` in the repository), so the library pulls none of its dependencies.
-//! - `SORTNET_BACKEND=<name>` makes [`backend::auto`] return that backend;
-//!   `SORTNET_NO_GPU=1` and `SORTNET_NO_AVX512=1` take those backends off the list;
-//!   `SORTNET_PROFILE=<path>` reads the calibration profile from that file, and
-//!   `SORTNET_PROFILE=0` reads none. [`backend::Options::from_env`] is the one place these
-//!   are read; a program sets the same without the environment with [`backend::Options`]
-//!   and [`backend::configure`] or [`backend::Registry`].
-//! - Memory: a call frees all it allocated before it returns. [`keys::RadixSorter`] keeps the
+//! - Environment: five variables (`SORTNET_BACKEND`, `SORTNET_NO_GPU`, `SORTNET_NO_AVX512`,
+//!   `SORTNET_PROFILE`, `SORTNET_GPU_MEMORY_CAP`), each a field of [`backend::Options`] and
+//!   read in one place, [`backend::Options::from_env`], whose docs list them; a program sets
+//!   the same without the environment with [`backend::Options`] and [`backend::configure`]
+//!   or [`backend::Registry`].
+//! - Memory: a call frees all it allocated before it returns. [`keys::CpuRadixSorter`] keeps the
 //!   radix sort's scratch between calls, for programs that sort large slices again and again.
 //!
 //! ## The public API
 //!
-//! - [`backend`]: [`backend::auto`], [`backend::available`], [`backend::by_name`],
-//!   [`backend::auto_pick_for`]; the [`SortBackend`] trait with its generic calls on
+//! - [`backend`]: [`backend::auto`], [`backend::available`], [`backend::by_name`]; the
+//!   [`SortBackend`] trait with its generic calls on
 //!   `dyn SortBackend` ([`sort`](SortBackend#method.sort),
 //!   [`sort_descending`](SortBackend#method.sort_descending),
 //!   [`sort_pairs`](SortBackend#method.sort_pairs),
@@ -146,20 +145,24 @@
 //!   [`supports_strings`](SortBackend#method.supports_strings), `sort_nibbles`, `supports`,
 //!   `name`);
 //!   [`Workload`], [`Device`]; typed selection with [`backend::Options`] and
-//!   [`backend::Registry`]; the calibration profile in [`backend::profile`].
+//!   [`backend::Registry`], and the calibration profile `auto` follows with
+//!   [`backend::ProfileChoice`].
 //! - [`Key`] (the key types), [`KeyMap`], [`KeyWidth`]; [`Error`] and [`Result`].
-//! - [`keys::RadixSorter`]: the radix sort with scratch kept between calls.
+//! - [`keys::CpuRadixSorter`]: the radix sort with scratch kept between calls.
 //! - [`nibble::reference`]: the nibble sort's plain definition, for tests and comparisons.
 //! - [`file`](mod@file): files of keys, larger than memory too: [`file::sort_file`] sorts binary or
 //!   text keys within a memory budget (runs on disk and a k-way merge past it).
 //! - `gpu` (feature `gpu`): `gpu::vulkano` (the vulkano the crate is built with),
-//!   `gpu::context` (the shared Vulkan context), `gpu::radix` (`RadixSorter`, `SortJob`,
-//!   `Count`, `RadixScratch`, `RadixConfig`), `gpu::bitonic` (`BitonicSorter`,
-//!   `BitonicConfig`), `gpu::nibble::record`, `gpu::transfer::TransferConfig` and
-//!   `gpu::HostBuffer`. `gpu::radix` and `gpu::bitonic` record their sort into your own
-//!   vulkano command buffer for your buffers, with a query of the scratch memory they need.
+//!   `gpu::context` (the shared Vulkan context, or one on your own queue), `gpu::radix`
+//!   (`RadixSorter`, `SortJob`, `Count`, `RadixScratch`), `gpu::bitonic` (`BitonicSorter`),
+//!   `gpu::nibble::record`, `gpu::transfer::TransferConfig` and `gpu::HostBuffer`.
+//!   `gpu::radix` and `gpu::bitonic` record their sort into your own vulkano command buffer
+//!   for your buffers, with a query of the scratch memory they need.
 //!
-//! Everything else (kernels, thresholds, dispatch math) is private to the crate.
+//! Everything else (kernels, thresholds, dispatch math) is private to the crate, except
+//! what the `sortnet` tool, the benchmarks and the tests reach for (tuning values,
+//! calibration, what a sorter decides on a device): that is in `tuning`, which is not part
+//! of this API and may change in any release.
 
 pub mod backend;
 mod error;
@@ -169,6 +172,7 @@ pub mod gpu;
 pub mod keys;
 pub mod nibble;
 mod pages;
+pub mod tuning;
 
 pub use backend::{Device, SortBackend, Workload};
 pub use error::{Error, Result};

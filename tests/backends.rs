@@ -13,8 +13,9 @@ mod common;
 use std::sync::OnceLock;
 
 use common::{keys, lengths, nibble_words, Pattern, TestKey, PATTERNS};
-use sortnet::backend::profile::{Profile, State};
 use sortnet::backend::{Options, ProfileChoice, Registry};
+use sortnet::tuning::profile::{Profile, State};
+use sortnet::tuning::registry_pick;
 use sortnet::{backend, Device, Error, KeyMap, KeyWidth, SortBackend, Workload};
 
 /// Backends whose `sort_pairs` promises stability (equal keys keep their values' order):
@@ -607,9 +608,7 @@ fn without_avx512_auto_takes_the_next_best_backend() {
     };
     for width in [KeyWidth::W32, KeyWidth::W64] {
         let pick = |len| {
-            registry
-                .auto_pick_for(Workload::Keys(width), len, KeyMap::Unsigned)
-                .map(|b| b.name())
+            registry_pick(registry, Workload::Keys(width), len, KeyMap::Unsigned).map(|b| b.name())
         };
         let shortest = if width == KeyWidth::W64 {
             "radix"
@@ -672,7 +671,7 @@ fn without_the_gpu_every_workload_sorts_on_the_cpu() {
     ] {
         assert!(auto.supports(workload), "{workload:?}");
         for len in [0, 1, 1000, 1 << 18, 1 << 24] {
-            let pick = registry.auto_pick_for(workload, len, KeyMap::Unsigned);
+            let pick = registry_pick(registry, workload, len, KeyMap::Unsigned);
             assert_eq!(
                 pick.map(|b| b.device()),
                 Some(Device::Cpu),
@@ -680,6 +679,28 @@ fn without_the_gpu_every_workload_sorts_on_the_cpu() {
             );
         }
     }
+}
+
+/// `Options::backend` (what `SORTNET_BACKEND` sets) makes a registry's `auto()` that
+/// backend; `by_name("auto")` stays the `auto`, and a name the registry lacks leaves `auto`.
+#[test]
+fn a_named_backend_stands_in_for_auto() {
+    let cpu = |backend: &str| Options {
+        gpu: false,
+        profile: ProfileChoice::BuiltIn,
+        backend: Some(backend.to_string()),
+        ..Options::default()
+    };
+    let forced = Registry::new(&cpu("radix"));
+    assert_eq!(forced.auto().name(), "radix");
+    assert_eq!(forced.by_name("auto").map(|b| b.name()), Some("auto"));
+    let mut keys = [3u64, 1, 2];
+    forced.auto().sort(&mut keys).unwrap();
+    assert_eq!(keys, [1, 2, 3]);
+    assert_eq!(Registry::new(&cpu("auto")).auto().name(), "auto");
+    assert_eq!(Registry::new(&cpu("no-such-backend")).auto().name(), "auto");
+    // The GPU backends are not in a registry without the GPU.
+    assert_eq!(Registry::new(&cpu("vulkan-radix")).auto().name(), "auto");
 }
 
 /// A calibration profile file that names `vulkan-bitonic` (whose pair sort is not stable)
@@ -711,8 +732,7 @@ fn auto_pairs_stay_stable_whatever_the_profile_says() {
     });
     for width in [KeyWidth::W32, KeyWidth::W64] {
         for len in [0, 1, 100, 5000, 1 << 18, 1 << 20] {
-            let pick = registry
-                .auto_pick_for(Workload::Pairs(width), len, KeyMap::Unsigned)
+            let pick = registry_pick(&registry, Workload::Pairs(width), len, KeyMap::Unsigned)
                 .map(|b| b.name());
             assert!(
                 matches!(pick, Some("radix" | "vulkan-radix")),
@@ -792,9 +812,13 @@ fn auto_short_sorts_match_the_reference_both_ways() {
             profile: ProfileChoice::Given(profile),
             ..Options::from_env()
         });
-        let pick = registry
-            .auto_pick_for(Workload::Keys(KeyWidth::W64), 100, KeyMap::Unsigned)
-            .map(|b| b.name());
+        let pick = registry_pick(
+            &registry,
+            Workload::Keys(KeyWidth::W64),
+            100,
+            KeyMap::Unsigned,
+        )
+        .map(|b| b.name());
         assert_eq!(pick, Some(kernel));
         check_all(&format!("auto ({kernel} profile)"), registry.auto());
     }

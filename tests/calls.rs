@@ -432,12 +432,13 @@ fn descending_floats_put_positive_nan_first() {
     }
 }
 
-/// `RadixSorter` with each digit width forced through its configuration, whatever this
+/// `CpuRadixSorter` with each digit width forced through its configuration, whatever this
 /// machine's probe chose: keys of every width and pairs with record values, stably, on the
 /// plain LSD route (around the wide-digit threshold) and the MSD route.
 #[test]
 fn radix_sorter_sorts_stably_with_every_digit_width() {
-    use sortnet::keys::{DigitWidth, DigitWidths, RadixSorter};
+    use sortnet::keys::CpuRadixSorter;
+    use sortnet::tuning::{DigitWidth, DigitWidths};
     let widths = [DigitWidth::Bits8, DigitWidth::Bits11];
     for lsd_digits in widths {
         for bucket_digits in widths {
@@ -445,7 +446,7 @@ fn radix_sorter_sorts_stably_with_every_digit_width() {
                 lsd_digits,
                 bucket_digits,
             };
-            let mut sorter = RadixSorter::with_config(config);
+            let mut sorter = CpuRadixSorter::with_config(config);
             for n in [(1 << 14) - 1, (1 << 14) + 1, 1 << 16, (1 << 18) + 5] {
                 let keys: Vec<u64> = keys::<u64>(Pattern::Random, n, 7)
                     .into_iter()

@@ -1,8 +1,9 @@
 //! The environment variables a user flips still work: `SORTNET_NO_GPU`, `SORTNET_NO_AVX512`,
-//! `SORTNET_BACKEND` and `SORTNET_PROFILE`, and a Vulkan loader that finds no device. The
-//! process-wide registry reads them once, so each case runs this test binary again as a
-//! child process with the variables set (the configurations themselves are tested in one
-//! process in `tests/backends.rs`, through `backend::Options`).
+//! `SORTNET_BACKEND` and `SORTNET_PROFILE`, and a Vulkan loader that finds no device; a
+//! registry built from typed `Options` reads none of them. The process-wide registry reads
+//! them once, so each case runs this test binary again as a child process with the
+//! variables set (the configurations themselves are tested in one process in
+//! `tests/backends.rs`, through `backend::Options`).
 
 use std::process::Command;
 
@@ -53,7 +54,8 @@ fn fact<'a>(report: &'a str, key: &str) -> &'a str {
 }
 
 /// The child's half: reports the backends, `auto`'s name, the profile state, and sorts
-/// through `auto` (which must work whatever is switched off).
+/// through `auto` (which must work whatever is switched off); then the same of registries
+/// built from typed options, which the environment must not change.
 #[test]
 #[ignore = "runs only as the child process of the tests below"]
 fn child_reports() {
@@ -65,7 +67,19 @@ fn child_reports() {
     let names: Vec<&str> = backend::available().iter().map(|b| b.name()).collect();
     println!("backends {}", names.join(" "));
     println!("auto {}", backend::auto().name());
-    println!("profile {}", backend::profile_state());
+    println!("profile {}", sortnet::tuning::profile_state());
+    let typed = typed_registry();
+    let names: Vec<&str> = typed.available().iter().map(|b| b.name()).collect();
+    println!("typed_backends {}", names.join(" "));
+    println!("typed_auto {}", typed.auto().name());
+    let saved = Registry::new(&Options {
+        gpu: false,
+        ..Options::default()
+    });
+    println!(
+        "typed_profile {}",
+        sortnet::tuning::registry_profile_state(&saved)
+    );
     let mut keys = [2.5f32, -1.0, 0.0, -0.0];
     backend::auto().sort(&mut keys).unwrap();
     assert_eq!(
@@ -86,6 +100,15 @@ fn child_reports() {
     println!("sorted yes");
 }
 
+/// The registry whose listing the child reports as `typed_backends`: the default options
+/// but for the profile (none read), in either process.
+fn typed_registry() -> Registry {
+    Registry::new(&Options {
+        profile: ProfileChoice::BuiltIn,
+        ..Options::default()
+    })
+}
+
 #[test]
 fn no_gpu_and_no_avx512_take_those_backends_off_the_list() {
     let report = child_with(&[("SORTNET_NO_GPU", "1"), ("SORTNET_NO_AVX512", "1")]);
@@ -97,6 +120,13 @@ fn no_gpu_and_no_avx512_take_those_backends_off_the_list() {
     assert!(!backends.contains("vulkan-"), "{report}");
     assert!(!backends.contains("avx512"), "{report}");
     assert_eq!(fact(&report, "sorted"), "yes");
+    // Typed options win: the child's typed registry lists what this process's does.
+    let here: Vec<&str> = typed_registry()
+        .available()
+        .iter()
+        .map(|b| b.name())
+        .collect();
+    assert_eq!(fact(&report, "typed_backends"), here.join(" "), "{report}");
     // `0` and the empty string switch nothing off.
     let report = child_with(&[("SORTNET_NO_AVX512", "0")]);
     let cpu_only = Options {
@@ -130,6 +160,8 @@ fn sortnet_backend_forces_auto_and_a_bad_name_is_ignored() {
     let report = child_with(&[("SORTNET_BACKEND", "radix")]);
     assert_eq!(fact(&report, "auto"), "radix");
     assert_eq!(fact(&report, "sorted"), "yes");
+    // A registry built from typed options (no `backend`) keeps `auto`.
+    assert_eq!(fact(&report, "typed_auto"), "auto");
     let report = child_with(&[("SORTNET_BACKEND", "no-such-backend")]);
     assert_eq!(fact(&report, "auto"), "auto");
 }
@@ -148,5 +180,8 @@ fn sortnet_profile_names_the_file_or_switches_profiles_off() {
     let report = child_with(&[("SORTNET_PROFILE", corrupt.to_str().unwrap())]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(fact(&report, "profile").starts_with("ignored"), "{report}");
+    // A registry built from typed options (the saved profile) does not read that file.
+    let typed = fact(&report, "typed_profile");
+    assert!(!typed.contains(corrupt.to_str().unwrap()), "{report}");
     assert_eq!(fact(&report, "sorted"), "yes");
 }

@@ -20,7 +20,7 @@ fn gpu() -> Option<Arc<GpuContext>> {
 #[test]
 fn context_reads_sane_limits() {
     let Some(ctx) = gpu() else { return };
-    let l = ctx.limits();
+    let l = tuning::limits(&ctx);
     assert!(l.max_shared_memory >= 16 * 1024, "{l:?}");
     assert!(l.max_workgroup_invocations >= 128, "{l:?}");
     assert!(l.max_storage_buffer_range >= 1 << 27, "{l:?}");
@@ -54,7 +54,7 @@ fn smoke_upload_copy_kernel_download() {
         src.slice::<u32>(n),
     ))
     .unwrap();
-    sortnet::gpu::copy::record_copy(&ctx, &mut b, src.slice(n), dst.slice(n)).unwrap();
+    tuning::record_copy(&ctx, &mut b, src.slice(n), dst.slice(n)).unwrap();
     b.copy_buffer(CopyBufferInfo::buffers(
         dst.slice::<u32>(n),
         staging.slice::<u32>(n),
@@ -68,7 +68,8 @@ fn smoke_upload_copy_kernel_download() {
 // vulkan-bitonic and the GPU nibble sort
 
 use sortnet::backend;
-use sortnet::gpu::bitonic::{BitonicConfig, BitonicSorter};
+use sortnet::gpu::bitonic::BitonicSorter;
+use sortnet::tuning::gpu::{self as tuning, BitonicConfig};
 use sortnet::{Device, SortBackend};
 
 fn bitonic() -> Option<&'static dyn SortBackend> {
@@ -133,7 +134,7 @@ fn lengths_around(tile: usize) -> Vec<usize> {
 #[test]
 fn bitonic_sorts_u32_keys_of_every_shape() {
     let Some(b) = bitonic() else { return };
-    let tile = BitonicSorter::new(context().unwrap()).tile_len(4, false) as usize;
+    let tile = tuning::bitonic_tile_len(&BitonicSorter::new(context().unwrap()), 4, false) as usize;
     for p in [
         Pattern::Random,
         Pattern::AllEqual,
@@ -164,7 +165,7 @@ fn bitonic_sorts_a_million_and_seven() {
 #[test]
 fn bitonic_sorts_every_key_type() {
     let Some(b) = bitonic() else { return };
-    let tile = BitonicSorter::new(context().unwrap()).tile_len(8, true) as usize;
+    let tile = tuning::bitonic_tile_len(&BitonicSorter::new(context().unwrap()), 8, true) as usize;
     for n in [0, 1, 5, tile - 1, tile + 1, 2 * tile + 1, 5000] {
         let r = xorshift(n as u64 + 3, n);
         let mut f: Vec<f32> = r.iter().map(|&x| f32::from_bits(x as u32)).collect();
@@ -244,7 +245,7 @@ fn bitonic_sorts_pairs() {
     ));
     assert_eq!((k, v), (vec![2, 1], vec![0, 1]));
     let b = BitonicSorter::new(context().unwrap());
-    let tile = b.tile_len(4, true) as usize;
+    let tile = tuning::bitonic_tile_len(&b, 4, true) as usize;
     for p in [Pattern::Random, Pattern::AllEqual, Pattern::TopByteOnly] {
         for n in lengths_around(tile) {
             let mut k = keys32(p, n, 7 + n as u64);

@@ -15,8 +15,9 @@ use common::gpu::{filled, own_context, own_queue, Memory};
 use sortnet::gpu::bitonic::BitonicSorter;
 use sortnet::gpu::context::GpuContext;
 use sortnet::gpu::nibble;
-use sortnet::gpu::radix::{Count, RadixConfig, RadixSorter, SortJob};
+use sortnet::gpu::radix::{Count, RadixSorter, SortJob};
 use sortnet::gpu::vulkano;
+use sortnet::tuning::gpu::{self as tuning, RadixConfig};
 use sortnet::{KeyMap, KeyWidth};
 use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
 use vulkano::command_buffer::allocator::StandardCommandBufferAllocator;
@@ -384,10 +385,10 @@ fn the_short_path_sorts_skewed_and_equal_keys_around_its_threshold() {
     let w = KeyWidth::W32;
     let max = (4097..=1u64 << 17)
         .rev()
-        .find(|&n| sorter.takes_short_path(w, true, n).unwrap())
+        .find(|&n| tuning::takes_short_path(&sorter, w, true, n).unwrap())
         .expect("the short path runs on this device");
-    assert!(!sorter.takes_short_path(w, true, max + 1).unwrap());
-    assert!(!sorter.takes_short_path(w, true, 4096).unwrap());
+    assert!(!tuning::takes_short_path(&sorter, w, true, max + 1).unwrap());
+    assert!(!tuning::takes_short_path(&sorter, w, true, 4096).unwrap());
     let cap = max as usize + 1;
     let keys = filled(&ctx, Memory::Mapped, &vec![0u32; cap]).unwrap();
     let values = filled(&ctx, Memory::Mapped, &vec![0u32; cap]).unwrap();

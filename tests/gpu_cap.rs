@@ -1,16 +1,19 @@
 //! A capped device-memory budget (SORTNET_GPU_MEMORY_CAP) makes large GPU sorts fail with
-//! `Error::Gpu` and leaves the data untouched. Its own test binary: the cap is read once,
-//! when the process creates the shared context.
+//! `Error::Gpu` and leaves the data untouched; a registry built with a typed cap takes that
+//! one instead. Its own test binary: the variable is read once, when the process creates
+//! the shared context.
 #![cfg(feature = "gpu")]
 
 mod common;
 
-use sortnet::{backend, Error};
+use sortnet::backend::{self, Options, ProfileChoice, Registry};
+use sortnet::Error;
 
 #[test]
 fn allocation_over_the_cap_is_an_error_and_the_data_is_untouched() {
     // Set before anything in this process touches the GPU (one test in this binary).
     std::env::set_var("SORTNET_GPU_MEMORY_CAP", "1m");
+    assert_eq!(Options::from_env().gpu_memory_cap, Some(1 << 20));
     let Some(ctx) = common::gpu_or_skip(sortnet::gpu::context::context(), "a Vulkan device") else {
         return;
     };
@@ -49,4 +52,18 @@ fn allocation_over_the_cap_is_an_error_and_the_data_is_untouched() {
         assert!(matches!(b.sort_nibbles(&mut words), Err(Error::Gpu(_))));
         assert!(words == words_before);
     }
+
+    // A registry built from typed options takes its cap, not the environment's: with
+    // 64 MiB the keys the shared context refused sort.
+    let typed = Registry::new(&Options {
+        gpu_memory_cap: Some(64 << 20),
+        profile: ProfileChoice::BuiltIn,
+        ..Options::default()
+    });
+    let b = typed.by_name("vulkan-bitonic").expect("a GPU backend");
+    let mut keys = original.clone();
+    b.sort(&mut keys).unwrap();
+    let mut want = original;
+    want.sort_unstable();
+    assert!(keys == want);
 }

@@ -8,7 +8,7 @@ mod common;
 mod radix_suite;
 
 use radix_suite::{backend_with, cases};
-use sortnet::gpu::radix::{PassScheme, RadixConfig};
+use sortnet::tuning::gpu::{self as tuning, PassScheme, RadixConfig};
 use sortnet::{KeyWidth, SortBackend};
 
 #[test]
@@ -21,7 +21,7 @@ fn every_variant_runs_reduce_then_scan_where_configured() {
         for pairs in [false, true] {
             for n in [0, 1, 1 << 20] {
                 assert!(
-                    sorter.reduces_then_scans(width, pairs, n).unwrap(),
+                    tuning::reduces_then_scans(sorter, width, pairs, n).unwrap(),
                     "{width:?} {pairs} {n}"
                 );
             }
@@ -44,7 +44,7 @@ fn recount_fallback_sorts_stably() {
     let b = backend_with(config);
     let b: &(dyn SortBackend + 'static) = &b;
     let sorter = backend_with(RadixConfig::default());
-    let tile = sorter.sorter().tile_keys(KeyWidth::W64, true).unwrap() as usize;
+    let tile = tuning::tile_keys(sorter.sorter(), KeyWidth::W64, true).unwrap() as usize;
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     for n in [tile + 1, 9 * tile + 77] {
         let input: Vec<f64> = (0..n)
@@ -87,7 +87,7 @@ fn other_lookback_shapes_sort_stably() {
     let b = backend_with(config);
     let b: &(dyn SortBackend + 'static) = &b;
     let sorter = backend_with(RadixConfig::default());
-    let tile = sorter.sorter().tile_keys(KeyWidth::W32, true).unwrap() as usize;
+    let tile = tuning::tile_keys(sorter.sorter(), KeyWidth::W32, true).unwrap() as usize;
     let mut state = 0x2545_f491_4f6c_dd1du64;
     for n in [tile - 1, 2 * tile + 1, 13 * tile + 5] {
         let input: Vec<i32> = (0..n)
@@ -128,9 +128,7 @@ fn long_sorts_on_a_software_driver_sort_right_whatever_the_scheme() {
     let n = 1usize << 22;
     let software = b.sorter().context().is_software();
     assert_eq!(
-        b.sorter()
-            .reduces_then_scans(KeyWidth::W32, true, n as u64)
-            .unwrap(),
+        tuning::reduces_then_scans(b.sorter(), KeyWidth::W32, true, n as u64).unwrap(),
         software
     );
     let mut state = 0x853c_49e6_748f_ea9bu64;

@@ -11,11 +11,12 @@ use std::sync::Arc;
 
 use common::Rng;
 use sortnet::backend;
-use sortnet::gpu::bitonic::{BitonicConfig, BitonicSorter, VulkanBitonic};
+use sortnet::gpu::bitonic::{BitonicSorter, VulkanBitonic};
 use sortnet::gpu::context::{context, GpuContext};
-use sortnet::gpu::radix::{PassScheme, RadixConfig, RadixSorter, VulkanRadix};
+use sortnet::gpu::radix::{RadixSorter, VulkanRadix};
 use sortnet::gpu::transfer::TransferConfig;
 use sortnet::gpu::HostBuffer;
+use sortnet::tuning::gpu::{self as tuning, BitonicConfig, PassScheme, RadixConfig};
 use sortnet::SortBackend;
 
 fn gpu() -> Option<Arc<GpuContext>> {
@@ -62,7 +63,7 @@ fn streamed_host_sorts_match_std_for_keys_and_nibbles() {
         // Exactly two pieces, a partial last piece, many pieces.
         for n in [2048usize, 5000, 65543] {
             assert!(
-                transfer.streams(&ctx, n as u64 * 4),
+                tuning::streams(&transfer, &ctx, n as u64 * 4),
                 "{n} u32 keys should stream"
             );
             let mut keys: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
@@ -93,7 +94,7 @@ fn streamed_host_sorts_match_std_for_keys_and_nibbles() {
         if b.supports(sortnet::Workload::Nibbles) {
             for n in [1024usize, 1537, 30001] {
                 assert!(
-                    transfer.streams(&ctx, n as u64 * 8),
+                    tuning::streams(&transfer, &ctx, n as u64 * 8),
                     "{n} words should stream"
                 );
                 let mut words: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
@@ -123,10 +124,7 @@ fn streamed_radix_key_sorts_match_std_under_each_scheme() {
     config.partitions = 35;
     config.transfer = transfer.clone();
     let b = radix(&ctx, config);
-    assert!(b
-        .sorter()
-        .reduces_then_scans(sortnet::KeyWidth::W32, false, 9001)
-        .unwrap());
+    assert!(tuning::reduces_then_scans(b.sorter(), sortnet::KeyWidth::W32, false, 9001).unwrap());
     stream_suite::streamed_key_sorts_match_std(&ctx, &b, &transfer);
 }
 
@@ -139,7 +137,7 @@ fn a_failure_half_way_restores_the_keys() {
     let b = radix_with(&ctx, transfer.clone());
     let b: &(dyn SortBackend + 'static) = &b;
     let random: Vec<u32> = common::keys(common::Pattern::Random, 9001, 1);
-    assert!(transfer.streams(&ctx, 9001 * 4));
+    assert!(tuning::streams(&transfer, &ctx, 9001 * 4));
     let mut keys = random.clone();
     assert!(
         b.sort(&mut keys).is_err(),

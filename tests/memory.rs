@@ -3,14 +3,14 @@
 //! and drops them holds at most 16 MiB more resident memory than before the sort. A process
 //! that has sorted before hides what a first call leaves behind (thread pools, allocator
 //! arenas, raised allocator thresholds), so each cold sort runs in a child process: this test
-//! binary again, running only the ignored `cold_auto` or `cold_radix`. A `RadixSorter` is the
+//! binary again, running only the ignored `cold_auto` or `cold_radix`. A `CpuRadixSorter` is the
 //! documented way to keep the scratch between calls, until it is dropped.
 //!
 //! The GPU host path is left out on purpose: by default it keeps its device and staging
 //! buffers for the next call (see `sortnet::gpu::transfer::TransferConfig::keep_bytes`).
 
 use sortnet::backend::{self, ProfileChoice, SortBackend};
-use sortnet::keys::RadixSorter;
+use sortnet::keys::CpuRadixSorter;
 
 /// Anonymous resident memory of this process in bytes (`RssAnon` of `/proc/self/status`):
 /// what it allocated, without the pages of its own code that the first calls read in.
@@ -143,7 +143,7 @@ fn a_sorter_keeps_its_scratch_until_it_is_dropped() {
     drop(warm);
 
     let before = resident_bytes();
-    let mut sorter = RadixSorter::new();
+    let mut sorter = CpuRadixSorter::new();
     let mut big = keys(COLD_KEYS);
     sorter.sort(&mut big);
     assert!(big.windows(2).all(|w| w[0] <= w[1]));

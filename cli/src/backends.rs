@@ -2,7 +2,8 @@
 
 use std::fmt::Write as _;
 
-use sortnet::backend::{self, profile, Device};
+use sortnet::backend::{self, Device};
+use sortnet::tuning::{self, profile};
 use sortnet::{KeyMap, KeyWidth, Workload};
 
 use super::Outcome;
@@ -68,17 +69,23 @@ pub fn run() -> Outcome {
             b.status()
         );
     }
-    let _ = writeln!(out, "\ncalibration profile: {}", backend::profile_state());
-    for switch in ["SORTNET_NO_GPU", "SORTNET_NO_AVX512", "SORTNET_PROFILE"] {
-        if let Some(value) = std::env::var_os(switch) {
-            let _ = writeln!(out, "{switch}={}", value.to_string_lossy());
-        }
+    let _ = writeln!(out, "\ncalibration profile: {}", tuning::profile_state());
+    // What the environment (read by the library, `Options::from_env`) changed.
+    let options = tuning::options();
+    if !options.avx512 {
+        let _ = writeln!(out, "avx512 left out (SORTNET_NO_AVX512)");
     }
-    if let Ok(forced) = std::env::var("SORTNET_BACKEND") {
+    if !options.gpu {
+        let _ = writeln!(out, "GPU backends left out (SORTNET_NO_GPU)");
+    }
+    if let Some(cap) = options.gpu_memory_cap {
+        let _ = writeln!(out, "GPU memory cap: {cap} bytes (SORTNET_GPU_MEMORY_CAP)");
+    }
+    let forced = backend::auto().name();
+    if forced != "auto" {
         let _ = writeln!(
             out,
-            "SORTNET_BACKEND={forced}: backend::auto() returns that backend instead of the picks \
-             below"
+            "backend::auto() returns {forced} instead of the picks below (SORTNET_BACKEND)"
         );
     }
     let _ = write!(out, "\nauto picks, by elements:\n  {:<10}", "workload");
@@ -98,7 +105,7 @@ pub fn run() -> Outcome {
     for (workload, name, map) in rows {
         let _ = write!(out, "  {name:<10}");
         for size in PICK_SIZES {
-            let pick = backend::auto_pick_for(workload, size, map).map_or("-", |b| b.name());
+            let pick = tuning::auto_pick_for(workload, size, map).map_or("-", |b| b.name());
             let _ = write!(out, "{pick:>14}");
         }
         out.push('\n');

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
-use sortnet::backend;
+use sortnet::tuning;
 
 use super::data::{contestants, measure, Contestant, Data, Kind, Policy, Rng, Sample, ToolKey};
 use super::{fail, Outcome};
@@ -324,7 +324,7 @@ pub fn render(table: &Table, stat: Stat) -> String {
         let _ = write!(out, "{name:<16}");
         for (s, &size) in table.sizes.iter().enumerate() {
             let picked = table.kind.follows_auto_pick()
-                && backend::auto_pick_for(table.kind.workload(), size, table.kind.map())
+                && tuning::auto_pick_for(table.kind.workload(), size, table.kind.map())
                     .is_some_and(|b| b.name() == *name);
             let cell = match (
                 table.throughput(r, s, stat),

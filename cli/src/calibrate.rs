@@ -1,14 +1,15 @@
 //! `sortnet calibrate`: finds the fastest backend at each size of a ladder for every
 //! workload on this machine and saves the crossovers as the profile `auto` follows. The
-//! timing is the library's ([`sortnet::backend::calibration`]), the same code that `auto`'s
+//! timing is the library's ([`sortnet::tuning::calibration`]), the same code that `auto`'s
 //! short once-per-machine measurement runs, over more workloads, sizes and backends.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use indicatif::ProgressBar;
-use sortnet::backend::calibration::{self, Plan};
-use sortnet::backend::{self, profile};
+use sortnet::backend;
+use sortnet::tuning::calibration::{self, Plan};
+use sortnet::tuning::profile;
 use sortnet::SortBackend;
 
 use super::{fail, Outcome};

@@ -74,7 +74,7 @@ fn sort_text_i64_with_a_named_backend() {
         &dir.path("in.txt"),
         b"5\n-3\n 12 \r\n0\n-9223372036854775808\n",
     );
-    let name = sortnet::backend::auto_pick(sortnet::Workload::Keys(sortnet::KeyWidth::W64), 5)
+    let name = sortnet::tuning::auto_pick(sortnet::Workload::Keys(sortnet::KeyWidth::W64), 5)
         .unwrap()
         .name();
     let out = run(sortnet()

@@ -48,7 +48,7 @@ impl Allowed {
 
 /// The `auto` backend. Get the process-wide one from [`backend::auto`](super::auto), or
 /// one over other [`Options`](super::Options) from a [`Registry`](super::Registry).
-pub struct Auto {
+pub(crate) struct Auto {
     backends: Vec<&'static dyn SortBackend>,
     /// Where the calibration profile comes from.
     choice: ProfileChoice,
@@ -369,7 +369,7 @@ impl Auto {
 
     /// The backend `auto` sends a call of `workload` with `len` elements to, for keys that
     /// map to unsigned order by `map` (never a software GPU driver).
-    pub fn pick(
+    pub(crate) fn pick(
         &self,
         workload: Workload,
         len: usize,

@@ -2,7 +2,7 @@
 //! length, read by `auto` when one is saved ([`ProfileChoice::Saved`], the default).
 //! Measuring is what a user asks for: `sortnet calibrate` measures a full one, and
 //! [`ProfileChoice::MeasureOnce`] has `auto` measure a short one the first time it routes a
-//! call on a machine without one ([`calibration`](super::calibration)). Without a profile
+//! call on a machine without one ([`calibration`](crate::tuning::calibration)). Without a profile
 //! `auto` follows its built-in rules, which read the ISA and the cache sizes.
 //!
 //! The built-in thresholds are measured on two machines; a profile measured on this one wins
@@ -395,7 +395,7 @@ pub fn location(choice: &ProfileChoice, backends: &[&str]) -> Option<Location> {
 }
 
 /// Which calibration profile an `auto` follows.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub enum ProfileChoice {
     /// What ships: the profile for this machine in the cache folder ([`location`]), if
     /// `sortnet calibrate` (or a [`MeasureOnce`](Self::MeasureOnce) process) saved one;
@@ -406,7 +406,7 @@ pub enum ProfileChoice {
     /// As [`Saved`](Self::Saved), but when the cache folder has no profile for this machine
     /// (or a stale, foreign or broken one), `auto` measures a short one the first time it
     /// routes a call (1.3-2.5 s on the 2-core Xeon build machine, about 110 MB more memory
-    /// meanwhile; see [`calibration`](super::calibration)), saves it and follows it, and
+    /// meanwhile; see [`calibration`](crate::tuning::calibration)), saves it and follows it, and
     /// later processes read it. Never under Miri, and not when the first call comes from a
     /// rayon worker thread (then a saved profile is read, if any).
     MeasureOnce,

@@ -1,100 +1,56 @@
 //! The registry: the backends usable on this machine under some [`Options`], and the `auto`
-//! over them. One registry, built from the environment on first use, serves the functions
-//! of [`backend`](super); programs build others with [`Registry::new`].
+//! over them. One registry, built from [`Options::from_env`] on first use (or from the
+//! options given to [`configure`]), serves the functions of [`backend`](super); programs
+//! build others with [`Registry::new`].
 
 use std::sync::OnceLock;
 
 use super::auto::Auto;
 use super::cpu;
-pub use super::profile::ProfileChoice;
+use super::options::Options;
 use super::profile::State;
 use super::sort_backend::{SortBackend, Workload};
 use crate::keys::key::KeyMap;
-
-/// Which backends a [`Registry`] holds and which calibration profile its `auto` follows.
-///
-/// `Options::default()` is what ships: every backend the machine can run, and the profile
-/// saved for this machine if there is one ([`ProfileChoice::Saved`]; nothing is measured
-/// unless asked for). [`Options::from_env`] is the default with the user's switches
-/// applied; the process-wide registry uses it.
-///
-/// ```
-/// use sortnet::backend::{Options, ProfileChoice, Registry};
-/// // What a CPU without AVX-512 and a machine without a GPU see, in this process.
-/// // Built-in thresholds only: nothing is read or measured.
-/// let registry = Registry::new(&Options {
-///     avx512: false,
-///     gpu: false,
-///     profile: ProfileChoice::BuiltIn,
-/// });
-/// assert!(registry.by_name("avx512").is_none());
-/// let mut keys = vec![3u32, 1, 2];
-/// registry.auto().sort(&mut keys)?;
-/// assert_eq!(keys, [1, 2, 3]);
-/// # Ok::<(), sortnet::Error>(())
-/// ```
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// Offer the `avx512` backend where the CPU has the AVX-512 subsets it uses.
-    /// `SORTNET_NO_AVX512=1` sets it to false.
-    pub avx512: bool,
-    /// Offer the Vulkan backends where a device exists (and the `gpu` feature is built).
-    /// `SORTNET_NO_GPU=1` sets it to false.
-    pub gpu: bool,
-    /// The calibration profile `auto` follows before its built-in thresholds.
-    pub profile: ProfileChoice,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            avx512: true,
-            gpu: true,
-            profile: ProfileChoice::Saved,
-        }
-    }
-}
-
-impl Options {
-    /// The default with the environment's switches applied: `SORTNET_NO_AVX512=1` and
-    /// `SORTNET_NO_GPU=1` (any value but empty or `0`) leave those backends out;
-    /// `SORTNET_PROFILE=<path>` reads the profile from that file ([`ProfileChoice::File`])
-    /// and `SORTNET_PROFILE=0` switches profiles off ([`ProfileChoice::BuiltIn`]). This is
-    /// the only place the library reads them: a [`Registry`] built from typed `Options`
-    /// follows those alone.
-    pub fn from_env() -> Self {
-        let profile = match std::env::var_os("SORTNET_PROFILE").filter(|v| !v.is_empty()) {
-            Some(v) if v == "0" => ProfileChoice::BuiltIn,
-            Some(path) => ProfileChoice::File(path.into()),
-            None => ProfileChoice::Saved,
-        };
-        Options {
-            avx512: !env_flag("SORTNET_NO_AVX512"),
-            gpu: !env_flag("SORTNET_NO_GPU"),
-            profile,
-        }
-    }
-}
 
 /// The backends usable under some [`Options`], `auto` included.
 pub struct Registry {
     backends: Vec<&'static dyn SortBackend>,
     auto: Auto,
+    /// The backend [`Options::backend`] names, where this registry holds it.
+    forced: Option<&'static dyn SortBackend>,
+    options: Options,
 }
 
 impl Registry {
     /// Detects the backends `options` allows (CPU features, Vulkan devices; detection itself
     /// happens once per process) and builds the `auto` over them. The profile is read (or
-    /// measured) when `auto` first routes a call, not here.
+    /// measured) when `auto` first routes a call, not here. Nothing but `options` decides:
+    /// no `SORTNET_*` variable is read (a saved profile's cache folder comes from
+    /// `XDG_CACHE_HOME` or `HOME`, as any program's does).
     pub fn new(options: &Options) -> Registry {
         #[cfg_attr(not(feature = "gpu"), allow(unused_mut))]
         let mut backends = cpu::backends(options.avx512);
         #[cfg(feature = "gpu")]
         if options.gpu {
-            backends.extend(crate::gpu::backends());
+            backends.extend(crate::gpu::backends(options.gpu_memory_cap));
         }
         let auto = Auto::with_choice(&backends, options.profile.clone());
-        Registry { backends, auto }
+        let forced = options.backend.as_deref().and_then(|name| {
+            let found = backends.iter().find(|b| b.name() == name).copied();
+            if found.is_none() && name != "auto" {
+                eprintln!(
+                    "sortnet: backend {name} (Options::backend, SORTNET_BACKEND) is not usable \
+                     here; using auto"
+                );
+            }
+            found
+        });
+        Registry {
+            backends,
+            auto,
+            forced,
+            options: options.clone(),
+        }
     }
 
     /// Every backend of this registry, in a fixed order (CPU first, then GPU), `auto` last.
@@ -109,14 +65,18 @@ impl Registry {
         self.available().into_iter().find(|b| b.name() == name)
     }
 
-    /// The `auto` of this registry (without `SORTNET_BACKEND`'s override).
+    /// The backend this registry's calls go to by default: its `auto`, or the backend
+    /// [`Options::backend`] names. (`by_name("auto")` is the `auto` either way.)
     pub fn auto(&self) -> &(dyn SortBackend + 'static) {
-        &self.auto
+        match self.forced {
+            Some(forced) => forced,
+            None => &self.auto,
+        }
     }
 
     /// The backend this registry's `auto` sends a call of `workload` with `len` elements
     /// to, for keys that map to unsigned order by `map` (see [`auto_pick_for`]).
-    pub fn auto_pick_for(
+    pub(crate) fn auto_pick_for(
         &self,
         workload: Workload,
         len: usize,
@@ -127,8 +87,13 @@ impl Registry {
 
     /// What happened to the calibration profile this registry's `auto` follows (reading or
     /// measuring it now if `auto` has not routed a call yet).
-    pub fn profile_state(&self) -> &State {
+    pub(crate) fn profile_state(&self) -> &State {
         self.auto.profile_state()
+    }
+
+    /// The options this registry was built from.
+    pub(crate) fn options(&self) -> &Options {
+        &self.options
     }
 }
 
@@ -168,9 +133,8 @@ pub fn configure(options: Options) -> bool {
 /// Every backend usable on this machine, `auto` last.
 ///
 /// A backend is listed when the CPU has its instructions (`avx2`, `avx512`) or a Vulkan
-/// device exists (`vulkan-*`, software drivers included). `SORTNET_NO_GPU=1` and
-/// `SORTNET_NO_AVX512=1` take those backends off the list; a [`Registry`] does the same
-/// without the environment.
+/// device exists (`vulkan-*`, software drivers included), and the process-wide
+/// [`Options`] allow it ([`Options::avx512`], [`Options::gpu`]).
 pub fn available() -> Vec<&'static dyn SortBackend> {
     global().available()
 }
@@ -182,25 +146,16 @@ pub fn by_name(name: &str) -> Option<&'static dyn SortBackend> {
 
 /// The backend that picks the fastest usable backend for each call.
 ///
-/// `SORTNET_BACKEND=<name>` makes this return that backend instead (a name not usable here
-/// is reported once on stderr and ignored).
+/// [`Options::backend`] (`SORTNET_BACKEND=<name>`) makes this return that backend instead
+/// (a name not usable here is reported once on stderr and ignored).
 pub fn auto() -> &'static dyn SortBackend {
-    static FORCED: OnceLock<Option<&'static dyn SortBackend>> = OnceLock::new();
-    let forced = FORCED.get_or_init(|| {
-        let name = std::env::var("SORTNET_BACKEND").ok()?;
-        let found = by_name(&name);
-        if found.is_none() {
-            eprintln!("sortnet: SORTNET_BACKEND={name} is not a backend usable here; using auto");
-        }
-        found
-    });
-    forced.unwrap_or_else(|| global().auto())
+    global().auto()
 }
 
 /// The backend `auto` sends a call of `workload` with `len` elements to, for tools and
 /// benchmarks that report the pick (`sortnet backends`, `sortnet bench`). It follows the
 /// calibration profile and the built-in thresholds like `auto` does, but not
-/// `SORTNET_BACKEND`; `None` when no usable backend does `workload`. For integer keys and
+/// [`Options::backend`]; `None` when no usable backend does `workload`. For integer keys and
 /// nibbles; float keys can go elsewhere at the same length, see [`auto_pick_for`].
 pub fn auto_pick(workload: Workload, len: usize) -> Option<&'static dyn SortBackend> {
     auto_pick_for(workload, len, KeyMap::Unsigned)
@@ -218,15 +173,14 @@ pub fn auto_pick_for(
 }
 
 /// What happened to the calibration profile when the process-wide registry looked for it
-/// (for `sortnet backends`).
+/// (for `sortnet backends`; reading or measuring it now if `auto` has not routed a call
+/// yet).
 pub fn profile_state() -> &'static State {
     global().profile_state()
 }
 
-/// Whether an environment switch such as `SORTNET_NO_GPU` is set to something other than
-/// empty or `0`.
-fn env_flag(name: &str) -> bool {
-    std::env::var(name)
-        .map(|v| !v.is_empty() && v != "0")
-        .unwrap_or(false)
+/// The options the process-wide registry was built from: [`Options::from_env`], or those
+/// given to [`configure`] (for `sortnet backends`).
+pub fn options() -> &'static Options {
+    global().options()
 }

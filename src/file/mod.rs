@@ -133,7 +133,7 @@ fn sort_typed<K: FileKey>(
         backend,
         order: options.order,
         pool: pool.as_ref(),
-        radix: crate::keys::RadixSorter::new(),
+        radix: crate::keys::CpuRadixSorter::new(),
     };
 
     // Anything but a whole binary file is read in chunks of a quarter of the budget (three
@@ -290,7 +290,7 @@ mod tests {
                 backend,
                 order: Order::Descending,
                 pool: None,
-                radix: crate::keys::RadixSorter::new(),
+                radix: crate::keys::CpuRadixSorter::new(),
             };
             let mut got = keys.clone();
             sorting.sort(&mut got).unwrap();

@@ -39,7 +39,7 @@ pub(crate) struct Sorting<'a> {
     /// scratch as large as the chunk and frees it, and faulting in those fresh pages again
     /// for every chunk took a sixth of run formation's cycles. Dropped with `Sorting`, before
     /// the merge allocates its blocks.
-    pub(crate) radix: crate::keys::RadixSorter,
+    pub(crate) radix: crate::keys::CpuRadixSorter,
 }
 
 impl Sorting<'_> {

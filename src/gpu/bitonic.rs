@@ -51,28 +51,22 @@ use vulkano::command_buffer::{AutoCommandBufferBuilder, CopyBufferInfo, PrimaryA
 use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
 use vulkano::pipeline::{ComputePipeline, Pipeline, PipelineBindPoint};
 
+pub(crate) mod config;
+
 use super::context::{gpu_err, GpuContext};
 use super::plan::{self, BitonicStep};
 use super::pool::Memory;
-use super::transfer::{HostPath, TransferConfig};
+use super::transfer::HostPath;
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::{Error, Result};
 use crate::keys::key::KeyMap;
+pub(crate) use config::BitonicConfig;
 
 /// Threads per workgroup asked for (less where the device allows less).
 const WORKGROUP: u32 = 256;
-/// At most this many elements per thread in the local (shared-memory) kernels: tiles of
-/// 256 x 4 = 1024 keys. On an H200, u32 keys on the GPU, 4 per thread beat 8, 16 and 32 at
-/// 2^16, 2^20 and 2^24 keys (3.56 against 4.30-5.55 ms at 2^24; BENCHMARKS.md, "GPU bitonic
-/// sort").
-const MAX_PER_THREAD: u32 = 4;
-/// Global steps fused into one dispatch: each thread holds `2^FUSE` keys in registers. On an
-/// H200 fusing 4 steps was as fast as 3 and faster than 5 at 2^20 and 2^24 keys
-/// (BENCHMARKS.md, "GPU bitonic sort").
-const FUSE: u32 = 4;
 /// The most elements one GPU sort takes: indices are 32-bit in the shaders and the padded
 /// length must fit them.
-const MAX_LEN: u64 = 1 << 31;
+pub(super) const MAX_LEN: u64 = 1 << 31;
 
 /// The four shader variants: key width and whether values travel along.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -145,35 +139,6 @@ enum Kernel {
     Global(u32),
 }
 
-/// The bitonic sorter's tuning. `Default` is the shipped tuning; every value gives the same
-/// result (values are clamped to what the shaders take).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct BitonicConfig {
-    /// Most elements per thread in the local (shared-memory) kernels (a power of two,
-    /// 2 to 64).
-    pub max_per_thread: u32,
-    /// Global steps fused into one dispatch (1 to 5).
-    pub fuse: u32,
-    /// Host slices longer than this are sorted in chunks of at most this many elements on
-    /// the GPU and merged on the CPU (the path that slices larger than one storage buffer
-    /// take; at least 2).
-    pub chunk_limit: u64,
-    /// How host slices travel.
-    pub transfer: TransferConfig,
-}
-
-impl Default for BitonicConfig {
-    fn default() -> Self {
-        BitonicConfig {
-            max_per_thread: MAX_PER_THREAD,
-            fuse: FUSE,
-            chunk_limit: MAX_LEN,
-            transfer: TransferConfig::default(),
-        }
-    }
-}
-
 /// Records bitonic sorts of GPU buffers, and sorts host slices through the GPU. The
 /// bitonic sort is not stable: pairs come out with their keys sorted and every (key, value)
 /// pair kept, but equal keys' values in no particular order.
@@ -237,7 +202,7 @@ impl BitonicSorter {
 
     /// Elements one workgroup sorts in shared memory (the tile) for keys of `key_bytes`
     /// bytes (4 or 8), with or without values: lengths up to it take one dispatch.
-    pub fn tile_len(&self, key_bytes: u32, pairs: bool) -> u32 {
+    pub(crate) fn tile_len(&self, key_bytes: u32, pairs: bool) -> u32 {
         self.tile(Variant::new(key_bytes, pairs))
     }
 
@@ -632,18 +597,6 @@ impl VulkanBitonic {
     /// The backend of `sorter` (e.g. one with a [`BitonicConfig`] of the caller's).
     pub fn new(sorter: BitonicSorter) -> Self {
         VulkanBitonic { sorter }
-    }
-
-    /// The registry's backend, on the shared context; `None` without a Vulkan device.
-    pub(crate) fn get() -> Option<&'static VulkanBitonic> {
-        static BACKEND: std::sync::OnceLock<Option<VulkanBitonic>> = std::sync::OnceLock::new();
-        BACKEND
-            .get_or_init(|| {
-                super::context::context().map(|ctx| VulkanBitonic {
-                    sorter: BitonicSorter::new(ctx),
-                })
-            })
-            .as_ref()
     }
 }
 

@@ -7,7 +7,8 @@
 //! `Arc<GpuContext>` to every thread (`GpuContext` is `Send + Sync`; vulkano's queue and
 //! allocators lock internally). It returns `None`, never panics, when there is no Vulkan
 //! loader (`libvulkan.so.1` missing), no device with a compute queue, or device creation
-//! fails; `SORTNET_NO_GPU=1` is handled by the registry before this is reached.
+//! fails; a registry without GPU backends ([`Options::gpu`](crate::backend::Options::gpu))
+//! never reaches it.
 //!
 //! Device choice: a discrete GPU, else an integrated one, else a virtual one, else a CPU
 //! (software) driver such as lavapipe. Backends on a software driver report
@@ -18,13 +19,14 @@
 //! download runs beside the next compute work (on one queue NVIDIA ran them one after the
 //! other: BENCHMARKS.md, "GPU host path"). Pooled buffers are then shared by both families.
 //!
-//! Memory cap: `SORTNET_GPU_MEMORY_CAP=<bytes>` (suffixes `k`, `m`, `g` accepted, powers of
-//! 1024) limits the device memory the crate allocates for its own buffers; an allocation over
-//! the cap fails with [`Error::Gpu`] before touching Vulkan, so failure paths can be tested
-//! on any device. The variable is read once, when the context is created.
+//! Memory cap: a context made with a cap (the shared one takes
+//! [`Options::from_env`](crate::backend::Options::from_env)'s
+//! [`gpu_memory_cap`](crate::backend::Options::gpu_memory_cap), a registry with another cap
+//! its own) fails an allocation of the crate's own buffers past it with [`Error::Gpu`]
+//! before touching Vulkan, so failure paths can be tested on any device.
 
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use vulkano::command_buffer::allocator::StandardCommandBufferAllocator;
 use vulkano::command_buffer::{
@@ -37,7 +39,6 @@ use vulkano::device::{
 };
 use vulkano::instance::{Instance, InstanceCreateFlags, InstanceCreateInfo};
 use vulkano::memory::allocator::StandardMemoryAllocator;
-use vulkano::memory::MemoryHeapFlags;
 use vulkano::pipeline::compute::ComputePipelineCreateInfo;
 use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
 use vulkano::pipeline::{ComputePipeline, PipelineLayout, PipelineShaderStageCreateInfo};
@@ -46,63 +47,37 @@ use vulkano::sync::future::FenceSignalFuture;
 use vulkano::sync::GpuFuture;
 use vulkano::VulkanLibrary;
 
+use super::limits::{read_limits, Limits};
 use super::pool::Pool;
 use crate::error::{Error, Result};
 
-/// The shared context, created on first use; `None` when no Vulkan device is usable here.
+/// The shared context, created on first use with the memory cap of
+/// [`Options::from_env`](crate::backend::Options::from_env); `None` when no Vulkan device is
+/// usable here.
 pub fn context() -> Option<Arc<GpuContext>> {
-    static CONTEXT: OnceLock<Option<Arc<GpuContext>>> = OnceLock::new();
-    CONTEXT
-        .get_or_init(|| GpuContext::new().map(Arc::new).ok())
-        .clone()
+    static CAP: OnceLock<Option<u64>> = OnceLock::new();
+    capped(*CAP.get_or_init(|| crate::backend::Options::from_env().gpu_memory_cap))
+}
+
+/// The process's context whose own buffers take at most `memory_cap` bytes, created on
+/// first use; one per cap, kept for the process (registries hold `'static` backends on
+/// them). [`context()`] is the one of the environment's cap, which a registry of the same
+/// cap shares.
+pub(crate) fn capped(memory_cap: Option<u64>) -> Option<Arc<GpuContext>> {
+    type Made = (Option<u64>, Option<Arc<GpuContext>>);
+    static CONTEXTS: Mutex<Vec<Made>> = Mutex::new(Vec::new());
+    let mut contexts = CONTEXTS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, ctx)) = contexts.iter().find(|(cap, _)| *cap == memory_cap) {
+        return ctx.clone();
+    }
+    let ctx = GpuContext::new(memory_cap).map(Arc::new).ok();
+    contexts.push((memory_cap, ctx.clone()));
+    ctx
 }
 
 /// Maps any vulkano error to [`Error::Gpu`], saying what was being done.
 pub(crate) fn gpu_err<E: std::fmt::Display>(what: &'static str) -> impl FnOnce(E) -> Error {
     move |e| Error::Gpu(format!("{what}: {e}"))
-}
-
-/// The device limits the GPU code sizes its work from (never assumed, always read).
-#[derive(Debug, Clone)]
-pub struct Limits {
-    /// Lanes per subgroup (lavapipe 8, NVIDIA 32, AMD 64); `None` on Vulkan 1.0 drivers.
-    pub subgroup_size: Option<u32>,
-    /// `maxComputeSharedMemorySize` in bytes.
-    pub max_shared_memory: u32,
-    /// `maxComputeWorkGroupInvocations`.
-    pub max_workgroup_invocations: u32,
-    /// `maxComputeWorkGroupSize[0]`.
-    pub max_workgroup_size_x: u32,
-    /// `maxComputeWorkGroupCount[0]` and `[1]`.
-    pub max_workgroup_count: [u32; 2],
-    /// `maxStorageBufferRange`: the largest storage buffer a shader may bind, in bytes.
-    pub max_storage_buffer_range: u64,
-    /// The largest single allocation (`maxMemoryAllocationSize`, Vulkan 1.1), in bytes.
-    pub max_allocation: u64,
-    /// Nanoseconds per timestamp tick; `None` if the compute queue has no timestamps.
-    pub timestamp_period_ns: Option<f64>,
-    /// The device supports 64-bit integers in shaders (`shaderInt64`, enabled if present).
-    pub shader_int64: bool,
-    /// 16-bit floats in shader arithmetic (`shaderFloat16`, Vulkan 1.2; enabled if present).
-    pub shader_float16: bool,
-    /// 16-bit integers in shaders (`shaderInt16`, enabled if present).
-    pub shader_int16: bool,
-    /// Sizes of the device-local memory heaps, in bytes.
-    pub device_local_heaps: Vec<u64>,
-    /// Sizes of the other (host) memory heaps, in bytes.
-    pub host_heaps: Vec<u64>,
-}
-
-impl Limits {
-    /// The largest storage buffer the crate binds: `maxStorageBufferRange`, the allocation
-    /// limit and the memory cap, whichever is least.
-    pub fn max_buffer_bytes(&self, cap: Option<u64>) -> u64 {
-        let mut max = self.max_storage_buffer_range.min(self.max_allocation);
-        if let Some(cap) = cap {
-            max = max.min(cap);
-        }
-        max
-    }
 }
 
 /// The shared Vulkan state. Get it from [`context()`].
@@ -227,20 +202,10 @@ fn device_rank(kind: PhysicalDeviceType) -> u32 {
     }
 }
 
-/// Parses `SORTNET_GPU_MEMORY_CAP`: bytes, optionally with a `k`, `m` or `g` suffix.
-fn parse_cap(text: &str) -> Option<u64> {
-    let text = text.trim().to_ascii_lowercase();
-    let (digits, scale) = match text.chars().last()? {
-        'k' => (&text[..text.len() - 1], 1u64 << 10),
-        'm' => (&text[..text.len() - 1], 1 << 20),
-        'g' => (&text[..text.len() - 1], 1 << 30),
-        _ => (&text[..], 1),
-    };
-    digits.trim().parse::<u64>().ok()?.checked_mul(scale)
-}
-
 impl GpuContext {
-    fn new() -> Result<Self> {
+    /// A context on the first device of [`device_rank`]'s order, whose own buffers take at
+    /// most `memory_cap` bytes.
+    pub(crate) fn new(memory_cap: Option<u64>) -> Result<Self> {
         // A missing loader is an Err here, not a panic.
         let library = VulkanLibrary::new().map_err(gpu_err("no Vulkan loader"))?;
         let instance = Instance::new(
@@ -299,9 +264,6 @@ impl GpuContext {
             .next()
             .ok_or_else(|| Error::Gpu("the device gave no queue".into()))?;
         let transfer = queues.next();
-        let memory_cap = std::env::var("SORTNET_GPU_MEMORY_CAP")
-            .ok()
-            .and_then(|v| parse_cap(&v));
         Ok(Self::on_queue(queue, transfer, memory_cap))
     }
 
@@ -454,7 +416,7 @@ impl GpuContext {
     }
 
     /// The device limits.
-    pub fn limits(&self) -> &Limits {
+    pub(crate) fn limits(&self) -> &Limits {
         &self.limits
     }
 
@@ -468,7 +430,8 @@ impl GpuContext {
         &self.name
     }
 
-    /// The memory cap from `SORTNET_GPU_MEMORY_CAP`, if set.
+    /// The most bytes the crate's own buffers take on this context, if capped
+    /// ([`Options::gpu_memory_cap`](crate::backend::Options::gpu_memory_cap)).
     pub fn memory_cap(&self) -> Option<u64> {
         self.memory_cap
     }
@@ -646,53 +609,9 @@ fn wait_polling<F: GpuFuture>(done: &FenceSignalFuture<F>) -> Result<()> {
     done.wait(None).map_err(gpu_err("waiting for the GPU"))
 }
 
-fn read_limits(physical: &Arc<PhysicalDevice>, family: u32, shader_int64: bool) -> Limits {
-    let p = physical.properties();
-    let timestamps = physical.queue_family_properties()[family as usize].timestamp_valid_bits;
-    let mut device_local_heaps = Vec::new();
-    let mut host_heaps = Vec::new();
-    for heap in &physical.memory_properties().memory_heaps {
-        if heap.flags.intersects(MemoryHeapFlags::DEVICE_LOCAL) {
-            device_local_heaps.push(heap.size);
-        } else {
-            host_heaps.push(heap.size);
-        }
-    }
-    Limits {
-        subgroup_size: p.subgroup_size,
-        max_shared_memory: p.max_compute_shared_memory_size,
-        max_workgroup_invocations: p.max_compute_work_group_invocations,
-        max_workgroup_size_x: p.max_compute_work_group_size[0],
-        max_workgroup_count: [
-            p.max_compute_work_group_count[0],
-            p.max_compute_work_group_count[1],
-        ],
-        max_storage_buffer_range: p.max_storage_buffer_range as u64,
-        max_allocation: p.max_memory_allocation_size.unwrap_or(u64::MAX),
-        timestamp_period_ns: timestamps
-            .filter(|&bits| bits > 0)
-            .map(|_| p.timestamp_period as f64),
-        shader_int64,
-        shader_float16: false,
-        shader_int16: false,
-        device_local_heaps,
-        host_heaps,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn memory_cap_parses_suffixes() {
-        assert_eq!(parse_cap("4096"), Some(4096));
-        assert_eq!(parse_cap("64k"), Some(64 << 10));
-        assert_eq!(parse_cap("3M"), Some(3 << 20));
-        assert_eq!(parse_cap(" 2g "), Some(2 << 30));
-        assert_eq!(parse_cap("lots"), None);
-        assert_eq!(parse_cap(""), None);
-    }
 
     #[test]
     fn discrete_gpus_rank_before_software_drivers() {

@@ -5,15 +5,14 @@
 //!   loader or no device: `None`, and no GPU backend is listed), or one on the caller's own
 //!   device and queue ([`context::GpuContext::from_queue`]).
 //! - [`radix`]: the `vulkan-radix` backend and [`radix::RadixSorter`], which also records
-//!   sorts of the caller's own buffers into the caller's command buffer; its tuning is a
-//!   [`radix::RadixConfig`].
+//!   sorts of the caller's own buffers into the caller's command buffer.
 //! - [`bitonic`]: the `vulkan-bitonic` backend (keys and nibbles; not pairs, as it is not
 //!   stable) and [`bitonic::BitonicSorter`].
 //! - [`nibble`]: the GPU nibble sort, shared by both Vulkan backends.
 //! - [`transfer`]: how host slices travel ([`transfer::TransferConfig`]); [`HostBuffer`]:
 //!   host memory the GPU copies directly.
-//! - [`copy`]: a plain copy kernel, the bandwidth yardstick for benchmarks.
-//! - Inside: `pool` (the crate's own buffers, and the few it keeps between calls),
+//! - Inside: `copy` (a plain copy kernel, the benchmarks' bandwidth yardstick), `limits`
+//!   (the device limits the sorters size their work from), `pool` (the crate's own buffers, and the few it keeps between calls),
 //!   `host_copy` (the host's copies into and out of staging memory), `plan` (pure dispatch
 //!   math, tested without a GPU).
 //!
@@ -23,10 +22,10 @@
 //! Workgroup sizes and per-thread counts reach the shaders as specialization constants,
 //! chosen from the device's limits; no shader assumes a subgroup size.
 //!
-//! Environment: `SORTNET_NO_GPU=1` lists no GPU backend (read by the registry);
-//! `SORTNET_GPU_MEMORY_CAP=<bytes>` (k/m/g suffixes) caps the device memory the crate
-//! allocates for its own buffers, so that allocation failures can be tested. Everything
-//! else is a config value passed to a sorter's constructor.
+//! Configuration: a registry's [`Options`](crate::backend::Options) say whether it offers
+//! GPU backends and cap the device memory they allocate for their own buffers (so that
+//! allocation failures can be tested); everything else is a config value passed to a
+//! sorter's constructor.
 //!
 //! Memory: data on the GPU is sorted with scratch the caller owns ([`radix::RadixScratch`]).
 //! The host-slice path keeps the device and staging buffers of its last sorts (up to four
@@ -101,9 +100,10 @@ pub use vulkano;
 
 pub mod bitonic;
 pub mod context;
-pub mod copy;
+pub(crate) mod copy;
 mod host_buffer;
 mod host_copy;
+pub(crate) mod limits;
 pub mod nibble;
 pub(crate) mod plan;
 mod pool;
@@ -112,17 +112,31 @@ pub mod transfer;
 
 pub use host_buffer::HostBuffer;
 
+use std::sync::{Mutex, PoisonError};
+
 use crate::backend::SortBackend;
+use bitonic::{BitonicSorter, VulkanBitonic};
+use radix::{RadixSorter, VulkanRadix};
 
 /// The GPU backends usable here (none without a Vulkan loader and device), in their
-/// registry order.
-pub(crate) fn backends() -> Vec<&'static dyn SortBackend> {
+/// registry order, with the shipped tuning, on the context whose own buffers take at most
+/// `memory_cap` bytes ([`context::capped`]); made once per cap and kept for the process, as
+/// registries hold `'static` backends.
+pub(crate) fn backends(memory_cap: Option<u64>) -> Vec<&'static dyn SortBackend> {
+    type Made = (Option<u64>, Vec<&'static dyn SortBackend>);
+    static MADE: Mutex<Vec<Made>> = Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, list)) = made.iter().find(|(cap, _)| *cap == memory_cap) {
+        return list.clone();
+    }
     let mut list: Vec<&'static dyn SortBackend> = Vec::new();
-    if let Some(b) = bitonic::VulkanBitonic::get() {
-        list.push(b);
+    if let Some(ctx) = context::capped(memory_cap) {
+        let bitonic = VulkanBitonic::new(BitonicSorter::new(ctx.clone()));
+        list.push(Box::leak(Box::new(bitonic)));
+        if let Some(radix) = RadixSorter::new(ctx).ok().and_then(VulkanRadix::new) {
+            list.push(Box::leak(Box::new(radix)));
+        }
     }
-    if let Some(radix) = radix::VulkanRadix::get() {
-        list.push(radix);
-    }
+    made.push((memory_cap, list.clone()));
     list
 }

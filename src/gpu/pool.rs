@@ -199,7 +199,8 @@ impl GpuContext {
             if total > cap {
                 self.allocated.fetch_sub(bytes, Ordering::SeqCst);
                 return Err(Error::Gpu(format!(
-                    "allocating {bytes} bytes would exceed SORTNET_GPU_MEMORY_CAP={cap}"
+                    "allocating {bytes} bytes would exceed the GPU memory cap of {cap} bytes \
+                     (Options::gpu_memory_cap, SORTNET_GPU_MEMORY_CAP)"
                 )));
             }
         }

@@ -70,7 +70,7 @@ impl TransferConfig {
     /// take the streamed path on `ctx` under this config: at least two pieces, a queue with
     /// timestamps (they mark finished pieces) and host-coherent staging memory (finished
     /// pieces are read while the GPU still writes others).
-    pub fn streams(&self, ctx: &GpuContext, bytes: u64) -> bool {
+    pub(crate) fn streams(&self, ctx: &GpuContext, bytes: u64) -> bool {
         bytes >= 2 * piece_bytes(self)
             && ctx.limits().timestamp_period_ns.is_some()
             && ctx.staging_is_coherent()

@@ -2,7 +2,7 @@
 //! strings, key/value pairs, records by key, argsort, select and partial sort, through the
 //! order-preserving maps of [`KeyMap`](crate::KeyMap).
 //!
-//! Users sort through a [backend](crate::backend); [`RadixSorter`] is the `radix` backend's
+//! Users sort through a [backend](crate::backend); [`CpuRadixSorter`] is the `radix` backend's
 //! sort with scratch memory kept between calls. Inside: `key` (the maps), `radix/` (LSD,
 //! MSD, scatter), `network` and `portable` (the vectorised quicksort over a vector trait),
 //! `bitonic` (the quicksort's base case), `cache` (cache sizes read at run time),
@@ -31,4 +31,4 @@ pub(crate) mod strings;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
 
-pub use radix::{DigitWidth, DigitWidths, RadixSorter};
+pub use radix::CpuRadixSorter;

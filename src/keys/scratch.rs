@@ -8,7 +8,7 @@
 //! block's pages are zeroed by the
 //! kernel (on all rayon threads at once, see [`populate_in_parallel`]); a program that sorts
 //! large slices again and again can skip that cost by keeping the scratch in a [`Reserve`]
-//! (through [`RadixSorter`](super::RadixSorter)), which grows to the largest call and frees
+//! (through [`CpuRadixSorter`](super::CpuRadixSorter)), which grows to the largest call and frees
 //! its block when dropped.
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
@@ -160,7 +160,7 @@ impl Drop for Block {
 /// of the H200 machine (transparent huge pages on `madvise`) this lifted plain 16-thread
 /// `radix` calls from 0.70-0.88x to 0.83-0.94x of calls with kept scratch at 2^21-2^25 keys;
 /// without huge pages the same calls ran at 0.55-0.74x. What remains is the kernel zeroing
-/// fresh memory, which only keeping the memory ([`RadixSorter`](super::RadixSorter)) avoids.
+/// fresh memory, which only keeping the memory ([`CpuRadixSorter`](super::CpuRadixSorter)) avoids.
 /// A hint (`MADV_POPULATE_WRITE`, Linux 5.14): an error leaves the pages to fault on first
 /// touch as before.
 #[cfg(all(

@@ -16,8 +16,6 @@ pub(crate) mod x86_64 {
     pub mod avx512;
 }
 
-pub use network::GREEN_16;
-
 use rayon::prelude::*;
 
 /// Runs `sort` over `words`, split across rayon's pool when the slice has at least

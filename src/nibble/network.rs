@@ -55,14 +55,15 @@ unsafe fn compare_exchange<V: ByteVector>(v: &mut [V; 16], lo: usize, hi: usize)
 }
 
 /// Declares the network once as a list of comparators and derives from that one list both
-/// the [`GREEN_16`] table (for tests and documentation) and the straight-line [`sort16`]
+/// the `GREEN_16` table (which the tests check) and the straight-line [`sort16`]
 /// (a loop over the table would leave the 16 vectors in memory instead of registers).
 macro_rules! network {
     ($( ($lo:literal, $hi:literal) ),* $(,)?) => {
         /// Green's 60-comparator network for 16 inputs in 10 layers (Knuth, The Art of
         /// Computer Programming, vol. 3, 2nd ed., section 5.3.4, Fig. 49), one comparator
         /// `(lo, hi)` per entry: afterwards input `lo` holds the smaller value.
-        pub const GREEN_16: [(usize, usize); 60] = [$(($lo, $hi)),*];
+        #[cfg(test)]
+        pub(crate) const GREEN_16: [(usize, usize); 60] = [$(($lo, $hi)),*];
 
         /// Sorts the 16 vectors lane-wise ascending: afterwards `v[0]` holds the smallest
         /// byte of every lane and `v[15]` the largest.

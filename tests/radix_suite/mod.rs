@@ -7,8 +7,9 @@ use std::sync::OnceLock;
 
 use sortnet::backend;
 use sortnet::gpu::context::context;
-use sortnet::gpu::radix::{Count, PassScheme, RadixConfig, RadixSorter, SortJob, VulkanRadix};
+use sortnet::gpu::radix::{Count, RadixSorter, SortJob, VulkanRadix};
 use sortnet::gpu::vulkano::command_buffer::CopyBufferInfo;
+use sortnet::tuning::gpu::{self as tuning, PassScheme, RadixConfig};
 use sortnet::SortBackend;
 use sortnet::{Key, KeyMap, KeyWidth};
 
@@ -213,7 +214,7 @@ fn check_pairs<K: TestKey>(b: &(dyn SortBackend + 'static), input: &[K], what: &
 
 /// Sizes around one and two tiles, many tiles with a partial last one.
 fn sizes(case: &Case, width: KeyWidth, pairs: bool) -> Vec<usize> {
-    let tile = case.backend.sorter().tile_keys(width, pairs).unwrap() as usize;
+    let tile = tuning::tile_keys(case.backend.sorter(), width, pairs).unwrap() as usize;
     vec![
         0,
         1,
@@ -359,7 +360,7 @@ fn million_and_seven(b: &(dyn SortBackend + 'static), name: &str) {
 fn repeated_sorts_give_the_same_result() {
     for case in cases() {
         let b = &case.backend;
-        let tile = b.sorter().tile_keys(KeyWidth::W32, true).unwrap() as usize;
+        let tile = tuning::tile_keys(b.sorter(), KeyWidth::W32, true).unwrap() as usize;
         let input = keys::<u32>(Pattern::FewDistinct, 40 * tile + 5, 32, 5);
         let first = check_pairs(b, &input, &format!("{}: sort 1", case.name));
         for round in 2..=4 {

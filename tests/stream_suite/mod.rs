@@ -4,6 +4,7 @@
 
 use sortnet::gpu::context::GpuContext;
 use sortnet::gpu::transfer::TransferConfig;
+use sortnet::tuning::gpu as tuning;
 use sortnet::SortBackend;
 
 use crate::common::{keys, Pattern, TestKey};
@@ -30,7 +31,7 @@ pub fn streamed_key_sorts_match_std(
 ) {
     let n = 9001;
     assert!(
-        transfer.streams(ctx, n as u64 * 4),
+        tuning::streams(transfer, ctx, n as u64 * 4),
         "{n} u32 keys should stream"
     );
     let random: Vec<u32> = keys(Pattern::Random, n, 1);

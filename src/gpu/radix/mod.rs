@@ -43,7 +43,7 @@
 //! path, two dispatches (`small`: tiles split into 256 buckets, by the top digit where a
 //! sample of the keys finds it spread, else by splitters from the sorted sample, then a
 //! workgroup per bucket sorting it in shared memory); look-back sorts of 32-bit keys
-//! in buffers of fewer than 2^16 take a smaller tile; both are [`RadixConfig`] values. A
+//! in buffers of fewer than 2^16 take a smaller tile; both are [`RadixConfig`](crate::tuning::gpu::RadixConfig) values. A
 //! [`SortJob::key_bits`] below the key width sorts by the low bits only: the passes above
 //! them are neither recorded nor run.
 //!
@@ -52,7 +52,7 @@
 //! `shaders/radix_scatter.comp`. Reduce-then-scan has no tile wait for another. The
 //! sort is stable, so pairs keep equal keys' values in input order.
 //!
-//! Files: `config` ([`RadixConfig`], the tuning as a value), `plan` (dispatch math, tested
+//! Files: `config` ([`RadixConfig`](crate::tuning::gpu::RadixConfig), the tuning as a value), `plan` (dispatch math, tested
 //! without a GPU), `pipelines` (built per variant), `record` ([`RadixSorter`], recording a
 //! [`SortJob`]), `small` (the one-workgroup sort and the short path), `host` (host
 //! slices). Data already on the GPU: [`RadixSorter::record`] records the sort into the
@@ -60,7 +60,7 @@
 //! [`RadixSorter::new_scratch`] (its size from [`RadixSorter::scratch_bytes`]); keep the
 //! scratch and reuse it for every sort of at most its capacity.
 
-mod config;
+pub(crate) mod config;
 mod count;
 mod host;
 mod pipelines;
@@ -68,16 +68,14 @@ pub(crate) mod plan;
 mod record;
 mod small;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use vulkano::command_buffer::{AutoCommandBufferBuilder, PrimaryAutoCommandBuffer};
 use vulkano::query::QueryPool;
 use vulkano::sync::PipelineStage;
 
-pub use config::{PassScheme, RadixConfig, SHORT_MAX};
 pub use record::{Count, RadixScratch, RadixSorter, SortJob};
 
-use super::context::context;
 use super::nibble;
 use crate::backend::{Device, SortBackend, Workload};
 use crate::error::Result;
@@ -117,9 +115,8 @@ pub(super) fn stamp(
 impl RadixSorter {
     /// [`record`](Self::record), writing a GPU timestamp into query `i` of `pool` after the
     /// sort's `i`-th phase (from 1: the caller resets the queries and writes query 0 before);
-    /// returns the phases' names. For per-phase timings (benches/gpu.rs, `--phases`); the
-    /// timestamps order the phases no more than the sort's own barriers do.
-    pub fn record_timed(
+    /// returns the phases' names (see [`crate::tuning::gpu::record_timed`]).
+    pub(crate) fn record_timed(
         &self,
         builder: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
         job: &SortJob,
@@ -161,15 +158,6 @@ impl VulkanRadix {
     /// word pairs, low word first).
     pub fn new(sorter: RadixSorter) -> Option<Self> {
         cfg!(target_endian = "little").then_some(VulkanRadix { sorter })
-    }
-
-    /// The registry's backend, with the shipped tuning on the shared context, when a Vulkan
-    /// device with the needed subgroup operations exists.
-    pub(crate) fn get() -> Option<&'static VulkanRadix> {
-        static BACKEND: OnceLock<Option<VulkanRadix>> = OnceLock::new();
-        BACKEND
-            .get_or_init(|| VulkanRadix::new(RadixSorter::new(context()?).ok()?))
-            .as_ref()
     }
 
     /// The sorter behind the backend.

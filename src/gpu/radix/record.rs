@@ -198,7 +198,7 @@ impl RadixSorter {
     /// Keys per scatter tile of sorts of this key width (with or without values) too small
     /// for reduce-then-scan (see [`reduces_then_scans`](Self::reduces_then_scans)), whose
     /// tile may differ. Tests size their inputs around it.
-    pub fn tile_keys(&self, width: KeyWidth, pairs: bool) -> Result<u32> {
+    pub(crate) fn tile_keys(&self, width: KeyWidth, pairs: bool) -> Result<u32> {
         Ok(self
             .pipelines(Self::variant(width, pairs))?
             .small_shape()
@@ -207,21 +207,26 @@ impl RadixSorter {
 
     /// Whether a whole sort of `n` keys of this width (with or without values) runs its
     /// passes by reduce-then-scan rather than by decoupled look-back.
-    pub fn reduces_then_scans(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
+    pub(crate) fn reduces_then_scans(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
         let p = self.pipelines(Self::variant(width, pairs))?;
         Ok(p.reduce.as_ref().is_some_and(|r| n >= r.from))
     }
 
     /// Whether a sort of `n` keys of this width (with or without values) runs in one
     /// workgroup (`RadixConfig::one_workgroup_max`).
-    pub fn runs_in_one_workgroup(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
+    pub(crate) fn runs_in_one_workgroup(
+        &self,
+        width: KeyWidth,
+        pairs: bool,
+        n: u64,
+    ) -> Result<bool> {
         let p = self.pipelines(Self::variant(width, pairs))?;
         Ok(p.one.as_ref().is_some_and(|o| n <= o.max))
     }
 
     /// Whether a sort of `n` keys of this width (with or without values) takes the short
     /// path (`RadixConfig::short_max`): a split into buckets and a workgroup per bucket.
-    pub fn takes_short_path(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
+    pub(crate) fn takes_short_path(&self, width: KeyWidth, pairs: bool, n: u64) -> Result<bool> {
         let p = self.pipelines(Self::variant(width, pairs))?;
         let one = p.one.as_ref().is_some_and(|o| n <= o.max);
         Ok(!one && p.short.as_ref().is_some_and(|s| n <= s.max))

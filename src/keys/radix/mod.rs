@@ -56,7 +56,7 @@
 //! One scratch buffer the size of the input (`n` keys, plus `n` values for pairs) ping-pongs
 //! with the caller's slices: `4n` extra bytes for 32-bit keys, `8n` for 64-bit keys, plus `4n`
 //! for the values of pairs. A call allocates it and frees it before it returns; a
-//! [`RadixSorter`] keeps it between calls instead. During the bucket phase every rayon thread
+//! [`CpuRadixSorter`] keeps it between calls instead. During the bucket phase every rayon thread
 //! also holds one bucket-sized buffer (a few hundred KiB for uniform keys, at most
 //! [`BUCKET_MSD_MIN_BYTES`]) and the histograms, a few KiB, all freed by the end of the call.
 //!
@@ -321,13 +321,13 @@ impl<K: RadixKey, C: Codec<K>> Codec<K> for Descending<C> {
 /// 64-bit keys, `4n` more for the values of pairs) and frees it before it returns, so the
 /// process holds no more memory after the call than before. A fresh block of many megabytes
 /// costs a page fault per 4 KiB page on first touch: on a 2-core VM, up to a few tens of
-/// percent of a sort of 2^24 keys. A `RadixSorter` keeps its scratch instead, grown to the
+/// percent of a sort of 2^24 keys. A `CpuRadixSorter` keeps its scratch instead, grown to the
 /// largest call, until it is dropped or [`release`](Self::release)d. The sort is the same
 /// (stable, the same routes and threads); results are identical.
 ///
 /// ```
-/// use sortnet::keys::RadixSorter;
-/// let mut sorter = RadixSorter::new();
+/// use sortnet::keys::CpuRadixSorter;
+/// let mut sorter = CpuRadixSorter::new();
 /// for round in 0..3u32 {
 ///     let mut keys: Vec<u32> = (0..100_000u32).map(|i| i.wrapping_mul(2_654_435_761) ^ round).collect();
 ///     sorter.sort(&mut keys);
@@ -338,13 +338,13 @@ impl<K: RadixKey, C: Codec<K>> Codec<K> for Descending<C> {
 /// assert_eq!(sorter.scratch_bytes(), 0);
 /// ```
 #[derive(Default)]
-pub struct RadixSorter {
+pub struct CpuRadixSorter {
     keys: Reserve,
     values: Reserve,
     config: DigitWidths,
 }
 
-impl RadixSorter {
+impl CpuRadixSorter {
     /// A sorter holding no memory yet, with this machine's digit widths
     /// ([`DigitWidths::default`]).
     pub fn new() -> Self {
@@ -355,10 +355,10 @@ impl RadixSorter {
     /// results are the same whatever the widths; only the speed differs).
     ///
     /// ```
-    /// use sortnet::keys::{DigitWidth, DigitWidths, RadixSorter};
+    /// use sortnet::keys::{DigitWidth, DigitWidths, CpuRadixSorter};
     /// let config = DigitWidths { lsd_digits: DigitWidth::Bits8, ..DigitWidths::default() };
     /// let mut keys: Vec<u64> = (0..50_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
-    /// RadixSorter::with_config(config).sort(&mut keys);
+    /// CpuRadixSorter::with_config(config).sort(&mut keys);
     /// assert!(keys.windows(2).all(|w| w[0] <= w[1]));
     /// ```
     pub fn with_config(config: DigitWidths) -> Self {
@@ -471,9 +471,9 @@ impl RadixSorter {
     }
 }
 
-impl std::fmt::Debug for RadixSorter {
+impl std::fmt::Debug for CpuRadixSorter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RadixSorter")
+        f.debug_struct("CpuRadixSorter")
             .field("scratch_bytes", &self.scratch_bytes())
             .field("config", &self.config)
             .finish()
@@ -491,7 +491,7 @@ pub enum DigitWidth {
     Bits11,
 }
 
-/// Digit widths of the `radix` backend ([`RadixSorter::with_config`]); every width sorts
+/// Digit widths of the `radix` backend ([`CpuRadixSorter::with_config`]); every width sorts
 /// the same way, stably, only the speed differs from machine to machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DigitWidths {
@@ -517,8 +517,8 @@ impl DigitWidths {
     /// sort of 2^14 keys or more asks), finds an 11-bit scatter pass
     /// at most 3/2 the time of an 8-bit one (those sorts take 2 wide passes or 3 narrow
     /// ones), else [`DigitWidth::Bits8`]; the MSD route's
-    /// buckets take [`DigitWidth::Bits8`]. A [`RadixSorter`] built
-    /// [`with_config`](RadixSorter::with_config) skips the probe.
+    /// buckets take [`DigitWidth::Bits8`]. A [`CpuRadixSorter`] built
+    /// [`with_config`](CpuRadixSorter::with_config) skips the probe.
     pub fn machine() -> Self {
         DigitWidths {
             lsd_digits: if scatter::wide_digits_pay() {
@@ -557,7 +557,7 @@ fn sort_with_map<K, V>(
     values: &mut [V],
     map: KeyMap,
     route: Route,
-    sorter: Option<&mut RadixSorter>,
+    sorter: Option<&mut CpuRadixSorter>,
 ) where
     K: RadixKey,
     V: Copy + Send + Sync,
@@ -581,7 +581,7 @@ fn sort_in_order<K, V>(
     map: KeyMap,
     descending: bool,
     route: Route,
-    sorter: Option<&mut RadixSorter>,
+    sorter: Option<&mut CpuRadixSorter>,
 ) where
     K: RadixKey,
     V: Copy + Send + Sync,
@@ -602,7 +602,7 @@ fn sort_kv<K, V, C>(
     keys: &mut [K],
     values: &mut [V],
     route: Route,
-    sorter: Option<&mut RadixSorter>,
+    sorter: Option<&mut CpuRadixSorter>,
 ) where
     K: RadixKey,
     V: Copy + Send + Sync,

@@ -489,7 +489,7 @@ fn floats_over_few_binades_take_the_wide_split_stably() {
 
 #[test]
 fn a_sorter_keeps_its_scratch_and_sorts_alike() {
-    let mut sorter = RadixSorter::new();
+    let mut sorter = CpuRadixSorter::new();
     // Every route by size: insertion sort, one-thread LSD, split LSD, MSD (2^22 u32 keys).
     for (i, n) in [10usize, 5000, 1 << 18, 1 << 22, 1000]
         .into_iter()
@@ -723,7 +723,7 @@ fn every_digit_width_sorts_stably_on_every_route() {
             let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..n as u32).collect();
             want.sort_by_key(|p| p.0);
             for route in [Route::BySize, Route::Msd] {
-                let mut sorter = RadixSorter::with_config(config);
+                let mut sorter = CpuRadixSorter::with_config(config);
                 let (mut k, mut v): (Vec<u64>, Vec<u32>) = (keys.clone(), (0..n as u32).collect());
                 sort_with_map(&mut k, &mut v, KeyMap::Unsigned, route, Some(&mut sorter));
                 let got: Vec<(u64, u32)> = k.into_iter().zip(v).collect();
@@ -737,7 +737,7 @@ fn every_digit_width_sorts_stably_on_every_route() {
                 assert!(k32 == want32, "i32 keys {config:?} n={n} {route:?}");
             }
         }
-        let mut sorter = RadixSorter::with_config(config);
+        let mut sorter = CpuRadixSorter::with_config(config);
         assert_eq!(sorter.config(), config);
         let mut f: Vec<f32> = (0..40_000)
             .map(|i| ((i * 7919) % 40_009) as f32 - 2e4)
@@ -752,7 +752,7 @@ fn the_machine_probe_gives_one_answer_per_process() {
     // Whatever it finds, it finds it once: every later call agrees.
     let first = DigitWidths::machine();
     assert_eq!(DigitWidths::default(), first);
-    assert_eq!(RadixSorter::new().config(), first);
+    assert_eq!(CpuRadixSorter::new().config(), first);
     assert_eq!(first.bucket_digits, DigitWidth::Bits8);
 }
 
@@ -769,7 +769,7 @@ mod packed {
 
     /// Sorts `keys` with values `0..n` on `route` (through a kept scratch when `sorter`) and
     /// checks the result against std's stable sort by `map`'s order.
-    fn check(keys: &[u32], map: KeyMap, route: Route, sorter: Option<&mut RadixSorter>) {
+    fn check(keys: &[u32], map: KeyMap, route: Route, sorter: Option<&mut CpuRadixSorter>) {
         let n = keys.len();
         let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(0..n as u32).collect();
         want.sort_by_key(|p| map.encode32(p.0));
@@ -803,7 +803,7 @@ mod packed {
                     keys,
                     KeyMap::Signed,
                     Route::Msd,
-                    Some(&mut RadixSorter::new()),
+                    Some(&mut CpuRadixSorter::new()),
                 );
             }
         }
