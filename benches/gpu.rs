@@ -17,13 +17,14 @@
 //! its command buffer between two GPU timestamps, the input restored before each one, best
 //! and median of N after a warm-up sort, next to a plain copy kernel over the same bytes
 //! (the bandwidth yardstick). `radix` with no options runs the shipped `RadixSorter` (the
-//! "GPU radix sort" table; CUB's figures come from `scripts/cub_reference.py` on the same
-//! machine); `--scheme`, `--tile` and `--partitions` reproduce "GPU radix tiles";
-//! `--key-bits B` sorts by the low B bits (a list: a row each); `--variants` compares tunings
-//! in one process, a row each: `base` (the options' tuning) or parts joined by `+`: `direct`
-//! / `indirect` (the look-back passes dispatched directly, as shipped, or sized by the plan),
-//! `kpiN` (`--histogram-kpi`), `batchN` (`--histogram-batch`); `--one-workgroup-max`,
-//! `--short-max` and `--small-below` set the small sorts' crossovers (0: off);
+//! "GPU radix sort" table; CUB's figures come from `scripts/cub_bench.sh` in the same call
+//! on the same machine); `--scheme`, `--tile` and `--partitions` reproduce "GPU radix
+//! tiles"; `--key-bits B` sorts by the low B bits (a list: a row each); `--variants`
+//! compares tunings in one process, a row each: `base` (the options' tuning) or parts joined
+//! by `+`: `direct` / `indirect` (the look-back passes dispatched directly, as shipped, or
+//! sized by the plan), `kpiN` (`--histogram-kpi`), `batchN` (`--histogram-batch`);
+//! `--one-workgroup-max`, `--short-max` and `--small-below` set the small sorts' crossovers
+//! (0: off);
 //! `--one-top-digit` gives 32-bit keys one top byte (the short path's worst case split by the
 //! top digit), `--shape` other inputs of that kind: `one-top-digit`, `equal` (one key), `two`
 //! (two keys), `depths` (floats of one narrow range, with `--map float`). Each `radix` row
@@ -599,10 +600,12 @@ fn check_radix(
         KeyWidth::W32 => data.len(),
         KeyWidth::W64 => data.len() / 2,
     };
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_by_key(|&i| key(data, i as usize));
-    let keys_ok = (0..n).all(|i| key(&got, i) == key(data, order[i] as usize));
-    keys_ok && vals.is_none_or(|v| read(v) == order)
+    // The stable order, as (key, index) pairs sorted on every core: a one-thread sort of
+    // indices by a looked-up key would dominate a run at 2^28 keys.
+    let mut order: Vec<(u64, u32)> = (0..n).map(|i| (key(data, i), i as u32)).collect();
+    order.par_sort_unstable();
+    let keys_ok = (0..n).all(|i| key(&got, i) == order[i].0);
+    keys_ok && vals.is_none_or(|v| read(v).iter().zip(&order).all(|(&v, o)| v == o.1))
 }
 
 fn nibbles(ctx: &Arc<GpuContext>, args: &Args) {

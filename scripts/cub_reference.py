@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""CUB's radix sort through cupy, the peer of BENCHMARKS.md's "GPU radix sort" table.
+"""CUB's radix sort through cupy: what a cupy user calls (`cupy.sort`, `cupy.argsort`).
+
+The like-for-like peer of BENCHMARKS.md's "GPU radix sort" table is scripts/cub_bench.cu
+(CUB's own entry points, every key type, pairs with 32-bit values); this script stays for the
+cupy user's view and reproduces the older tables that name it.
 
 Usage: python3 scripts/cub_reference.py [--reps N] [--keys u32,u64,pairs32] [LOG2 ...]
 (default sizes 24 26 28). Run it on the same machine and in the same call as
