@@ -80,7 +80,10 @@ fn wide_avx512_here() -> bool {
 /// GPU machine (2 MiB L2), one thread, ns per call, avx512 / radix (BENCHMARKS.md, "Every
 /// key type against std"): u32 2^16 198 / 361 µs, 2^18 0.90 / 2.06 ms; u64 2^10 4.2 /
 /// 6.7 µs, 2^20 8.1 / 11.0 ms; f64 2^16 0.43 / 0.69 ms; and at 16 / 64 32-bit keys 11 / 45 ns
-/// against avx2's 14 / 75 (which goes first there on Zen 4: [`KEYS32_AVX512_MIN_LEN`]).
+/// against avx2's 14 / 75 (which goes first there on Zen 4: [`KEYS32_AVX512_MIN_LEN`]). The
+/// Xeon host of the H100 machine measured the same order at every cell (2026-12-07). On the
+/// 16 threads of the H200 machine's host `avx512` ran u64 2^20-2^26 at 619-942 M keys/s against
+/// radix's 548-734 (BENCHMARKS.md, "16 threads against IPS²Ra").
 pub(crate) const WIDE_AVX512_KEYS: &[&str] = &KEYS_SIMD;
 
 /// 32-bit keys from which `radix` beats the vectorised quicksort of `avx512`: avx512 /
