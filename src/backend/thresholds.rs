@@ -449,7 +449,7 @@ mod key_tests {
 
     /// Full-width AVX-512: `avx512` at every length, but inside a hardware GPU's window.
     #[test]
-    fn every_wide_avx512_class_sends_keys_to_avx512_at_every_length() {
+    fn every_machine_class_with_wide_avx512_sends_keys_to_avx512_at_every_length() {
         for class in classes::all().into_iter().filter(|c| c.machine.wide_avx512) {
             for width in [KeyWidth::W32, KeyWidth::W64] {
                 for map in [KeyMap::Unsigned, KeyMap::Signed, KeyMap::Float] {
