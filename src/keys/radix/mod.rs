@@ -355,7 +355,8 @@ impl CpuRadixSorter {
     /// results are the same whatever the widths; only the speed differs).
     ///
     /// ```
-    /// use sortnet::keys::{DigitWidth, DigitWidths, CpuRadixSorter};
+    /// use sortnet::keys::CpuRadixSorter;
+    /// use sortnet::tuning::{DigitWidth, DigitWidths};
     /// let config = DigitWidths { lsd_digits: DigitWidth::Bits8, ..DigitWidths::default() };
     /// let mut keys: Vec<u64> = (0..50_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
     /// CpuRadixSorter::with_config(config).sort(&mut keys);
