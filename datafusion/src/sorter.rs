@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::array::{ArrayRef, AsArray, GenericByteViewArray, RecordBatch};
+use datafusion::arrow::datatypes::ByteViewType;
+use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::common::runtime::SpawnedTask;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
-use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::LexOrdering;
 use datafusion::physical_plan::metrics::{BaselineMetrics, ExecutionPlanMetricsSet, SpillMetrics};
@@ -62,21 +62,25 @@ pub(crate) struct SortSpec {
 pub(crate) struct Sorter {
     spec: SortSpec,
     batch_size: usize,
-    runtime: Arc<RuntimeEnv>,
     batches: Vec<RecordBatch>,
     rows: usize,
     /// The gathered batches and the working memory their sort will need.
     reservation: MemoryReservation,
-    /// Memory set aside for merging spilled runs, taken before anything is gathered so
-    /// that the merge does not find the pool empty.
+    /// Memory set aside for merging spilled runs (`sort_spill_reservation_bytes`), so that
+    /// the merge does not find the pool empty; freed for the operators downstream when
+    /// nothing spilled.
     merge_reservation: MemoryReservation,
-    merge_reservation_bytes: usize,
+    /// The size `merge_reservation` is to have: `sort_spill_reservation_bytes` where the
+    /// session can spill, else 0.
+    merge_bytes: usize,
     spill_manager: SpillManager,
     spills: Vec<SortedSpillFile>,
     metrics: SorterMetrics,
 }
 
 impl Sorter {
+    /// A sort for one partition; where the session can spill, it sets aside the merge's
+    /// memory now, before this partition gathers.
     pub(crate) fn new(
         spec: SortSpec,
         partition: usize,
@@ -90,6 +94,13 @@ impl Sorter {
             .register(&runtime.memory_pool);
         let merge_reservation = MemoryConsumer::new(format!("SortnetExecMerge[{partition}]"))
             .register(&runtime.memory_pool);
+        let merge_bytes = match runtime.disk_manager.tmp_files_enabled() {
+            true => config.options().execution.sort_spill_reservation_bytes,
+            false => 0,
+        };
+        // Failing here is not an error: another partition may be holding more than its
+        // share of the pool for now; the next batches try again.
+        let _ = merge_reservation.try_resize(merge_bytes);
         let spill_manager = SpillManager::new(
             Arc::clone(&runtime),
             metrics.spill.clone(),
@@ -98,9 +109,8 @@ impl Sorter {
         .with_compression_type(config.spill_compression());
         Self {
             batch_size: config.batch_size(),
-            merge_reservation_bytes: config.options().execution.sort_spill_reservation_bytes,
+            merge_bytes,
             spec,
-            runtime,
             batches: Vec::new(),
             rows: 0,
             reservation,
@@ -116,12 +126,8 @@ impl Sorter {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        if self.runtime.disk_manager.tmp_files_enabled()
-            && self.merge_reservation.size() != self.merge_reservation_bytes
-        {
-            self.merge_reservation
-                .try_resize(self.merge_reservation_bytes)
-                .map_err(out_of_memory)?;
+        if self.merge_reservation.size() < self.merge_bytes {
+            let _ = self.merge_reservation.try_resize(self.merge_bytes);
         }
         let bytes = reserved_bytes(&batch, &self.spec.keys);
         if let Err(e) = self.reservation.try_grow(bytes) {
@@ -150,9 +156,9 @@ impl Sorter {
                 self.metrics.baseline.done();
                 return Ok(Box::pin(EmptyRecordBatchStream::new(schema)));
             }
+            let held = self.batches_bytes();
             let run = self.sort_gathered().await?;
             // The order is all that is left of the sort's working memory.
-            let held = self.batches_bytes();
             self.reservation.resize(held + 4 * run.len());
             return Ok(emit(run, self.batch_size, self.reservation, self.metrics));
         }
@@ -194,7 +200,7 @@ impl Sorter {
         let time = self.metrics.baseline.elapsed_compute().clone();
         let best = blocking(move || {
             let _timer = time.timer();
-            run.slice(0, run.len())
+            compact_views(run.slice(0, run.len())?)
         })
         .await?;
         debug_assert!(best.num_rows() <= k);
@@ -236,6 +242,45 @@ impl Sorter {
     fn batches_bytes(&self) -> usize {
         self.batches.iter().map(get_record_batch_memory_size).sum()
     }
+}
+
+/// `batch` with its string and binary views moved into buffers of their own where they
+/// use less than half of the buffers they point into. Rows gathered from a whole run point
+/// into the buffers of every batch they came from: memory accounting downstream (a
+/// `SortPreservingMergeExec` above, the rows a top-k keeps) would count all of those per
+/// batch, and hold on to them.
+fn compact_views(batch: RecordBatch) -> Result<RecordBatch> {
+    fn wasteful<T: ByteViewType>(array: &GenericByteViewArray<T>) -> bool {
+        let held: usize = array.data_buffers().iter().map(|b| b.len()).sum();
+        let used: usize = array
+            .views()
+            .iter()
+            .map(|&v| v as u32 as usize)
+            .filter(|&len| len > 12)
+            .sum();
+        held > 2 * used
+    }
+    let mut columns = batch.columns().to_vec();
+    let mut changed = false;
+    for column in &mut columns {
+        let compacted: Option<ArrayRef> = match column.data_type() {
+            DataType::Utf8View if wasteful(column.as_string_view()) => {
+                Some(Arc::new(column.as_string_view().gc()))
+            }
+            DataType::BinaryView if wasteful(column.as_binary_view()) => {
+                Some(Arc::new(column.as_binary_view().gc()))
+            }
+            _ => None,
+        };
+        if let Some(c) = compacted {
+            *column = c;
+            changed = true;
+        }
+    }
+    if !changed {
+        return Ok(batch);
+    }
+    Ok(RecordBatch::try_new(batch.schema(), columns)?)
 }
 
 /// Memory to reserve for a gathered batch: the batch and its share of the sort.

