@@ -20,7 +20,8 @@ pub(crate) struct Key {
 
 /// Bytes of working memory per row and per key column that sorting a run takes beyond its
 /// batches: sortnet-arrow's codes (8 bytes, 16 for strings and 128-bit keys), the packed
-/// keys with the row indices and the radix sort's scratch copy of both.
+/// keys with the row indices and the radix sort's scratch copy of both. An estimate from
+/// sortnet-arrow's engine, not a measurement.
 pub(crate) const SORT_BYTES_PER_ROW_PER_KEY: usize = 40;
 
 /// The bytes sorting `batch` as part of a run needs besides the batch itself: the joined

@@ -25,12 +25,16 @@ use crate::run::{sort_overhead, Key, SortedRun};
 /// With a fetch of `k`, the gathered rows are cut back to the best `k` once there are
 /// `max(TOP_K_SLACK * k, TOP_K_MIN_ROWS)` of them: each cut sorts what was gathered with a
 /// limit (sortnet-arrow then selects before it sorts), so the rows gathered between cuts
-/// pay for one selection each, and memory stays within a few times `k` rows.
+/// pay for one selection each, and memory stays within a few times `k` rows. Reasoned, not
+/// yet tuned by measurement.
 const TOP_K_SLACK: usize = 4;
 
 /// The fewest rows gathered before a top-k cut, so that a small `k` does not sort a few
 /// rows per input batch.
 const TOP_K_MIN_ROWS: usize = 1 << 16;
+
+/// The most rows one run holds: sortnet-arrow's indices are `u32`.
+const MAX_RUN_ROWS: usize = u32::MAX as usize;
 
 /// The metrics of one partition, as `SortExec` keeps them.
 #[derive(Debug, Clone)]
@@ -129,13 +133,24 @@ impl Sorter {
         if self.merge_reservation.size() < self.merge_bytes {
             let _ = self.merge_reservation.try_resize(self.merge_bytes);
         }
+        if self.rows + batch.num_rows() > MAX_RUN_ROWS {
+            self.spill().await?;
+        }
         let bytes = reserved_bytes(&batch, &self.spec.keys);
         if let Err(e) = self.reservation.try_grow(bytes) {
             if self.batches.is_empty() {
                 return Err(out_of_memory(e));
             }
-            self.spill().await?;
-            self.reservation.try_grow(bytes).map_err(out_of_memory)?;
+            // A top-k first drops what it will not keep; a spill is the last resort.
+            let mut grown = false;
+            if let Some(k) = self.spec.fetch.filter(|&k| self.rows > k) {
+                self.cut_to_fetch(k).await?;
+                grown = self.reservation.try_grow(bytes).is_ok();
+            }
+            if !grown {
+                self.spill().await?;
+                self.reservation.try_grow(bytes).map_err(out_of_memory)?;
+            }
         }
         self.rows += batch.num_rows();
         self.batches.push(batch);
@@ -214,8 +229,11 @@ impl Sorter {
     /// Sorts the gathered batches into a run, writes it to a spill file and frees their
     /// memory.
     async fn spill(&mut self) -> Result<()> {
+        if self.batches.is_empty() {
+            return Ok(());
+        }
         let run = self.sort_gathered().await?;
-        let batch_size = self.batch_size;
+        let batch_size = self.batch_size.max(1);
         let spill_manager = self.spill_manager.clone();
         let time = self.metrics.baseline.elapsed_compute().clone();
         let spilled = blocking(move || {
