@@ -5,9 +5,12 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, GenericByteViewArray, RecordBatch, RecordBatchOptions, UInt32Array,
+};
 use datafusion::arrow::compute::{concat, interleave};
 use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::datatypes::{ByteViewType, DataType};
 use datafusion::common::Result;
 use sortnet_arrow::{SortColumn, SortOptions};
 
@@ -101,7 +104,7 @@ impl SortedRun {
         self.order.len()
     }
 
-    /// The output rows `offset..offset + len` as one batch.
+    /// The output rows `offset..offset + len` as one batch, holding only the strings it uses.
     pub(crate) fn slice(&self, offset: usize, len: usize) -> Result<RecordBatch> {
         let order = &self.order.values()[offset..offset + len];
         let columns: Vec<ArrayRef> = if self.batches.len() == 1 {
@@ -130,12 +133,51 @@ impl SortedRun {
                 .collect::<Result<_, _>>()?
         };
         let options = RecordBatchOptions::new().with_row_count(Some(len));
-        Ok(RecordBatch::try_new_with_options(
+        compact_views(RecordBatch::try_new_with_options(
             Arc::clone(&self.schema),
             columns,
             &options,
         )?)
     }
+}
+
+/// `batch` with its string and binary views moved into buffers of their own where they
+/// use less than half of the buffers they point into. Rows gathered from a whole run point
+/// into the buffers of every batch they came from: memory accounting downstream (a
+/// `SortPreservingMergeExec` above, the rows a top-k keeps) would count all of those per
+/// batch and hold on to them, and a spill file would be written with all of them.
+fn compact_views(batch: RecordBatch) -> Result<RecordBatch> {
+    fn wasteful<T: ByteViewType>(array: &GenericByteViewArray<T>) -> bool {
+        let held: usize = array.data_buffers().iter().map(|b| b.len()).sum();
+        let used: usize = array
+            .views()
+            .iter()
+            .map(|&v| v as u32 as usize)
+            .filter(|&len| len > 12)
+            .sum();
+        held > 2 * used
+    }
+    let mut columns = batch.columns().to_vec();
+    let mut changed = false;
+    for column in &mut columns {
+        let compacted: Option<ArrayRef> = match column.data_type() {
+            DataType::Utf8View if wasteful(column.as_string_view()) => {
+                Some(Arc::new(column.as_string_view().gc()))
+            }
+            DataType::BinaryView if wasteful(column.as_binary_view()) => {
+                Some(Arc::new(column.as_binary_view().gc()))
+            }
+            _ => None,
+        };
+        if let Some(c) = compacted {
+            *column = c;
+            changed = true;
+        }
+    }
+    if !changed {
+        return Ok(batch);
+    }
+    Ok(RecordBatch::try_new(batch.schema(), columns)?)
 }
 
 /// Column `column` of every batch as one array.

@@ -5,9 +5,8 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, AsArray, GenericByteViewArray, RecordBatch};
-use datafusion::arrow::datatypes::ByteViewType;
-use datafusion::arrow::datatypes::{DataType, SchemaRef};
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::runtime::SpawnedTask;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
@@ -130,7 +129,13 @@ impl Sorter {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        if self.merge_reservation.size() < self.merge_bytes {
+        if self.merge_reservation.size() < self.merge_bytes
+            && self.merge_reservation.try_resize(self.merge_bytes).is_err()
+            && !self.batches.is_empty()
+        {
+            // The merge's memory comes before the run's: runs spilled without it could not
+            // be merged. Spilling this run frees its share of the pool.
+            self.spill().await?;
             let _ = self.merge_reservation.try_resize(self.merge_bytes);
         }
         if self.rows + batch.num_rows() > MAX_RUN_ROWS {
@@ -215,7 +220,7 @@ impl Sorter {
         let time = self.metrics.baseline.elapsed_compute().clone();
         let best = blocking(move || {
             let _timer = time.timer();
-            compact_views(run.slice(0, run.len())?)
+            run.slice(0, run.len())
         })
         .await?;
         debug_assert!(best.num_rows() <= k);
@@ -260,45 +265,6 @@ impl Sorter {
     fn batches_bytes(&self) -> usize {
         self.batches.iter().map(get_record_batch_memory_size).sum()
     }
-}
-
-/// `batch` with its string and binary views moved into buffers of their own where they
-/// use less than half of the buffers they point into. Rows gathered from a whole run point
-/// into the buffers of every batch they came from: memory accounting downstream (a
-/// `SortPreservingMergeExec` above, the rows a top-k keeps) would count all of those per
-/// batch, and hold on to them.
-fn compact_views(batch: RecordBatch) -> Result<RecordBatch> {
-    fn wasteful<T: ByteViewType>(array: &GenericByteViewArray<T>) -> bool {
-        let held: usize = array.data_buffers().iter().map(|b| b.len()).sum();
-        let used: usize = array
-            .views()
-            .iter()
-            .map(|&v| v as u32 as usize)
-            .filter(|&len| len > 12)
-            .sum();
-        held > 2 * used
-    }
-    let mut columns = batch.columns().to_vec();
-    let mut changed = false;
-    for column in &mut columns {
-        let compacted: Option<ArrayRef> = match column.data_type() {
-            DataType::Utf8View if wasteful(column.as_string_view()) => {
-                Some(Arc::new(column.as_string_view().gc()))
-            }
-            DataType::BinaryView if wasteful(column.as_binary_view()) => {
-                Some(Arc::new(column.as_binary_view().gc()))
-            }
-            _ => None,
-        };
-        if let Some(c) = compacted {
-            *column = c;
-            changed = true;
-        }
-    }
-    if !changed {
-        return Ok(batch);
-    }
-    Ok(RecordBatch::try_new(batch.schema(), columns)?)
 }
 
 /// Memory to reserve for a gathered batch: the batch and its share of the sort.
