@@ -1,8 +1,11 @@
-//! The sort itself: the columns' codes packed into as few keys as fit in 64 bits, and one
+//! The sort itself: the columns' codes packed into as few keys as fit in 64 bits, and a
 //! stable sort per key (sortnet's `sort_pairs` with the row indices as values, or
-//! `argsort_strings` for byte strings), from the last key to the first, each pass keeping
-//! the order of the one before for equal keys.
+//! `argsort_strings` for byte strings): the first key over every row, the others over the
+//! rows it ties (see [`sort`]).
 
+use std::cmp::Ordering::{self, Equal, Greater, Less};
+
+use arrow_buffer::NullBuffer;
 use arrow_schema::ArrowError;
 use sortnet::{backend, Key};
 
@@ -41,8 +44,20 @@ impl Code<'_> {
     }
 }
 
+/// Runs of rows tied on the first key at most this long are put in order by comparing
+/// their other keys row by row; longer runs get a sort pass per key, as the whole column
+/// would. Reasoned: a pass costs a few allocations and a sort call, a comparison a few
+/// nanoseconds.
+const REFINE_BY_COMPARISON_MAX: usize = 32;
+
 /// The stable order of `len` rows by `columns` (the first column first), the first `limit`
 /// rows of it where given.
+///
+/// Several keys without a limit: the first key sorts every row, and the others only the runs
+/// of rows it ties, which in a table are often few or none (a unique first key costs one
+/// sort); each run is refined by comparisons when short, by a stable pass per key (last key
+/// first) when long. With a limit, the passes run last key first over every row and the
+/// first key's pass stops at the limit (its selection needs the ties ordered already).
 pub(crate) fn sort(
     columns: Vec<Code<'_>>,
     len: usize,
@@ -53,18 +68,67 @@ pub(crate) fn sort(
             "cannot sort {len} rows: the indices are UInt32"
         )));
     }
-    let groups = group(columns);
+    let mut passes: Vec<Pass> = group(columns).into_iter().map(Pass::of).collect();
+    if passes.len() >= 2 && limit.is_none() {
+        let (mut order, ties) = passes[0].sort(None, len, None, true)?;
+        let rest = &mut passes[1..];
+        for (start, end) in ties {
+            refine(rest, &mut order[start as usize..end as usize], len)?;
+        }
+        return Ok(order);
+    }
     let mut order: Option<Vec<u32>> = None;
-    for (g, group) in groups.into_iter().enumerate().rev() {
+    for (p, pass) in passes.iter_mut().enumerate().rev() {
         // Only the first key's pass (the last to run) may stop at the limit.
-        let limit = if g == 0 { limit } else { None };
-        order = Some(pass(group, order, len, limit)?);
+        let limit = if p == 0 { limit } else { None };
+        order = Some(pass.sort(order, len, limit, false)?.0);
     }
     let mut order = order.unwrap_or_else(|| iota(len));
     if let Some(limit) = limit {
         order.truncate(limit);
     }
     Ok(order)
+}
+
+/// Puts `rows`, tied on the keys before `rest` and in input order, in the stable order of
+/// `rest`.
+fn refine(rest: &mut [Pass<'_>], rows: &mut [u32], len: usize) -> Result<(), ArrowError> {
+    if rows.len() <= REFINE_BY_COMPARISON_MAX {
+        // Stable: rows that tie on every key keep their order.
+        rows.sort_by(|&a, &b| compare(rest, a as usize, b as usize));
+        return Ok(());
+    }
+    let mut order = rows.to_vec();
+    for pass in rest.iter_mut().rev() {
+        order = pass.sort(Some(order), len, None, false)?.0;
+    }
+    rows.copy_from_slice(&order);
+    Ok(())
+}
+
+/// How rows `a` and `b` compare on the keys of `passes`, the first key first.
+fn compare(passes: &[Pass<'_>], a: usize, b: usize) -> Ordering {
+    for pass in passes {
+        if let Some((nulls, nulls_first)) = &pass.nulls {
+            match (nulls.is_null(a), nulls.is_null(b)) {
+                (true, true) => continue,
+                (true, false) => return if *nulls_first { Less } else { Greater },
+                (false, true) => return if *nulls_first { Greater } else { Less },
+                (false, false) => {}
+            }
+        }
+        let order = match &pass.keys {
+            Keys::W32(k) => k[a].cmp(&k[b]),
+            Keys::W64(k) => k[a].cmp(&k[b]),
+            Keys::W128(k) => k[a].cmp(&k[b]),
+            Keys::Bytes(k, false) => k[a].cmp(k[b]),
+            Keys::Bytes(k, true) => k[b].cmp(k[a]),
+        };
+        if order != Equal {
+            return order;
+        }
+    }
+    Equal
 }
 
 /// Groups the columns greedily, in order, into keys of at most 64 bits. Columns of one code
@@ -118,68 +182,107 @@ fn keys(columns: Vec<Code<'_>>, bits: u32) -> Keys<'_> {
     }
 }
 
-/// Sorts the rows in `order` (all rows in index order where `None`) stably by the group's
-/// key; with a limit, the first `limit` rows of that order.
-fn pass(
-    mut group: Group<'_>,
-    order: Option<Vec<u32>>,
-    len: usize,
-    limit: Option<usize>,
-) -> Result<Vec<u32>, ArrowError> {
-    let apart = group.columns[0].nulls.take();
-    let keys = keys(group.columns, group.bits);
-    let Some((nulls, nulls_first)) = apart else {
-        return sort_keys(keys, order, len, limit);
-    };
-    // Nulls kept apart: the valid rows are sorted, the null rows keep their order.
-    let order = order.unwrap_or_else(|| iota(len));
-    let (valid, null): (Vec<u32>, Vec<u32>) =
-        order.into_iter().partition(|&i| nulls.is_valid(i as usize));
-    let valid_limit = match (limit, nulls_first) {
-        (Some(l), true) => Some(l.saturating_sub(null.len())),
-        (l, _) => l,
-    };
-    let valid = sort_keys(keys, Some(valid), len, valid_limit)?;
-    Ok(if nulls_first {
-        [null, valid].concat()
-    } else {
-        [valid, null].concat()
-    })
+/// Runs of tied rows in a sorted order: `(start, end)` positions, each run two rows or more.
+type Ties = Vec<(u32, u32)>;
+
+/// One group's sort pass: its key per row and the nulls of its first column, if kept apart.
+struct Pass<'a> {
+    keys: Keys<'a>,
+    nulls: Option<(NullBuffer, bool)>,
 }
 
-/// [`sort_rows`] or [`sort_bytes`], by the kind of keys.
-fn sort_keys(
-    keys: Keys<'_>,
-    order: Option<Vec<u32>>,
-    len: usize,
-    limit: Option<usize>,
-) -> Result<Vec<u32>, ArrowError> {
-    match keys {
-        Keys::W32(k) => sort_rows(k, order, len, limit),
-        Keys::W64(k) => sort_rows(k, order, len, limit),
-        Keys::W128(k) => sort_rows(k, order, len, limit),
-        Keys::Bytes(rows, descending) => sort_bytes(rows, order, len, descending),
+impl<'a> Pass<'a> {
+    fn of(mut group: Group<'a>) -> Self {
+        let nulls = group.columns[0].nulls.take();
+        Self {
+            keys: keys(group.columns, group.bits),
+            nulls,
+        }
+    }
+
+    /// Sorts the rows in `order` stably by this key (all rows in index order where `None`,
+    /// which moves the keys out of the pass: it is the only pass over them); with a limit,
+    /// at least the first `limit` rows of that order. Where `ties` is asked (no limit), also
+    /// the runs of rows with equal keys (nulls included) in the order returned.
+    fn sort(
+        &mut self,
+        order: Option<Vec<u32>>,
+        len: usize,
+        limit: Option<usize>,
+        ties: bool,
+    ) -> Result<(Vec<u32>, Ties), ArrowError> {
+        debug_assert!(!ties || limit.is_none());
+        let Some((nulls, nulls_first)) = self.nulls.clone() else {
+            return self.sort_valid(order, len, limit, ties);
+        };
+        // Nulls kept apart: the valid rows are sorted, the null rows keep their order.
+        let order = order.unwrap_or_else(|| iota(len));
+        let (valid, null): (Vec<u32>, Vec<u32>) =
+            order.into_iter().partition(|&i| nulls.is_valid(i as usize));
+        let valid_limit = match (limit, nulls_first) {
+            (Some(l), true) => Some(l.saturating_sub(null.len())),
+            (l, _) => l,
+        };
+        let (valid, mut valid_ties) = self.sort_valid(Some(valid), len, valid_limit, ties)?;
+        let (nulls_at, valid_at) = match nulls_first {
+            true => (0, null.len() as u32),
+            false => (valid.len() as u32, 0),
+        };
+        valid_ties
+            .iter_mut()
+            .for_each(|(s, e)| (*s, *e) = (*s + valid_at, *e + valid_at));
+        if ties && null.len() >= 2 {
+            valid_ties.push((nulls_at, nulls_at + null.len() as u32));
+        }
+        let order = match nulls_first {
+            true => [null, valid].concat(),
+            false => [valid, null].concat(),
+        };
+        Ok((order, valid_ties))
+    }
+
+    /// [`Pass::sort`] of rows that are all valid (or whose nulls are coded).
+    fn sort_valid(
+        &mut self,
+        order: Option<Vec<u32>>,
+        len: usize,
+        limit: Option<usize>,
+        ties: bool,
+    ) -> Result<(Vec<u32>, Ties), ArrowError> {
+        match &mut self.keys {
+            Keys::W32(k) => sort_rows(aligned(k, order, len), limit, ties),
+            Keys::W64(k) => sort_rows(aligned(k, order, len), limit, ties),
+            Keys::W128(k) => sort_rows(aligned(k, order, len), limit, ties),
+            Keys::Bytes(k, descending) => sort_bytes(aligned(k, order, len), *descending, ties),
+        }
     }
 }
 
-/// The rows of `order` (all rows where `None`) sorted stably by their bytes, descending
-/// where asked: the stable ascending order reversed, with each run of equal strings turned
-/// back into input order.
+/// The keys of the rows in `order` with those rows (all rows, the keys moved out of `keys`,
+/// where `None`).
+fn aligned<K: Copy>(keys: &mut Vec<K>, order: Option<Vec<u32>>, len: usize) -> (Vec<K>, Vec<u32>) {
+    match order {
+        None => (std::mem::take(keys), iota(len)),
+        Some(rows) => (rows.iter().map(|&r| keys[r as usize]).collect(), rows),
+    }
+}
+
+/// The rows sorted stably by their bytes (`keys[i]` is row `rows[i]`'s), descending where
+/// asked: the stable ascending order reversed, with each run of equal strings turned back
+/// into input order. With `ties`, also the runs of equal strings.
 fn sort_bytes(
-    bytes: Vec<&[u8]>,
-    order: Option<Vec<u32>>,
-    len: usize,
+    (keys, rows): (Vec<&[u8]>, Vec<u32>),
     descending: bool,
-) -> Result<Vec<u32>, ArrowError> {
-    let (keys, rows) = match order {
-        None => (bytes, iota(len)),
-        Some(rows) => (rows.iter().map(|&r| bytes[r as usize]).collect(), rows),
-    };
+    ties: bool,
+) -> Result<(Vec<u32>, Ties), ArrowError> {
     let mut positions = backend::auto()
         .argsort_strings(&keys)
         .map_err(engine_error)?;
-    if descending {
-        positions.reverse();
+    let mut runs = Ties::new();
+    if descending || ties {
+        if descending {
+            positions.reverse();
+        }
         let mut start = 0;
         while start < positions.len() {
             let key = keys[positions[start]];
@@ -187,34 +290,47 @@ fn sort_bytes(
                 .iter()
                 .take_while(|&&p| keys[p] == key)
                 .count();
-            positions[start..start + run].reverse();
+            if descending {
+                positions[start..start + run].reverse();
+            }
+            if ties && run >= 2 {
+                runs.push((start as u32, (start + run) as u32));
+            }
             start += run;
         }
     }
-    Ok(positions.into_iter().map(|p| rows[p]).collect())
+    Ok((positions.into_iter().map(|p| rows[p]).collect(), runs))
 }
 
-/// The rows of `order` (all rows where `None`) sorted stably by `keys[row]`; with a limit,
-/// at least the first `limit` rows of that order (possibly all).
+/// The rows sorted stably by their keys (`keys[i]` is row `rows[i]`'s); with a limit, at
+/// least the first `limit` rows of that order (possibly all). With `ties` (no limit), also
+/// the runs of equal keys.
 fn sort_rows<K: Key + Ord>(
-    keys: Vec<K>,
-    order: Option<Vec<u32>>,
-    len: usize,
+    (mut keys, mut rows): (Vec<K>, Vec<u32>),
     limit: Option<usize>,
-) -> Result<Vec<u32>, ArrowError> {
-    let (mut keys, mut rows) = match order {
-        None => (keys, iota(len)),
-        Some(rows) => (rows.iter().map(|&i| keys[i as usize]).collect(), rows),
-    };
+    ties: bool,
+) -> Result<(Vec<u32>, Ties), ArrowError> {
     if let Some(limit) = limit {
         if limit < rows.len() / TOP_K_DIVISOR {
-            return top_k(keys, rows, limit);
+            return Ok((top_k(keys, rows, limit)?, Ties::new()));
         }
     }
     backend::auto()
         .sort_pairs(&mut keys, &mut rows)
         .map_err(engine_error)?;
-    Ok(rows)
+    let mut runs = Ties::new();
+    if ties {
+        let mut start = 0;
+        for i in 1..=keys.len() {
+            if i == keys.len() || keys[i] != keys[start] {
+                if i - start >= 2 {
+                    runs.push((start as u32, i as u32));
+                }
+                start = i;
+            }
+        }
+    }
+    Ok((rows, runs))
 }
 
 /// The first `k` rows of the stable order of `rows` by `keys` (`k < rows.len()`): the
