@@ -3,8 +3,6 @@
 //! `argsort_strings` for byte strings): the first key over every row, the others over the
 //! rows it ties (see [`sort`]).
 
-use std::cmp::Ordering::{self, Equal, Greater, Less};
-
 use arrow_buffer::NullBuffer;
 use arrow_schema::ArrowError;
 use sortnet::{backend, Key};
@@ -44,20 +42,23 @@ impl Code<'_> {
     }
 }
 
-/// Runs of rows tied on the first key at most this long are put in order by comparing
-/// their other keys row by row; longer runs get a sort pass per key, as the whole column
-/// would. Reasoned: a pass costs a few allocations and a sort call, a comparison a few
-/// nanoseconds.
-const REFINE_BY_COMPARISON_MAX: usize = 32;
+/// Where more than `len / MOSTLY_TIED_DIVISOR` rows tie on the first of several keys, a pass
+/// per key over every row (last key first) is cheaper than sorting the tied rows apart and
+/// putting them back into their runs: two- and three-column keys of 2^20 rows whose first
+/// key has 1,000 or 176,000 values took 1.8-2.2x as long that way on the AMD EPYC build
+/// machine (`cargo bench -p sortnet-arrow --bench sort -- columns`), and 1.4x where the
+/// ties were counted after the first key's sort and the passes then run.
+const MOSTLY_TIED_DIVISOR: usize = 2;
 
 /// The stable order of `len` rows by `columns` (the first column first), the first `limit`
 /// rows of it where given.
 ///
-/// Several keys without a limit: the first key sorts every row, and the others only the runs
-/// of rows it ties, which in a table are often few or none (a unique first key costs one
-/// sort); each run is refined by comparisons when short, by a stable pass per key (last key
-/// first) when long. With a limit, the passes run last key first over every row and the
-/// first key's pass stops at the limit (its selection needs the ties ordered already).
+/// Several keys without a limit: the first key sorts every row, and the others only the rows
+/// it ties, which in a table are often few or none (a unique first key costs one sort): a
+/// stable pass per key over those rows (last key first), then each row back into its run.
+/// Where most rows tie, and with a limit, the passes run last key first over every row and
+/// the first key's pass (with a limit) stops at it (its selection needs the ties ordered
+/// already).
 pub(crate) fn sort(
     columns: Vec<Code<'_>>,
     len: usize,
@@ -69,13 +70,21 @@ pub(crate) fn sort(
         )));
     }
     let mut passes: Vec<Pass> = group(columns).into_iter().map(Pass::of).collect();
-    if passes.len() >= 2 && limit.is_none() {
-        let (mut order, ties) = passes[0].sort(None, len, None, true)?;
-        let rest = &mut passes[1..];
-        for (start, end) in ties {
-            refine(rest, &mut order[start as usize..end as usize], len)?;
+    // A first key of `b` bits has at most 2^b values: where that is at most half the rows,
+    // most rows tie on it, which need not be sorted to be seen.
+    let mostly_tied = |pass: &Pass| pass.bits < usize::BITS && 1 << pass.bits <= len / 2;
+    if passes.len() >= 2 && limit.is_none() && !mostly_tied(&passes[0]) {
+        // The first key's codes stay in the pass (the rows are given): they are sorted again
+        // below where most rows tie.
+        let (mut order, ties) = passes[0].sort(Some(iota(len)), len, None, true)?;
+        let tied: usize = ties
+            .iter()
+            .map(|&(start, end)| (end - start) as usize)
+            .sum();
+        if tied <= len / MOSTLY_TIED_DIVISOR {
+            refine(&mut passes[1..], &mut order, &ties, len)?;
+            return Ok(order);
         }
-        return Ok(order);
     }
     let mut order: Option<Vec<u32>> = None;
     for (p, pass) in passes.iter_mut().enumerate().rev() {
@@ -90,45 +99,37 @@ pub(crate) fn sort(
     Ok(order)
 }
 
-/// Puts `rows`, tied on the keys before `rest` and in input order, in the stable order of
-/// `rest`.
-fn refine(rest: &mut [Pass<'_>], rows: &mut [u32], len: usize) -> Result<(), ArrowError> {
-    if rows.len() <= REFINE_BY_COMPARISON_MAX {
-        // Stable: rows that tie on every key keep their order.
-        rows.sort_by(|&a, &b| compare(rest, a as usize, b as usize));
+/// Puts each run of `ties` in `order` (rows tied on the keys before `rest`, in input order)
+/// in the stable order of `rest`: every tied row is sorted by `rest` at once, and then
+/// returned to its run, keeping that order.
+fn refine(
+    rest: &mut [Pass<'_>],
+    order: &mut [u32],
+    ties: &Ties,
+    len: usize,
+) -> Result<(), ArrowError> {
+    if ties.is_empty() {
         return Ok(());
     }
-    let mut order = rows.to_vec();
+    let mut tied = Vec::new();
+    // Each tied row's run; rows outside runs are not read.
+    let mut run_of = vec![0u32; len];
+    for (run, &(start, end)) in ties.iter().enumerate() {
+        for &row in &order[start as usize..end as usize] {
+            run_of[row as usize] = run as u32;
+            tied.push(row);
+        }
+    }
     for pass in rest.iter_mut().rev() {
-        order = pass.sort(Some(order), len, None, false)?.0;
+        tied = pass.sort(Some(tied), len, None, false)?.0;
     }
-    rows.copy_from_slice(&order);
+    let mut next: Vec<u32> = ties.iter().map(|&(start, _)| start).collect();
+    for row in tied {
+        let at = &mut next[run_of[row as usize] as usize];
+        order[*at as usize] = row;
+        *at += 1;
+    }
     Ok(())
-}
-
-/// How rows `a` and `b` compare on the keys of `passes`, the first key first.
-fn compare(passes: &[Pass<'_>], a: usize, b: usize) -> Ordering {
-    for pass in passes {
-        if let Some((nulls, nulls_first)) = &pass.nulls {
-            match (nulls.is_null(a), nulls.is_null(b)) {
-                (true, true) => continue,
-                (true, false) => return if *nulls_first { Less } else { Greater },
-                (false, true) => return if *nulls_first { Greater } else { Less },
-                (false, false) => {}
-            }
-        }
-        let order = match &pass.keys {
-            Keys::W32(k) => k[a].cmp(&k[b]),
-            Keys::W64(k) => k[a].cmp(&k[b]),
-            Keys::W128(k) => k[a].cmp(&k[b]),
-            Keys::Bytes(k, false) => k[a].cmp(k[b]),
-            Keys::Bytes(k, true) => k[b].cmp(k[a]),
-        };
-        if order != Equal {
-            return order;
-        }
-    }
-    Equal
 }
 
 /// Groups the columns greedily, in order, into keys of at most 64 bits. Columns of one code
@@ -188,16 +189,20 @@ type Ties = Vec<(u32, u32)>;
 /// One group's sort pass: its key per row and the nulls of its first column, if kept apart.
 struct Pass<'a> {
     keys: Keys<'a>,
+    /// The bits the keys span (packed codes), or 128 (128-bit codes, byte strings).
+    bits: u32,
     nulls: Option<(NullBuffer, bool)>,
 }
 
 impl<'a> Pass<'a> {
     fn of(mut group: Group<'a>) -> Self {
         let nulls = group.columns[0].nulls.take();
-        Self {
-            keys: keys(group.columns, group.bits),
-            nulls,
-        }
+        let keys = keys(group.columns, group.bits);
+        let bits = match keys {
+            Keys::W32(_) | Keys::W64(_) => group.bits,
+            Keys::W128(_) | Keys::Bytes(..) => 128,
+        };
+        Self { keys, bits, nulls }
     }
 
     /// Sorts the rows in `order` stably by this key (all rows in index order where `None`,
