@@ -9,7 +9,8 @@
 //! crate's 64-bit pair sort (`radix`: stable, MSD and LSD passes, threads for large groups).
 //! Strings whose 8 bytes are equal are then told apart by how many of those bytes they have
 //! (`"ab"` before `"ab\0"`: a prefix first), and those that go on past them form a group at
-//! `depth + 8`. Groups of at most [`COMPARE_MAX_LEN`] strings are sorted by comparing their
+//! `depth + 8`. A group whose words take at most [`FEW_VALUES_MAX`] values (categories) is
+//! sorted by counting them instead. Groups of at most [`COMPARE_MAX_LEN`] strings are sorted by comparing their
 //! remaining bytes. A group whose 8 bytes are all the same skips the sort (one read of the
 //! bytes), so a common prefix costs a read of it per string, never a sort per 8 bytes; the
 //! work stack is a `Vec`, so no length of shared prefix deepens the call stack.
@@ -85,7 +86,7 @@ fn order32(refs: &[&[u8]]) -> Vec<u32> {
             lo = lo.min(d);
             hi = hi.max(d);
         }
-        if lo != hi {
+        if lo != hi && !sort_few_values(words, group) {
             radix::sort_pairs64(words, group, KeyMap::Unsigned);
         }
         // Runs of equal digits: split by class, push those that go on.
@@ -110,6 +111,52 @@ fn order32(refs: &[&[u8]]) -> Vec<u32> {
         }
     }
     idx
+}
+
+/// Most distinct 8-byte digits a group may have for [`sort_few_values`] to sort it.
+const FEW_VALUES_MAX: usize = 16;
+
+/// Sorts `words`, and `group` with them, stably by counting where the words take at most
+/// [`FEW_VALUES_MAX`] values (a column of a few categories, such as TPC-H's seven ship
+/// modes, whose 8-byte words differ in every byte: the pair sort's radix would take eight
+/// passes over them); returns whether it did.
+fn sort_few_values(words: &mut [u64], group: &mut [u32]) -> bool {
+    let mut values: Vec<u64> = Vec::with_capacity(FEW_VALUES_MAX);
+    for &w in words.iter() {
+        if !values.contains(&w) {
+            if values.len() == FEW_VALUES_MAX {
+                return false;
+            }
+            values.push(w);
+        }
+    }
+    values.sort_unstable();
+    let ranks: Vec<u8> = words
+        .iter()
+        .map(|w| values.partition_point(|v| v < w) as u8)
+        .collect();
+    let mut counts = [0usize; FEW_VALUES_MAX];
+    for &r in &ranks {
+        counts[r as usize] += 1;
+    }
+    let mut next = [0usize; FEW_VALUES_MAX];
+    let mut at = 0;
+    for (slot, &count) in next.iter_mut().zip(&counts) {
+        *slot = at;
+        at += count;
+    }
+    let mut sorted = vec![0u32; group.len()];
+    for (&r, &i) in ranks.iter().zip(group.iter()) {
+        sorted[next[r as usize]] = i;
+        next[r as usize] += 1;
+    }
+    group.copy_from_slice(&sorted);
+    let mut at = 0;
+    for (&value, &count) in values.iter().zip(&counts) {
+        words[at..at + count].fill(value);
+        at += count;
+    }
+    true
 }
 
 #[cfg(test)]
@@ -147,6 +194,27 @@ mod tests {
             for (max_len, alphabet, prefix) in [(32, 256, 0), (12, 2, 0), (40, 3, 20), (9, 1, 7)] {
                 check(&strings(n, max_len, alphabet, prefix, n as u64 + max_len));
             }
+        }
+    }
+
+    #[test]
+    fn few_distinct_words_sort_by_counting_and_stay_stable() {
+        let modes = ["AIR", "FOB", "MAIL", "RAIL", "REG AIR", "SHIP", "TRUCK"];
+        let mut r = rng(5);
+        for values in [1, 7, 8, 16, 17] {
+            // Up to 16 distinct words take the count; 17 the radix sort. Each string fits
+            // one word ("REG AIR2" is 8 bytes), so distinct strings are distinct words.
+            let rows: Vec<Vec<u8>> = (0..3000)
+                .map(|_| {
+                    let k = (r() % values) as usize;
+                    format!("{}{}", modes[k % modes.len()], k / modes.len()).into_bytes()
+                })
+                .collect();
+            let mut words: Vec<u64> = rows.iter().map(|s| digit(s, 0)).collect();
+            let mut group = iota32(rows.len());
+            let counted = sort_few_values(&mut words, &mut group);
+            assert_eq!(counted, values <= FEW_VALUES_MAX as u64, "{values} values");
+            check(&rows);
         }
     }
 
